@@ -1,0 +1,1 @@
+//! yamba measurement core.

@@ -1,0 +1,32 @@
+//! Statistics for yamba.
+//!
+//! Everything a number needs before it can be trusted: a summary of a sample
+//! with confidence intervals, a rank test to compare two samples whose
+//! distributions are skewed (as timings are), a least-squares fit, and the
+//! seed's outlier layers (mean ± 2σ, repeatable).
+
+mod fit;
+mod outliers;
+mod rank;
+mod summary;
+
+pub use fit::{linear_fit, LinearFit};
+pub use outliers::{remove_outlier_layers, OutlierLayer};
+pub use rank::{hodges_lehmann_ratio_ci, mann_whitney_u, MannWhitney};
+pub use summary::{median_ci_ranks, percentile_sorted, Interval, Summary};
+
+/// Two-sided Student t quantile for `confidence` (e.g. 0.95) with `df` degrees of freedom.
+pub fn t_quantile(confidence: f64, df: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let p = 1.0 - (1.0 - confidence) / 2.0;
+    StudentsT::new(0.0, 1.0, df.max(1.0))
+        .map(|t| t.inverse_cdf(p))
+        .unwrap_or(f64::NAN)
+}
+
+/// Two-sided standard normal quantile for `confidence`.
+pub fn z_quantile(confidence: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let p = 1.0 - (1.0 - confidence) / 2.0;
+    Normal::new(0.0, 1.0).unwrap().inverse_cdf(p)
+}

@@ -1,0 +1,1 @@
+//! yamba benchmarks.
