@@ -25,6 +25,24 @@ enum Command {
     List(cmd::list::Args),
     /// FreeBSD ministat: compare columns of numbers with Student's t.
     Ministat(cmd::ministat::Args),
+    /// Plot observations (series or histogram) or a curve, in the terminal or to SVG/PNG.
+    Plot(cmd::plot::Args),
+    /// Print a benchmark's raw observations, one per line (the seed's bcut).
+    Obs(cmd::obs::Args),
+    /// Write a smaller results file with just the named benchmarks (the seed's bgrep).
+    Select(cmd::select::Args),
+    /// Compare two results files: change, confidence interval, p-value, verdict.
+    Compare(cmd::compare::Args),
+    /// Export a results file as csv, Go benchmark text (benchstat) or ministat columns.
+    Export(cmd::export::Args),
+    /// Run the remote-measurement agent (loopback unless told otherwise; token required).
+    Serve(cmd::serve::Args),
+    /// Time a whole command N times (worldstone): cycles, wall, CPU time, peak memory.
+    Stone(cmd::stone::Args),
+    /// Aggregate TIME_BLOCK lines: totals per site, share and cumulative share.
+    Blocks(cmd::blocks::Args),
+    /// Print CPU states (user, system, idle, iowait, steal) at an interval.
+    Top(cmd::top::Args),
 }
 
 fn main() {
@@ -33,6 +51,15 @@ fn main() {
         Command::Run(a) => cmd::run::run(a),
         Command::List(a) => cmd::list::run(a),
         Command::Ministat(a) => cmd::ministat::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
+        Command::Obs(a) => cmd::obs::run(a),
+        Command::Select(a) => cmd::select::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
+        Command::Stone(a) => cmd::stone::run(a),
+        Command::Blocks(a) => cmd::blocks::run(a),
+        Command::Top(a) => cmd::top::run(a),
     };
     match result {
         Ok(code) => std::process::exit(code),

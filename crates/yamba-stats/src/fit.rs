@@ -3,8 +3,8 @@
 pub struct LinearFit {
     pub slope: f64,
     pub intercept: f64,
-    /// Coefficient of determination; 1 for a perfect fit, NaN when y is constant.
-    pub r_squared: f64,
+    /// Coefficient of determination; 1 for a perfect fit, `None` when y is constant.
+    pub r_squared: Option<f64>,
     pub n: usize,
 }
 
@@ -36,7 +36,7 @@ pub fn linear_fit(x: &[f64], y: &[f64]) -> Option<LinearFit> {
             e * e
         })
         .sum();
-    let r_squared = if syy == 0.0 { f64::NAN } else { 1.0 - ss_res / syy };
+    let r_squared = (syy != 0.0).then(|| 1.0 - ss_res / syy);
     Some(LinearFit {
         slope,
         intercept,
@@ -53,14 +53,14 @@ mod tests {
     fn exact_line() {
         let f = linear_fit(&[1., 2., 3., 4.], &[3., 5., 7., 9.]).unwrap();
         assert!((f.slope - 2.0).abs() < 1e-12 && (f.intercept - 1.0).abs() < 1e-12);
-        assert!((f.r_squared - 1.0).abs() < 1e-12);
+        assert!((f.r_squared.unwrap() - 1.0).abs() < 1e-12);
     }
 
     #[test]
     fn noisy_line_r2_below_one() {
         let f = linear_fit(&[1., 2., 3., 4.], &[1., 3., 2., 4.]).unwrap();
         assert!((f.slope - 0.8).abs() < 1e-12);
-        assert!((f.r_squared - 0.64).abs() < 1e-12);
+        assert!((f.r_squared.unwrap() - 0.64).abs() < 1e-12);
         assert!(linear_fit(&[1., 1.], &[2., 3.]).is_none());
     }
 }

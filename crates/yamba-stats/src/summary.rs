@@ -28,8 +28,8 @@ pub struct Summary {
     pub median: f64,
     /// Sample standard deviation (n − 1 in the denominator); 0 for n < 2.
     pub stddev: f64,
-    /// Coefficient of variation, stddev / mean; NaN when the mean is 0.
-    pub cv: f64,
+    /// Coefficient of variation, stddev / |mean|; `None` when the mean is 0.
+    pub cv: Option<f64>,
     pub p1: f64,
     pub p5: f64,
     pub p25: f64,
@@ -85,11 +85,7 @@ impl Summary {
             mean,
             median: p(50.0),
             stddev,
-            cv: if mean != 0.0 {
-                stddev / mean.abs()
-            } else {
-                f64::NAN
-            },
+            cv: (mean != 0.0).then(|| stddev / mean.abs()),
             p1: p(1.0),
             p5: p(5.0),
             p25: p(25.0),

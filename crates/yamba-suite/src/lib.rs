@@ -1,1 +1,95 @@
-//! yamba benchmarks.
+//! yamba's benchmarks, one module per area.
+//!
+//! Each benchmark is a small file that reads like the documents' notation:
+//! the operation P, the program P'' that repeats it, the dummy F, the
+//! assumptions it checks at run time, and its platform adapter (in the
+//! area's `adapter` module, behind `cfg`).
+
+pub mod cpu;
+pub mod fs;
+pub mod ipc;
+pub mod mem;
+pub mod net;
+pub mod proc;
+pub mod sched;
+pub mod signal;
+pub mod space;
+pub mod testing;
+
+use yamba_core::Benchmark;
+
+/// Every benchmark, in suite order. Test-only benchmarks are included only
+/// when YAMBA_TEST_BENCHMARKS=1.
+pub fn all() -> Vec<&'static Benchmark> {
+    let show_hidden = std::env::var("YAMBA_TEST_BENCHMARKS").is_ok_and(|v| v == "1");
+    [
+        cpu::BENCHMARKS,
+        proc::BENCHMARKS,
+        ipc::BENCHMARKS,
+        signal::BENCHMARKS,
+        sched::BENCHMARKS,
+        space::BENCHMARKS,
+        mem::BENCHMARKS,
+        fs::BENCHMARKS,
+        net::BENCHMARKS,
+        testing::BENCHMARKS,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+    .filter(|b| show_hidden || !b.hidden)
+    .collect()
+}
+
+/// Selects benchmarks by exact id, area, or dotted prefix (`cpu.call`).
+/// With no names: the default suite. An unknown name is an error naming it.
+pub fn select(names: &[String]) -> Result<Vec<&'static Benchmark>, String> {
+    let all = all();
+    if names.is_empty() {
+        return Ok(all.into_iter().filter(|b| b.default).collect());
+    }
+    let mut chosen: Vec<&'static Benchmark> = Vec::new();
+    for name in names {
+        let matched: Vec<&'static Benchmark> = all
+            .iter()
+            .copied()
+            .filter(|b| {
+                b.id == name || b.area == name || b.id.starts_with(&format!("{name}."))
+            })
+            .collect();
+        if matched.is_empty() {
+            return Err(format!(
+                "unknown benchmark or area '{name}' (see 'yamba list')"
+            ));
+        }
+        for b in matched {
+            if !chosen.iter().any(|c| c.id == b.id) {
+                chosen.push(b);
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_in_their_area() {
+        let all = all();
+        for (i, b) in all.iter().enumerate() {
+            assert!(b.id.starts_with(&format!("{}.", b.area)), "{}", b.id);
+            assert!(!b.description.is_empty(), "{} has no description", b.id);
+            assert!(all[i + 1..].iter().all(|c| c.id != b.id), "duplicate {}", b.id);
+        }
+    }
+
+    #[test]
+    fn select_by_area_prefix_and_rejects_unknown() {
+        let cpu = select(&["cpu".into()]).unwrap();
+        assert!(!cpu.is_empty() && cpu.iter().all(|b| b.area == "cpu"));
+        let err = select(&["nope.such".into()]).unwrap_err();
+        assert!(err.contains("nope.such"), "{err}");
+    }
+}

@@ -1,0 +1,307 @@
+//! What a benchmark is, and the context it runs in.
+
+use crate::base::{measure_base, Base};
+use crate::clock::Clock;
+use crate::cold::Evictor;
+use crate::harness::{measure_loop, measure_single, Measured, Plan};
+use crate::machine::Machine;
+use crate::results::{BenchResult, Mode, Status};
+use crate::units::Unit;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A registered benchmark: a generic template whose `run` calls its
+/// platform adapter, described well enough for `yamba list`.
+#[derive(Clone, Copy)]
+pub struct Benchmark {
+    /// Dotted id, area first: `cpu.syscall.getppid`.
+    pub id: &'static str,
+    pub area: &'static str,
+    pub unit: Unit,
+    /// One line: what operation P is.
+    pub description: &'static str,
+    /// Modes it can measure. Hot is the tight loop; cold evicts caches first.
+    pub modes: &'static [Mode],
+    /// Part of the default suite (`yamba run` with no names).
+    pub default: bool,
+    /// Test-only: listed and runnable only with YAMBA_TEST_BENCHMARKS=1.
+    pub hidden: bool,
+    /// The platform adapter this build uses for it.
+    pub adapter: &'static str,
+    /// Seconds after which the run is killed and reported as hung.
+    pub timeout_s: u64,
+    /// Whether it can run here; Err says why not (needs root, missing feature).
+    pub requires: fn(&Machine, &RunConfig) -> Result<(), String>,
+    pub run: fn(&mut Ctx) -> Result<(), String>,
+}
+
+impl Benchmark {
+    /// Defaults to build on with struct-update syntax.
+    pub const TEMPLATE: Benchmark = Benchmark {
+        id: "",
+        area: "",
+        unit: Unit::Nanoseconds,
+        description: "",
+        modes: &[Mode::Hot],
+        default: true,
+        hidden: false,
+        adapter: "generic",
+        timeout_s: 120,
+        requires: |_, _| Ok(()),
+        run: |_| Err("no run function".into()),
+    };
+
+    pub fn supports(&self, mode: Mode) -> bool {
+        self.modes.contains(&mode)
+    }
+}
+
+impl std::fmt::Debug for Benchmark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Benchmark").field("id", &self.id).finish()
+    }
+}
+
+/// How a run was asked to go.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// A rough pass: short budgets.
+    pub quick: bool,
+    /// Modes to measure, for benchmarks that support them.
+    pub modes: Vec<Mode>,
+    /// CPU to pin to; `None` picks [`crate::affinity::default_cpu`].
+    pub cpu: Option<usize>,
+    /// Do not pin at all.
+    pub no_pin: bool,
+    /// Ask for SCHED_FIFO.
+    pub realtime: bool,
+    /// Sampling budget per measured quantity, in seconds.
+    pub budget_s: f64,
+    /// Override of each benchmark's own timeout, in seconds.
+    pub timeout_s: Option<u64>,
+    /// Where scratch files go (default: a fresh directory in the working directory).
+    pub scratch_dir: Option<PathBuf>,
+    /// A `yamba serve` agent for the remote benchmarks.
+    pub remote: Option<String>,
+    /// Its token.
+    pub remote_token: Option<String>,
+    /// Run each benchmark in a child process (crash and hang isolation).
+    pub isolate: bool,
+    /// Benchmark-specific settings (`--set key=value`).
+    pub settings: BTreeMap<String, String>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            quick: false,
+            modes: vec![Mode::Hot],
+            cpu: None,
+            no_pin: false,
+            realtime: false,
+            budget_s: 2.0,
+            timeout_s: None,
+            scratch_dir: None,
+            remote: None,
+            remote_token: None,
+            isolate: true,
+            settings: BTreeMap::new(),
+        }
+    }
+}
+
+impl RunConfig {
+    pub fn quick() -> RunConfig {
+        RunConfig {
+            quick: true,
+            budget_s: 0.15,
+            ..RunConfig::default()
+        }
+    }
+
+    /// The harness plan these settings imply.
+    pub fn plan(&self) -> Plan {
+        let mut p = if self.quick {
+            Plan::quick()
+        } else {
+            Plan::precise()
+        };
+        p.budget = Duration::from_secs_f64(self.budget_s.max(0.001));
+        p
+    }
+}
+
+/// What every benchmark of a run shares: the clock, BASE, the machine.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub clock: Clock,
+    pub base: Base,
+    pub machine: Machine,
+    pub config: RunConfig,
+    /// CPU benchmarks are pinned to (None when pinning is off).
+    pub cpu: Option<usize>,
+}
+
+impl Session {
+    /// Detects and calibrates the clock and measures BASE.
+    pub fn prepare(config: RunConfig) -> Session {
+        let clock = Clock::detect(if config.quick { 50 } else { 250 });
+        let base = measure_base(&clock, if config.quick { 10_000 } else { 100_000 });
+        let cpu = if config.no_pin {
+            None
+        } else {
+            Some(config.cpu.unwrap_or_else(crate::affinity::default_cpu))
+        };
+        Session {
+            clock,
+            base,
+            machine: Machine::describe(),
+            config,
+            cpu,
+        }
+    }
+
+    /// A context for `bench` in `mode`, scratch files under `scratch`.
+    pub fn context<'a>(&'a self, bench: &'static Benchmark, mode: Mode, scratch: &Path) -> Ctx<'a> {
+        Ctx {
+            session: self,
+            bench,
+            mode,
+            scratch: scratch.to_path_buf(),
+            results: Vec::new(),
+            evictor: None,
+        }
+    }
+}
+
+/// What a running benchmark sees: the session's clock and BASE, its mode,
+/// its scratch directory, and where its results go.
+pub struct Ctx<'a> {
+    pub session: &'a Session,
+    pub bench: &'static Benchmark,
+    pub mode: Mode,
+    scratch: PathBuf,
+    results: Vec<BenchResult>,
+    evictor: Option<Evictor>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn clock(&self) -> &'a Clock {
+        &self.session.clock
+    }
+
+    pub fn base_ns(&self) -> f64 {
+        self.session.base.base_ns
+    }
+
+    pub fn config(&self) -> &'a RunConfig {
+        &self.session.config
+    }
+
+    pub fn machine(&self) -> &'a Machine {
+        &self.session.machine
+    }
+
+    pub fn quick(&self) -> bool {
+        self.session.config.quick
+    }
+
+    /// The harness plan for this run (budget, precision).
+    pub fn plan(&self) -> Plan {
+        self.session.config.plan()
+    }
+
+    /// The CPU this benchmark is pinned to, if pinning is on.
+    pub fn cpu(&self) -> Option<usize> {
+        self.session.cpu
+    }
+
+    /// A benchmark-specific setting given with `--set key=value`.
+    pub fn setting(&self, key: &str) -> Option<&'a str> {
+        self.session.config.settings.get(key).map(String::as_str)
+    }
+
+    /// A directory for scratch files, removed by the runner afterwards
+    /// whatever happens to the benchmark.
+    pub fn scratch_dir(&self) -> &Path {
+        &self.scratch
+    }
+
+    /// A new result for this benchmark, id `bench.id` plus `.suffix` when given.
+    pub fn result(&self, suffix: Option<&str>) -> BenchResult {
+        let b = self.bench;
+        BenchResult {
+            id: match suffix {
+                Some(s) => format!("{}.{s}", b.id),
+                None => b.id.to_string(),
+            },
+            benchmark: b.id.to_string(),
+            area: b.area.to_string(),
+            description: b.description.to_string(),
+            unit: b.unit,
+            mode: self.mode,
+            status: Status::Ok,
+            reason: None,
+            adapter: b.adapter.to_string(),
+            params: BTreeMap::new(),
+            method: None,
+            summary: None,
+            observations: Vec::new(),
+            evidence: Vec::new(),
+            warnings: Vec::new(),
+            series: None,
+            extra: BTreeMap::new(),
+            accounting: None,
+        }
+    }
+
+    /// A result filled from a measurement.
+    pub fn measured_result(&self, suffix: Option<&str>, m: Measured) -> BenchResult {
+        let mut r = self.result(suffix);
+        r.set_observations(m.observations);
+        r.method = Some(m.method);
+        r
+    }
+
+    /// Records a finished result: failed gating evidence withholds it.
+    pub fn push(&mut self, mut r: BenchResult) {
+        r.apply_evidence();
+        self.results.push(r);
+    }
+
+    /// Hot: the loop method. Cold: one operation at a time after eviction.
+    pub fn measure<P: FnMut()>(&mut self, op: P) -> Measured {
+        match self.mode {
+            Mode::Hot => measure_loop(self.clock(), &self.plan(), op, || {}),
+            Mode::Cold => self.measure_single(|| {}, op),
+        }
+    }
+
+    /// The loop method with an explicit dummy body F.
+    pub fn measure_loop<P: FnMut(), D: FnMut()>(&self, op: P, dummy: D) -> Measured {
+        measure_loop(self.clock(), &self.plan(), op, dummy)
+    }
+
+    /// Single operations with BASE subtracted; in cold mode caches are
+    /// evicted and branch history disturbed before each.
+    pub fn measure_single<S: FnMut(), P: FnMut()>(&mut self, setup: S, op: P) -> Measured {
+        let plan = self.plan();
+        let base = self.base_ns();
+        let clock = self.session.clock.clone();
+        if self.mode == Mode::Cold && self.evictor.is_none() {
+            self.evictor = Some(Evictor::new(&self.session.machine));
+        }
+        let ev = if self.mode == Mode::Cold {
+            self.evictor.as_mut()
+        } else {
+            None
+        };
+        measure_single(&clock, base, &plan, ev, setup, op)
+    }
+
+    pub fn into_results(self) -> Vec<BenchResult> {
+        self.results
+    }
+}

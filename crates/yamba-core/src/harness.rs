@@ -1,0 +1,271 @@
+//! The measurement harness.
+//!
+//! Hot (best case): for an operation P, time P'' — n/m iterations of a body
+//! of m unrolled copies of P — and the dummy F, the same loop with an empty
+//! body; then T(P) ≈ (M(P'') − M(F)) / n. n is chosen so one observation lasts
+//! at least ~1000× the clock's resolution, m so the loop's own cost is under
+//! 1% of the body's. P'' and F alternate, so drift affects both alike.
+//! Sampling goes on until the median's 95% interval is within the target
+//! precision or the time budget is spent.
+//!
+//! Cold (worst case): one operation at a time, caches evicted and branch
+//! history disturbed before each, BASE subtracted.
+
+use crate::clock::Clock;
+use crate::cold::Evictor;
+use crate::results::Method;
+use crate::unroll::{run_unrolled, DEGREES};
+use std::time::{Duration, Instant};
+use yamba_stats::Summary;
+
+/// Limits and goals of one measurement.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Wall-time budget for sampling (warm-up and calibration not included).
+    pub budget: Duration,
+    /// Stop once the median's 95% CI half-width is within this share of the median.
+    pub target_precision: f64,
+    pub min_observations: usize,
+    pub max_observations: usize,
+    /// Shortest observation, in ns (raised to 1000× the clock's resolution).
+    pub min_observation_ns: f64,
+    /// Warm-up time before sampling, in ns.
+    pub warmup_ns: f64,
+    /// Largest unroll degree to consider (a power of two ≤ 32).
+    pub max_unroll: u32,
+    /// Use exactly this many operations per observation (still a multiple of m).
+    pub fixed_iterations: Option<u64>,
+    /// Use exactly this unroll degree.
+    pub fixed_unroll: Option<u32>,
+}
+
+impl Plan {
+    pub fn precise() -> Plan {
+        Plan {
+            budget: Duration::from_millis(2000),
+            target_precision: 0.01,
+            min_observations: 30,
+            max_observations: 100_000,
+            min_observation_ns: 20_000.0,
+            warmup_ns: 20e6,
+            max_unroll: 32,
+            fixed_iterations: None,
+            fixed_unroll: None,
+        }
+    }
+
+    pub fn quick() -> Plan {
+        Plan {
+            budget: Duration::from_millis(150),
+            min_observations: 10,
+            warmup_ns: 2e6,
+            ..Plan::precise()
+        }
+    }
+}
+
+/// Observations and how they were taken.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// Per-operation values in ns, in the order taken.
+    pub observations: Vec<f64>,
+    pub method: Method,
+}
+
+impl Measured {
+    pub fn summary(&self) -> Option<Summary> {
+        Summary::of(&self.observations)
+    }
+}
+
+/// Measures the hot cost of `op` with the loop method, `dummy` being the
+/// body of F (usually empty: `|| {}`).
+pub fn measure_loop<P: FnMut(), D: FnMut()>(
+    clock: &Clock,
+    plan: &Plan,
+    mut op: P,
+    mut dummy: D,
+) -> Measured {
+    let started = Instant::now();
+    let target_ns = plan
+        .min_observation_ns
+        .max(1000.0 * clock.info().resolution_ns);
+    // Monomorphised per closure, so the body is inlined into the unrolled loop.
+    let time_op = |m: u32, groups: u64, op: &mut P| -> u64 {
+        let t0 = clock.start();
+        run_unrolled(m, groups, op);
+        clock.stop().wrapping_sub(t0)
+    };
+    let time_dummy = |m: u32, groups: u64, d: &mut D| -> u64 {
+        let t0 = clock.start();
+        run_unrolled(m, groups, d);
+        clock.stop().wrapping_sub(t0)
+    };
+
+    // Estimate the cost of one operation, doubling n until an observation
+    // is long enough to be read well.
+    let mut n: u64 = 1;
+    let mut per_op_ns;
+    loop {
+        let t = clock.ticks_to_ns(time_op(1, n, &mut op));
+        per_op_ns = t / n as f64;
+        if t >= target_ns / 4.0 || n >= 1 << 40 {
+            break;
+        }
+        n *= 2;
+    }
+    // Loop overhead per iteration, from the dummy at m = 1.
+    let loop_ns = {
+        let groups = ((target_ns / per_op_ns.max(0.1)) as u64).clamp(1, 1 << 32);
+        let best = (0..5)
+            .map(|_| time_dummy(1, groups, &mut dummy))
+            .min()
+            .unwrap();
+        clock.ticks_to_ns(best) / groups as f64
+    };
+    let m = plan.fixed_unroll.unwrap_or_else(|| {
+        DEGREES
+            .iter()
+            .copied()
+            .filter(|&d| d <= plan.max_unroll)
+            .find(|&d| loop_ns <= 0.01 * d as f64 * per_op_ns)
+            .unwrap_or(plan.max_unroll.min(32))
+    });
+    assert!(DEGREES.contains(&m), "unroll degree {m} is not one of {DEGREES:?}");
+    let groups = match plan.fixed_iterations {
+        Some(iters) => (iters / m as u64).max(1),
+        None => ((target_ns / (per_op_ns.max(0.01) * m as f64)).ceil() as u64).max(1),
+    };
+    let iterations = groups * m as u64;
+
+    // Warm up: caches, branch predictors, frequency.
+    let warm_start = Instant::now();
+    let warmup = Duration::from_nanos(plan.warmup_ns as u64);
+    let mut warm_obs = 0;
+    while warm_start.elapsed() < warmup || warm_obs < 3 {
+        std::hint::black_box(time_op(m, groups, &mut op));
+        std::hint::black_box(time_dummy(m, groups, &mut dummy));
+        warm_obs += 1;
+    }
+
+    let sampling = Instant::now();
+    let mut p_ticks: Vec<u64> = Vec::new();
+    let mut f_ticks: Vec<u64> = Vec::new();
+    let stopped;
+    loop {
+        f_ticks.push(time_dummy(m, groups, &mut dummy));
+        p_ticks.push(time_op(m, groups, &mut op));
+        let k = p_ticks.len();
+        if k >= plan.max_observations {
+            stopped = "max observations".to_string();
+            break;
+        }
+        if k >= plan.min_observations && (k % 8 == 0) {
+            let obs = per_op(clock, &p_ticks, &f_ticks, iterations);
+            if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
+                if p <= plan.target_precision {
+                    stopped = format!("precision reached ({:.2}%)", p * 100.0);
+                    break;
+                }
+            }
+        }
+        if sampling.elapsed() >= plan.budget && k >= plan.min_observations.min(3) {
+            stopped = "budget spent".to_string();
+            break;
+        }
+    }
+    let observations = per_op(clock, &p_ticks, &f_ticks, iterations);
+    let f_ns: Vec<f64> = f_ticks.iter().map(|&t| clock.ticks_to_ns(t)).collect();
+    let dummy = Summary::of(&f_ns);
+    Measured {
+        observations,
+        method: Method {
+            kind: "loop".into(),
+            iterations,
+            unroll: m,
+            dummy_ns: dummy.as_ref().map(|s| s.median),
+            dummy,
+            base_subtracted_ns: None,
+            warmup_ns: warm_start.duration_since(started).as_nanos() as f64
+                + sampling.duration_since(warm_start).as_nanos() as f64,
+            target_precision: plan.target_precision,
+            budget_s: plan.budget.as_secs_f64(),
+            elapsed_s: started.elapsed().as_secs_f64(),
+            stopped,
+        },
+    }
+}
+
+/// (M(P''ᵢ) − median M(F)) / n for each observation.
+fn per_op(clock: &Clock, p: &[u64], f: &[u64], n: u64) -> Vec<f64> {
+    let mut fs: Vec<u64> = f.to_vec();
+    fs.sort_unstable();
+    let f_med = clock.ticks_to_ns(fs[fs.len() / 2]);
+    p.iter()
+        .map(|&t| (clock.ticks_to_ns(t) - f_med) / n as f64)
+        .collect()
+}
+
+/// Measures single operations, each timed alone with BASE subtracted.
+/// `setup` runs untimed before each (e.g. re-arming state); when `evictor`
+/// is given (cold mode) caches are evicted and branch history disturbed
+/// after `setup` and before the timed operation.
+pub fn measure_single<S: FnMut(), P: FnMut()>(
+    clock: &Clock,
+    base_ns: f64,
+    plan: &Plan,
+    mut evictor: Option<&mut Evictor>,
+    mut setup: S,
+    mut op: P,
+) -> Measured {
+    let started = Instant::now();
+    let mut obs = Vec::new();
+    let stopped;
+    // One untimed warm-up so first-use costs (lazy binding, first faults)
+    // are not taken for the operation's.
+    setup();
+    op();
+    loop {
+        setup();
+        if let Some(e) = evictor.as_deref_mut() {
+            e.evict();
+        }
+        let t0 = clock.start();
+        op();
+        let t1 = clock.stop();
+        obs.push(clock.ticks_to_ns(t1.wrapping_sub(t0)) - base_ns);
+        let k = obs.len();
+        if k >= plan.max_observations {
+            stopped = "max observations".to_string();
+            break;
+        }
+        if k >= plan.min_observations && k % 8 == 0 {
+            if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
+                if p <= plan.target_precision {
+                    stopped = format!("precision reached ({:.2}%)", p * 100.0);
+                    break;
+                }
+            }
+        }
+        if started.elapsed() >= plan.budget && k >= plan.min_observations.min(3) {
+            stopped = "budget spent".to_string();
+            break;
+        }
+    }
+    Measured {
+        observations: obs,
+        method: Method {
+            kind: "single".into(),
+            iterations: 1,
+            unroll: 1,
+            dummy_ns: None,
+            dummy: None,
+            base_subtracted_ns: Some(base_ns),
+            warmup_ns: 0.0,
+            target_precision: plan.target_precision,
+            budget_s: plan.budget.as_secs_f64(),
+            elapsed_s: started.elapsed().as_secs_f64(),
+            stopped,
+        },
+    }
+}

@@ -1,0 +1,236 @@
+//! Runs a benchmark in a child process, so that a crash or a hang becomes a
+//! "failed" result with its reason and the suite goes on.
+//!
+//! The child is forked (no exec: it inherits the session's calibrated clock
+//! and BASE), leads its own process group so everything it starts can be
+//! killed with it, and sends its results back as JSON through a pipe.
+
+use crate::results::BenchResult;
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::time::{Duration, Instant};
+
+/// What the kernel accounted to the child.
+#[derive(Debug, Clone, Default)]
+pub struct ChildUsage {
+    pub wall: Duration,
+    pub user_s: f64,
+    pub system_s: f64,
+    pub max_rss_kib: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+}
+
+/// How the child ended.
+#[derive(Debug)]
+pub enum ChildOutcome {
+    Finished(Vec<BenchResult>),
+    /// Crashed, hung, interrupted or sent nothing usable; the reason says which.
+    Failed(String),
+}
+
+/// Runs `work` in a forked child and waits at most `timeout` for it.
+pub fn run_in_child<F>(timeout: Duration, work: F) -> (ChildOutcome, ChildUsage)
+where
+    F: FnOnce() -> Vec<BenchResult>,
+{
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is a valid 2-element array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return (
+            ChildOutcome::Failed(format!(
+                "cannot create a pipe: {}",
+                std::io::Error::last_os_error()
+            )),
+            ChildUsage::default(),
+        );
+    }
+    let started = Instant::now();
+    // SAFETY: the child only runs the benchmark, writes to the pipe and _exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+        return (
+            ChildOutcome::Failed(format!("fork failed: {}", std::io::Error::last_os_error())),
+            ChildUsage::default(),
+        );
+    }
+    if pid == 0 {
+        child(fds[1], work);
+    }
+    // SAFETY: closing our copy of the write end; setpgid on our own child.
+    unsafe {
+        libc::close(fds[1]);
+        libc::setpgid(pid, pid);
+    }
+    // SAFETY: fds[0] is an open fd we own from here on.
+    let mut reader = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+    let (bytes, cut_short) = read_until(&mut reader, fds[0], started, timeout);
+    if cut_short.is_some() {
+        // SAFETY: killing the child's own process group.
+        unsafe { libc::killpg(pid, libc::SIGKILL) };
+    }
+    let (status, usage) = reap(pid, started);
+    // Anything the benchmark left behind in its group dies with it.
+    unsafe { libc::killpg(pid, libc::SIGKILL) };
+    let outcome = match cut_short {
+        Some(why) => ChildOutcome::Failed(why),
+        None => decode(status, &bytes),
+    };
+    (outcome, usage)
+}
+
+fn child<F: FnOnce() -> Vec<BenchResult>>(fd: i32, work: F) -> ! {
+    // SAFETY: we are the only thread in the child; these calls are plain syscalls.
+    unsafe {
+        libc::setpgid(0, 0);
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    let code = match results {
+        Ok(results) => {
+            // Length-prefixed, so the parent need not wait for EOF: a process
+            // the benchmark forked may still hold the pipe open.
+            let body = serde_json::to_vec(&results).unwrap_or_default();
+            let mut json = (body.len() as u64).to_le_bytes().to_vec();
+            json.extend_from_slice(&body);
+            let mut off = 0;
+            while off < json.len() {
+                // SAFETY: writing from a valid buffer to our pipe end.
+                let n = unsafe {
+                    libc::write(fd, json[off..].as_ptr().cast(), json.len() - off)
+                };
+                if n <= 0 {
+                    break;
+                }
+                off += n as usize;
+            }
+            0
+        }
+        Err(_) => 101,
+    };
+    // SAFETY: _exit skips atexit handlers and destructors inherited from the parent.
+    unsafe { libc::_exit(code) }
+}
+
+/// Reads the pipe to EOF; stops early on timeout or Ctrl-C.
+fn read_until(
+    reader: &mut std::fs::File,
+    fd: i32,
+    started: Instant,
+    timeout: Duration,
+) -> (Vec<u8>, Option<String>) {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        if crate::interrupt::interrupted() {
+            return (bytes, Some("interrupted".into()));
+        }
+        let left = timeout.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return (
+                bytes,
+                Some(format!("timed out after {:.0} s (hung?)", timeout.as_secs_f64())),
+            );
+        }
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let wait_ms = left.as_millis().min(200) as i32;
+        // SAFETY: pfd is a valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, wait_ms.max(1)) };
+        if r <= 0 {
+            continue;
+        }
+        match reader.read(&mut buf) {
+            Ok(0) => return (bytes, None),
+            Ok(n) => {
+                bytes.extend_from_slice(&buf[..n]);
+                if framed_len(&bytes).is_some_and(|len| bytes.len() >= 8 + len) {
+                    return (bytes, None);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return (bytes, Some(format!("reading the child's results: {e}"))),
+        }
+    }
+}
+
+fn reap(pid: i32, started: Instant) -> (i32, ChildUsage) {
+    let mut status = 0;
+    // SAFETY: ru is a valid rusage for wait4 to fill.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            break;
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            break;
+        }
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        status,
+        ChildUsage {
+            wall: started.elapsed(),
+            user_s: tv(ru.ru_utime),
+            system_s: tv(ru.ru_stime),
+            max_rss_kib: ru.ru_maxrss as u64,
+            voluntary_switches: ru.ru_nvcsw as u64,
+            involuntary_switches: ru.ru_nivcsw as u64,
+        },
+    )
+}
+
+fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {
+    if libc::WIFSIGNALED(status) {
+        let sig = libc::WTERMSIG(status);
+        return ChildOutcome::Failed(format!("crashed: killed by signal {sig} ({})", signal_name(sig)));
+    }
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    if code == 101 {
+        return ChildOutcome::Failed("panicked (see stderr)".into());
+    }
+    if code != 0 {
+        return ChildOutcome::Failed(format!("exited with status {code}"));
+    }
+    let Some(len) = framed_len(bytes).filter(|&l| bytes.len() >= 8 + l) else {
+        return ChildOutcome::Failed("ended without sending its results".into());
+    };
+    match serde_json::from_slice::<Vec<BenchResult>>(&bytes[8..8 + len]) {
+        Ok(r) => ChildOutcome::Finished(r),
+        Err(e) => ChildOutcome::Failed(format!("sent unreadable results: {e}")),
+    }
+}
+
+fn framed_len(bytes: &[u8]) -> Option<usize> {
+    let head: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(head) as usize)
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => "signal",
+    }
+}

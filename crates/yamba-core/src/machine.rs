@@ -1,0 +1,240 @@
+//! The machine and environment a run measured: what a reader needs to know
+//! before comparing two results files.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheLevel {
+    pub level: u32,
+    /// "Data", "Instruction" or "Unified".
+    pub kind: String,
+    pub size_bytes: u64,
+    pub line_bytes: Option<u64>,
+    pub ways: Option<u64>,
+    /// How many CPUs share one instance of this cache.
+    pub shared_by_cpus: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub hostname: String,
+    pub os: String,
+    pub kernel: String,
+    pub arch: String,
+    pub cpu_vendor: String,
+    pub cpu_model: String,
+    pub online_cpus: usize,
+    pub memory_bytes: u64,
+    /// Nominal CPU frequency (MHz) as /proc/cpuinfo or cpufreq tell it.
+    pub cpu_mhz: Option<f64>,
+    /// cpufreq scaling governor, where the kernel exposes one.
+    pub governor: Option<String>,
+    /// Whether frequency boost (turbo) is on, where the kernel exposes it.
+    pub boost: Option<bool>,
+    /// The hypervisor, when the CPU says it runs under one.
+    pub hypervisor: Option<String>,
+    pub caches: Vec<CacheLevel>,
+    pub page_size: u64,
+    pub transparent_hugepages: Option<String>,
+    pub clocksource: Option<String>,
+    pub perf_event_paranoid: Option<i32>,
+    pub is_root: bool,
+}
+
+impl Machine {
+    pub fn describe() -> Machine {
+        let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+        let field = |name: &str| {
+            cpuinfo
+                .lines()
+                .find(|l| l.split(':').next().map(str::trim) == Some(name))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        };
+        let flags = field("flags").or_else(|| field("Features")).unwrap_or_default();
+        let uname = uname();
+        // SAFETY: sysconf has no preconditions.
+        let (online, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_NPROCESSORS_ONLN).max(1) as usize,
+                libc::sysconf(libc::_SC_PAGESIZE).max(1) as u64,
+            )
+        };
+        let cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq";
+        Machine {
+            hostname: uname.1,
+            os: uname.0,
+            kernel: uname.2,
+            arch: std::env::consts::ARCH.to_string(),
+            cpu_vendor: field("vendor_id")
+                .or_else(|| field("CPU implementer").map(|i| format!("ARM implementer {i}")))
+                .unwrap_or_else(|| "unknown".into()),
+            cpu_model: field("model name")
+                .or_else(|| field("Model"))
+                .or_else(|| field("CPU part").map(|p| format!("CPU part {p}")))
+                .unwrap_or_else(|| "unknown".into()),
+            online_cpus: online,
+            memory_bytes: meminfo_kib("MemTotal").unwrap_or(0) * 1024,
+            cpu_mhz: read(&format!("{cpufreq}/cpuinfo_max_freq"))
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .map(|khz| khz / 1000.0)
+                .or_else(|| field("cpu MHz").and_then(|s| s.parse().ok())),
+            governor: read(&format!("{cpufreq}/scaling_governor")).map(|s| s.trim().into()),
+            boost: read("/sys/devices/system/cpu/cpufreq/boost")
+                .map(|s| s.trim() == "1")
+                .or_else(|| {
+                    read("/sys/devices/system/cpu/intel_pstate/no_turbo").map(|s| s.trim() == "0")
+                }),
+            hypervisor: hypervisor(&flags),
+            caches: caches(Path::new("/sys/devices/system/cpu/cpu0/cache")),
+            page_size: page,
+            transparent_hugepages: read("/sys/kernel/mm/transparent_hugepage/enabled")
+                .map(|s| s.trim().into()),
+            clocksource: read("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+                .map(|s| s.trim().into()),
+            perf_event_paranoid: read("/proc/sys/kernel/perf_event_paranoid")
+                .and_then(|s| s.trim().parse().ok()),
+            // SAFETY: geteuid has no preconditions.
+            is_root: unsafe { libc::geteuid() } == 0,
+        }
+    }
+
+    /// Size of the last-level cache, or a conservative 32 MiB guess.
+    pub fn llc_bytes(&self) -> u64 {
+        self.caches
+            .iter()
+            .filter(|c| c.kind != "Instruction")
+            .max_by_key(|c| c.level)
+            .map(|c| c.size_bytes)
+            .unwrap_or(32 << 20)
+    }
+
+    /// Size of the level-`level` data (or unified) cache.
+    pub fn cache_bytes(&self, level: u32) -> Option<u64> {
+        self.caches
+            .iter()
+            .find(|c| c.level == level && c.kind != "Instruction")
+            .map(|c| c.size_bytes)
+    }
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// A value from /proc/meminfo, in KiB.
+pub fn meminfo_kib(key: &str) -> Option<u64> {
+    read("/proc/meminfo")?
+        .lines()
+        .find(|l| l.split(':').next() == Some(key))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn uname() -> (String, String, String) {
+    // SAFETY: u is a valid utsname for uname to fill; fields are NUL-terminated.
+    unsafe {
+        let mut u: libc::utsname = std::mem::zeroed();
+        if libc::uname(&mut u) != 0 {
+            return ("unknown".into(), "unknown".into(), "unknown".into());
+        }
+        let s = |f: &[libc::c_char]| {
+            std::ffi::CStr::from_ptr(f.as_ptr())
+                .to_string_lossy()
+                .into_owned()
+        };
+        (s(&u.sysname), s(&u.nodename), s(&u.release))
+    }
+}
+
+fn hypervisor(flags: &str) -> Option<String> {
+    let flagged = flags.split_whitespace().any(|f| f == "hypervisor");
+    let vendor = read("/sys/hypervisor/type")
+        .or_else(|| read("/sys/class/dmi/id/sys_vendor"))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
+    match (flagged, vendor) {
+        (true, Some(v)) => Some(v),
+        (true, None) => Some("unknown (CPU flag 'hypervisor' set)".into()),
+        (false, _) => None,
+    }
+}
+
+/// Parses sysfs sizes such as "48K", "1024K", "32768K", "2M".
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1024),
+        'M' | 'm' => (&s[..s.len() - 1], 1 << 20),
+        'G' | 'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.trim().parse::<u64>().ok().map(|n| n * mult)
+}
+
+/// Cache levels from sysfs (`cpu0/cache/index*`).
+pub fn caches(dir: &Path) -> Vec<CacheLevel> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<CacheLevel> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+        .filter_map(|e| {
+            let p = e.path();
+            let get = |f: &str| std::fs::read_to_string(p.join(f)).ok();
+            Some(CacheLevel {
+                level: get("level")?.trim().parse().ok()?,
+                kind: get("type")?.trim().to_string(),
+                size_bytes: parse_size(&get("size")?)?,
+                line_bytes: get("coherency_line_size").and_then(|s| s.trim().parse().ok()),
+                ways: get("ways_of_associativity").and_then(|s| s.trim().parse().ok()),
+                shared_by_cpus: get("shared_cpu_list").map(|s| count_cpu_list(&s)),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (a.level, &a.kind).cmp(&(b.level, &b.kind)));
+    out
+}
+
+/// Counts the CPUs in a list such as "0-3,8,10-11".
+pub fn count_cpu_list(s: &str) -> usize {
+    s.trim()
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('-') {
+            Some((a, b)) => {
+                b.parse::<usize>().unwrap_or(0) + 1 - a.parse::<usize>().unwrap_or(0).min(b.parse().unwrap_or(0))
+            }
+            None => 1,
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sysfs_sizes_and_lists() {
+        assert_eq!(parse_size("48K\n"), Some(48 * 1024));
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("64"), Some(64));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(count_cpu_list("0-3,8,10-11\n"), 7);
+        assert_eq!(count_cpu_list("0"), 1);
+    }
+
+    #[test]
+    fn describes_this_machine() {
+        let m = Machine::describe();
+        assert!(m.online_cpus >= 1);
+        assert!(m.memory_bytes > 0);
+        assert!(m.page_size >= 4096);
+        assert!(!m.kernel.is_empty());
+        assert!(m.llc_bytes() > 0);
+    }
+}

@@ -1,0 +1,208 @@
+//! Runs a list of benchmarks: requirement checks, modes, isolation,
+//! scratch directories, accounting, busy-machine warnings.
+
+use crate::bench::{Benchmark, Session};
+use crate::cpustates::CpuTimes;
+use crate::isolate::{run_in_child, ChildOutcome, ChildUsage};
+use crate::results::{Accounting, BenchResult, Mode, Status};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Share of all CPUs' time other processes may use before a result is
+/// flagged as measured on a busy machine.
+pub const BUSY_WARNING_PCT: f64 = 10.0;
+
+/// Told about progress, e.g. to draw a progress bar and save as it goes.
+pub trait Observer {
+    fn started(&mut self, _index: usize, _total: usize, _bench: &Benchmark, _mode: Mode) {}
+    fn finished(&mut self, _results: &[BenchResult]) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// The (benchmark, mode) pairs a run will measure, in order.
+pub fn plan_runs(session: &Session, benches: &[&'static Benchmark]) -> Vec<(&'static Benchmark, Mode)> {
+    let mut out = Vec::new();
+    for &b in benches {
+        for &m in &session.config.modes {
+            out.push((b, m));
+        }
+    }
+    out
+}
+
+/// Runs every benchmark in every requested mode; stops early on Ctrl-C
+/// (see [`crate::interrupt`]). Returns all results, failures included.
+pub fn run_benchmarks(
+    session: &Session,
+    benches: &[&'static Benchmark],
+    observer: &mut dyn Observer,
+) -> Vec<BenchResult> {
+    let scratch_root = ScratchRoot::create(session.config.scratch_dir.as_deref());
+    let runs = plan_runs(session, benches);
+    let total = runs.len();
+    let mut all = Vec::new();
+    for (i, (bench, mode)) in runs.into_iter().enumerate() {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        observer.started(i, total, bench, mode);
+        let results = match &scratch_root {
+            Ok(root) => run_one(session, bench, mode, &root.path),
+            Err(e) => vec![failed(session, bench, mode, e.clone())],
+        };
+        observer.finished(&results);
+        all.extend(results);
+    }
+    all
+}
+
+/// Runs one benchmark in one mode, isolated unless the config says not.
+pub fn run_one(session: &Session, bench: &'static Benchmark, mode: Mode, scratch_root: &Path) -> Vec<BenchResult> {
+    if !bench.supports(mode) {
+        let mut r = failed(session, bench, mode, String::new());
+        r.status = Status::Skipped;
+        r.reason = Some(format!("has no {} mode", mode.as_str()));
+        return vec![r];
+    }
+    if let Err(why) = (bench.requires)(&session.machine, &session.config) {
+        let mut r = failed(session, bench, mode, String::new());
+        r.status = Status::Skipped;
+        r.reason = Some(why);
+        return vec![r];
+    }
+    let scratch = scratch_root.join(format!("{}-{}", bench.id, mode.as_str()));
+    if let Err(e) = std::fs::create_dir_all(&scratch) {
+        return vec![failed(
+            session,
+            bench,
+            mode,
+            format!("cannot create scratch directory {}: {e}", scratch.display()),
+        )];
+    }
+    let timeout = Duration::from_secs(session.config.timeout_s.unwrap_or(bench.timeout_s));
+    let before = CpuTimes::read().ok();
+    let work = || run_here(session, bench, mode, &scratch);
+    let (outcome, usage) = if session.config.isolate {
+        run_in_child(timeout, work)
+    } else {
+        let t0 = Instant::now();
+        let r = work();
+        let usage = ChildUsage {
+            wall: t0.elapsed(),
+            ..ChildUsage::default()
+        };
+        (ChildOutcome::Finished(r), usage)
+    };
+    let after = CpuTimes::read().ok();
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut results = match outcome {
+        ChildOutcome::Finished(r) if r.is_empty() => vec![failed(
+            session,
+            bench,
+            mode,
+            "produced no result".into(),
+        )],
+        ChildOutcome::Finished(r) => r,
+        ChildOutcome::Failed(why) => vec![failed(session, bench, mode, why)],
+    };
+    let accounting = account(session, &usage, before, after);
+    for r in &mut results {
+        if let Some(busy) = accounting.others_busy_pct {
+            if busy > BUSY_WARNING_PCT && r.status == Status::Ok {
+                r.warnings.push(format!(
+                    "machine busy: {busy:.0}% of CPU time went to other processes during this benchmark"
+                ));
+            }
+        }
+        r.accounting = Some(accounting.clone());
+    }
+    results
+}
+
+/// Runs the benchmark in this process: pins, raises priority if asked,
+/// catches the benchmark's own error as a failed result.
+fn run_here(session: &Session, bench: &'static Benchmark, mode: Mode, scratch: &Path) -> Vec<BenchResult> {
+    let mut warnings = Vec::new();
+    if let Some(cpu) = session.cpu {
+        if let Err(e) = crate::affinity::pin_current_thread(cpu) {
+            warnings.push(format!("not pinned: {e}"));
+        }
+    }
+    if session.config.realtime {
+        if let Err(e) = crate::affinity::set_realtime() {
+            warnings.push(format!("not real-time: {e} (needs root or CAP_SYS_NICE)"));
+        }
+    }
+    let mut ctx = session.context(bench, mode, scratch);
+    let outcome = (bench.run)(&mut ctx);
+    let mut results = ctx.into_results();
+    if let Err(why) = outcome {
+        results.push(failed(session, bench, mode, why));
+    }
+    for r in &mut results {
+        r.warnings.extend(warnings.iter().cloned());
+    }
+    results
+}
+
+fn account(
+    session: &Session,
+    usage: &ChildUsage,
+    before: Option<CpuTimes>,
+    after: Option<CpuTimes>,
+) -> Accounting {
+    let wall = usage.wall.as_secs_f64();
+    let cpu_states = match (before, after) {
+        (Some(b), Some(a)) => Some(b.states_until(&a)),
+        _ => None,
+    };
+    let ours = usage.user_s + usage.system_s;
+    let others_busy_pct = cpu_states.filter(|_| session.config.isolate && wall > 0.0).map(|s| {
+        let ours_pct = 100.0 * ours / (wall * session.machine.online_cpus as f64);
+        (s.busy() - ours_pct).max(0.0)
+    });
+    Accounting {
+        wall_s: wall,
+        user_s: usage.user_s,
+        system_s: usage.system_s,
+        max_rss_kib: usage.max_rss_kib,
+        voluntary_switches: usage.voluntary_switches,
+        involuntary_switches: usage.involuntary_switches,
+        cpu_states,
+        others_busy_pct,
+        pinned_cpu: session.cpu,
+    }
+}
+
+/// A failed result standing for the whole benchmark.
+pub fn failed(session: &Session, bench: &'static Benchmark, mode: Mode, why: String) -> BenchResult {
+    let ctx = session.context(bench, mode, Path::new(""));
+    let mut r = ctx.result(None);
+    r.status = Status::Failed;
+    r.reason = Some(why);
+    r
+}
+
+/// The run's scratch directory: removed when dropped.
+struct ScratchRoot {
+    path: PathBuf,
+}
+
+impl ScratchRoot {
+    fn create(parent: Option<&Path>) -> Result<ScratchRoot, String> {
+        let parent = parent.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+        let path = parent.join(format!(".yamba-scratch-{}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .map_err(|e| format!("cannot create scratch directory {}: {e}", path.display()))?;
+        Ok(ScratchRoot { path })
+    }
+}
+
+impl Drop for ScratchRoot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

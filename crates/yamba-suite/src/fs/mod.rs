@@ -1,0 +1,6 @@
+//! Area `fs`.
+
+use yamba_core::Benchmark;
+
+/// This area's benchmarks, in suite order.
+pub static BENCHMARKS: &[&Benchmark] = &[];

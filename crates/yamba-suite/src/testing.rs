@@ -1,0 +1,34 @@
+//! Test-only benchmarks that misbehave on purpose, to prove the runner
+//! isolates them. Hidden unless YAMBA_TEST_BENCHMARKS=1.
+
+use yamba_core::{Benchmark, Unit};
+
+pub static CRASH: Benchmark = Benchmark {
+    id: "testing.crash",
+    area: "testing",
+    unit: Unit::Nanoseconds,
+    description: "test only: dies of SIGSEGV",
+    default: false,
+    hidden: true,
+    run: |_| {
+        // SAFETY: deliberately ends this (child) process.
+        unsafe { libc::raise(libc::SIGSEGV) };
+        Ok(())
+    },
+    ..Benchmark::TEMPLATE
+};
+
+pub static HANG: Benchmark = Benchmark {
+    id: "testing.hang",
+    area: "testing",
+    description: "test only: never returns",
+    default: false,
+    hidden: true,
+    timeout_s: 2,
+    run: |_| loop {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    },
+    ..Benchmark::TEMPLATE
+};
+
+pub static BENCHMARKS: &[&Benchmark] = &[&CRASH, &HANG];
