@@ -104,10 +104,16 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
 
     // Estimate the cost of one operation, doubling n until an observation
     // is long enough to be read well.
+    // The first runs pay for page faults and cold code; each step keeps the
+    // fastest of three so one disturbance cannot end the search early.
+    for _ in 0..3 {
+        std::hint::black_box(time_op(1, 1, &mut op));
+    }
     let mut n: u64 = 1;
     let mut per_op_ns;
     loop {
-        let t = clock.ticks_to_ns(time_op(1, n, &mut op));
+        let best = (0..3).map(|_| time_op(1, n, &mut op)).min().unwrap();
+        let t = clock.ticks_to_ns(best);
         per_op_ns = t / n as f64;
         if t >= target_ns / 4.0 || n >= 1 << 40 {
             break;

@@ -18,6 +18,7 @@ pub mod isolate;
 pub mod machine;
 pub mod results;
 pub mod runner;
+pub mod time_block;
 pub mod units;
 pub mod unroll;
 

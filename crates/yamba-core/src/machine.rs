@@ -152,7 +152,8 @@ fn uname() -> (String, String, String) {
 
 fn hypervisor(flags: &str) -> Option<String> {
     let flagged = flags.split_whitespace().any(|f| f == "hypervisor");
-    let vendor = read("/sys/hypervisor/type")
+    let vendor = cpuid_hypervisor_vendor()
+        .or_else(|| read("/sys/hypervisor/type"))
         .or_else(|| read("/sys/class/dmi/id/sys_vendor"))
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
@@ -161,6 +162,26 @@ fn hypervisor(flags: &str) -> Option<String> {
         (true, None) => Some("unknown (CPU flag 'hypervisor' set)".into()),
         (false, _) => None,
     }
+}
+
+/// The hypervisor's vendor signature from CPUID leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv", …).
+#[cfg(target_arch = "x86_64")]
+fn cpuid_hypervisor_vendor() -> Option<String> {
+    // SAFETY: cpuid is available on every x86-64 CPU; leaf 0x40000000 is
+    // reserved for hypervisors and returns zeros on bare metal.
+    let r = std::arch::x86_64::__cpuid(0x4000_0000);
+    let bytes: Vec<u8> = [r.ebx, r.ecx, r.edx]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .filter(|&b| b != 0)
+        .collect();
+    let s = String::from_utf8_lossy(&bytes).trim().to_string();
+    (!s.is_empty() && s.chars().all(|c| c.is_ascii_graphic() || c == ' ')).then_some(s)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpuid_hypervisor_vendor() -> Option<String> {
+    None
 }
 
 /// Parses sysfs sizes such as "48K", "1024K", "32768K", "2M".

@@ -1,6 +1,379 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `yamba run`: measure, print a table, keep everything in a results file.
 
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("this subcommand is being written")
+use anyhow::{bail, Context};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use yamba_core::results::{now_rfc3339, ResultsFile, Tool, SCHEMA_NAME, SCHEMA_VERSION};
+use yamba_core::runner::{run_benchmarks, Observer};
+use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Hot,
+    Cold,
+    Both,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Benchmarks or areas to run (ids, areas such as `cpu`, or dotted prefixes); default: the default suite.
+    pub names: Vec<String>,
+    /// A rough pass: short budgets (the whole default suite in well under a minute).
+    #[arg(long)]
+    pub quick: bool,
+    /// Results file to write (default: a timestamped file under --results-dir).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Folder for the default results file.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results_dir: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// CPU to pin to (default: the last allowed CPU).
+    #[arg(long, value_name = "N")]
+    pub cpu: Option<usize>,
+    /// Do not pin benchmarks to a CPU.
+    #[arg(long, conflicts_with = "cpu")]
+    pub no_pin: bool,
+    /// Worst case: caches evicted and branch history disturbed before each operation (same as --mode cold).
+    #[arg(long, conflicts_with = "mode")]
+    pub cold: bool,
+    /// Best case (hot), worst case (cold), or both side by side.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Ask for SCHED_FIFO (needs root or CAP_SYS_NICE; refused otherwise, and said so).
+    #[arg(long)]
+    pub realtime: bool,
+    /// Sampling budget per measured quantity, in seconds (default 2, or 0.15 with --quick).
+    #[arg(long, value_name = "SECONDS")]
+    pub budget: Option<f64>,
+    /// Kill a benchmark after this many seconds (default: each benchmark's own limit).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+    /// Folder for scratch files (default: a fresh folder in the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+    /// A `yamba serve` agent to measure against (net, fs.remote).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub remote: Option<String>,
+    /// The agent's token (as it printed at start).
+    #[arg(long, value_name = "TOKEN", requires = "remote")]
+    pub token: Option<String>,
+    /// Benchmark-specific setting, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<String>,
+    /// Run benchmarks in a random order (the seed is printed and recorded).
+    #[arg(long)]
+    pub shuffle: bool,
+    /// Seed for --shuffle.
+    #[arg(long, value_name = "N", requires = "shuffle")]
+    pub seed: Option<u64>,
+    /// Exit with status 1 when any benchmark failed or was withheld.
+    #[arg(long)]
+    pub strict: bool,
+    /// Run benchmarks in this process (no crash or hang isolation; for debugging).
+    #[arg(long, hide = true)]
+    pub no_isolate: bool,
+    /// Sample where the time goes while BENCH runs, and print the top symbols.
+    #[arg(long, value_name = "BENCH")]
+    pub profile: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let config = config_from(&args)?;
+    if let Some(name) = &args.profile {
+        let benches = yamba_suite::select(std::slice::from_ref(name)).map_err(anyhow::Error::msg)?;
+        if benches.len() != 1 {
+            bail!("--profile takes one benchmark; '{name}' names {}", benches.len());
+        }
+        let session = Session::prepare(config);
+        return super::profile::run_profile(&session, benches[0]);
+    }
+    let mut benches = yamba_suite::select(&args.names).map_err(anyhow::Error::msg)?;
+    let seed = args.seed.unwrap_or_else(|| yamba_core::clock::monotonic_raw_ns());
+    if args.shuffle {
+        shuffle(&mut benches, seed);
+    }
+    let out_path = match &args.out {
+        Some(p) => p.clone(),
+        None => default_out(&args.results_dir)?,
+    };
+    check_writable(&out_path)?;
+
+    yamba_core::interrupt::install();
+    let interactive = std::io::stderr().is_terminal();
+    if interactive {
+        eprintln!("yamba: calibrating the clock and measuring BASE…");
+    }
+    let session = Session::prepare(config);
+    let mut file = ResultsFile {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: "yamba".into(),
+            version: yamba_core::VERSION.into(),
+        },
+        started: now_rfc3339(),
+        finished: None,
+        complete: false,
+        interrupted: false,
+        command: std::env::args().collect(),
+        config: serde_json::to_value(&session.config)?,
+        machine: session.machine.clone(),
+        clock: session.clock.info().clone(),
+        base: session.base.clone(),
+        results: Vec::new(),
+        notes: run_notes(&session, args.shuffle.then_some(seed)),
+    };
+    file.write_atomic(&out_path)
+        .with_context(|| format!("cannot write {}", out_path.display()))?;
+
+    let mut observer = Progress::new(interactive, &out_path, &mut file);
+    let results = run_benchmarks(&session, &benches, &mut observer);
+    drop(observer);
+    let interrupted = yamba_core::interrupt::interrupted();
+    file.results = results;
+    file.finished = Some(now_rfc3339());
+    file.complete = !interrupted;
+    file.interrupted = interrupted;
+    file.write_atomic(&out_path)
+        .with_context(|| format!("cannot write {}", out_path.display()))?;
+
+    match args.format {
+        Format::Table => {
+            print!("{}", header(&session));
+            print!("{}", yamba_report::table::render(&file.results));
+            for note in &file.notes {
+                println!("note: {note}");
+            }
+        }
+        Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
+        Format::Csv => print!("{}", yamba_report::table::csv(&file.results)),
+    }
+    eprintln!("yamba: results written to {}", out_path.display());
+    if interrupted {
+        eprintln!(
+            "yamba: interrupted; kept the {} result(s) that finished",
+            file.results.len()
+        );
+        return Ok(130);
+    }
+    let bad = file
+        .results
+        .iter()
+        .filter(|r| matches!(r.status, Status::Failed | Status::Withheld))
+        .count();
+    if bad > 0 {
+        eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
+    }
+    Ok(if args.strict && bad > 0 { 1 } else { 0 })
+}
+
+fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
+    let mut c = if args.quick {
+        RunConfig::quick()
+    } else {
+        RunConfig::default()
+    };
+    c.modes = match (args.cold, args.mode) {
+        (true, _) | (false, Some(ModeArg::Cold)) => vec![Mode::Cold],
+        (false, Some(ModeArg::Both)) => vec![Mode::Hot, Mode::Cold],
+        _ => vec![Mode::Hot],
+    };
+    if let Some(cpu) = args.cpu {
+        let allowed = yamba_core::affinity::allowed_cpus();
+        if !allowed.contains(&cpu) {
+            bail!("--cpu {cpu}: not a CPU this process may run on (allowed: {allowed:?})");
+        }
+        c.cpu = Some(cpu);
+    }
+    c.no_pin = args.no_pin;
+    c.realtime = args.realtime;
+    if let Some(b) = args.budget {
+        if !(b.is_finite() && b > 0.0 && b <= 3600.0) {
+            bail!("--budget {b}: must be a number of seconds in (0, 3600]");
+        }
+        c.budget_s = b;
+    }
+    if let Some(t) = args.timeout {
+        if t == 0 {
+            bail!("--timeout 0: must be at least 1 second");
+        }
+        c.timeout_s = Some(t);
+    }
+    if let Some(dir) = &args.scratch {
+        if !dir.is_dir() {
+            bail!("--scratch {}: not a directory", dir.display());
+        }
+        c.scratch_dir = Some(dir.clone());
+    }
+    c.remote = args.remote.clone();
+    c.remote_token = args.token.clone();
+    c.isolate = !args.no_isolate;
+    c.settings = parse_settings(&args.settings)?;
+    Ok(c)
+}
+
+fn parse_settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => bail!("--set {s}: expected KEY=VALUE"),
+        })
+        .collect()
+}
+
+/// Fisher-Yates with a small xorshift generator: reproducible from the seed.
+fn shuffle(v: &mut [&'static Benchmark], seed: u64) {
+    let mut x = seed | 1;
+    for i in (1..v.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+}
+
+fn default_out(dir: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create results folder {}", dir.display()))?;
+    let stamp = now_rfc3339().replace([':', '-'], "");
+    Ok(dir.join(format!("yamba-{stamp}.json")))
+}
+
+/// Fails before anything is measured if the results file cannot be written.
+fn check_writable(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        bail!("--out {}: is a directory", path.display());
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        bail!("cannot write results to {}: folder {} does not exist", path.display(), dir.display());
+    }
+    let probe = dir.join(format!(".yamba-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .with_context(|| format!("cannot write results to {}", path.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+fn run_notes(session: &Session, shuffle_seed: Option<u64>) -> Vec<String> {
+    let mut notes = Vec::new();
+    let m = &session.machine;
+    if let Some(h) = &m.hypervisor {
+        notes.push(format!(
+            "running under a hypervisor ({h}): expect steal time and no hardware performance counters"
+        ));
+    }
+    if let Some(seed) = shuffle_seed {
+        notes.push(format!("benchmarks ran in random order, seed {seed}"));
+    }
+    if session.config.quick {
+        notes.push("quick pass: short budgets, numbers are rough".into());
+    }
+    let b = &session.base;
+    if b.share_within_2x_min < 0.5 {
+        notes.push(format!(
+            "BASE is wide: only {:.0}% of observations within 2× the minimum; short timings are unreliable",
+            b.share_within_2x_min * 100.0
+        ));
+    }
+    let cal = &session.clock.info().calibration;
+    if cal.relative_uncertainty > 0.001 {
+        notes.push(format!(
+            "clock calibration uncertain by {:.2}%",
+            cal.relative_uncertainty * 100.0
+        ));
+    }
+    notes
+}
+
+fn header(session: &Session) -> String {
+    let m = &session.machine;
+    let c = session.clock.info();
+    format!(
+        "yamba {} on {} ({} CPUs, {}), kernel {}\nclock: {:?} at {:.3} MHz (±{:.3}%), resolution {:.1} ns; BASE {:.1} ns ({:.0}% within 2× min); pinned to {}\n\n",
+        yamba_core::VERSION,
+        m.cpu_model,
+        m.online_cpus,
+        m.hypervisor.as_deref().map(|h| format!("hypervisor: {h}")).unwrap_or_else(|| "bare metal".into()),
+        m.kernel,
+        c.kind,
+        c.calibration.frequency_hz / 1e6,
+        c.calibration.relative_uncertainty * 100.0,
+        c.resolution_ns,
+        session.base.base_ns,
+        session.base.share_within_2x_min * 100.0,
+        session.cpu.map(|c| format!("CPU {c}")).unwrap_or_else(|| "no CPU".into()),
+    )
+}
+
+/// Progress on stderr when it is a terminal; saves the results file after
+/// every benchmark so an interrupted run keeps what finished.
+struct Progress<'a> {
+    bar: Option<indicatif::ProgressBar>,
+    path: &'a Path,
+    file: &'a mut ResultsFile,
+}
+
+impl<'a> Progress<'a> {
+    fn new(interactive: bool, path: &'a Path, file: &'a mut ResultsFile) -> Progress<'a> {
+        let bar = interactive.then(|| {
+            let b = indicatif::ProgressBar::new(0);
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed}, ~{eta} left)")
+                    .unwrap(),
+            );
+            b
+        });
+        Progress { bar, path, file }
+    }
+}
+
+impl Observer for Progress<'_> {
+    fn started(&mut self, index: usize, total: usize, bench: &Benchmark, mode: Mode) {
+        if let Some(b) = &self.bar {
+            b.set_length(total as u64);
+            b.set_position(index as u64);
+            b.set_message(format!("{} ({})", bench.id, mode.as_str()));
+        }
+    }
+
+    fn finished(&mut self, results: &[BenchResult]) {
+        self.file.results.extend(results.iter().cloned());
+        if let Err(e) = self.file.write_atomic(self.path) {
+            eprintln!("yamba: warning: cannot save results to {}: {e}", self.path.display());
+        }
+        if let Some(b) = &self.bar {
+            for r in results.iter().filter(|r| r.status == Status::Failed) {
+                b.println(format!(
+                    "yamba: {} failed: {}",
+                    r.id,
+                    r.reason.as_deref().unwrap_or("")
+                ));
+            }
+            b.inc(1);
+        }
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
 }

@@ -52,3 +52,95 @@ mod imp {
 }
 
 pub use imp::*;
+
+/// Direct calls to the `yamba_callN` procedures, written as machine code so
+/// the compiler can neither drop, inline, nor turn them into indirect calls:
+/// the arguments are placed in the C calling convention's registers (and
+/// the stack for the 7th on x86-64) by the constraints, and the block is
+/// one `call`. `dummy::<N>` is the same block without the call (F).
+pub mod calls {
+    use crate::cpu::call::*;
+
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! direct_call {
+        ($f:ident, $($reg:tt = $v:expr),*) => {
+            // SAFETY: calls a extern "C" function that touches no memory,
+            // with its arguments in the registers the ABI names; every
+            // caller-saved register is declared clobbered.
+            unsafe {
+                std::arch::asm!("call {f}", f = sym $f, $(in($reg) $v,)* clobber_abi("C"))
+            }
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! no_call {
+        ($($reg:tt = $v:expr),*) => {
+            // SAFETY: an empty block; the constraints and clobbers match direct_call.
+            unsafe { std::arch::asm!("", $(in($reg) $v,)* clobber_abi("C")) }
+        };
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn call(n: u32, a: &[u64; 7]) {
+        match n {
+            0 => direct_call!(yamba_call0,),
+            1 => direct_call!(yamba_call1, "rdi" = a[0]),
+            2 => direct_call!(yamba_call2, "rdi" = a[0], "rsi" = a[1]),
+            3 => direct_call!(yamba_call3, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2]),
+            4 => direct_call!(yamba_call4, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
+            5 => direct_call!(yamba_call5, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4]),
+            6 => direct_call!(yamba_call6, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4], "r9" = a[5]),
+            // The 7th argument goes on the stack, just above the return address.
+            _ => unsafe {
+                std::arch::asm!("push {g}", "call {f}", "add rsp, 8", f = sym yamba_call7, g = in(reg) a[6],
+                    in("rdi") a[0], in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
+                    clobber_abi("C"))
+            },
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn dummy(n: u32, a: &[u64; 7]) {
+        match n {
+            0 => no_call!(),
+            1 => no_call!("rdi" = a[0]),
+            2 => no_call!("rdi" = a[0], "rsi" = a[1]),
+            3 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2]),
+            4 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
+            5 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4]),
+            6 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4], "r9" = a[5]),
+            _ => unsafe {
+                std::arch::asm!("push {g}", "add rsp, 8", g = in(reg) a[6],
+                    in("rdi") a[0], in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
+                    clobber_abi("C"))
+            },
+        }
+    }
+
+    /// Elsewhere: a call the optimiser cannot see through (function pointer
+    /// passed through `black_box`); an indirect, well-predicted call.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub fn call(n: u32, a: &[u64; 7]) {
+        use std::hint::black_box;
+        let r = match n {
+            0 => black_box(yamba_call0 as extern "C" fn() -> u64)(),
+            1 => black_box(yamba_call1 as extern "C" fn(u64) -> u64)(a[0]),
+            2 => black_box(yamba_call2 as extern "C" fn(u64, u64) -> u64)(a[0], a[1]),
+            3 => black_box(yamba_call3 as extern "C" fn(u64, u64, u64) -> u64)(a[0], a[1], a[2]),
+            4 => black_box(yamba_call4 as extern "C" fn(u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3]),
+            5 => black_box(yamba_call5 as extern "C" fn(u64, u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3], a[4]),
+            6 => black_box(yamba_call6 as extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3], a[4], a[5]),
+            _ => black_box(yamba_call7 as extern "C" fn(u64, u64, u64, u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]),
+        };
+        black_box(r);
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub fn dummy(_n: u32, a: &[u64; 7]) {
+        std::hint::black_box(a);
+    }
+}

@@ -1,0 +1,153 @@
+//! The harness against ground truth we construct: a body of known length,
+//! an empty body, a long operation timed by a second clock.
+
+use std::hint::black_box;
+use std::time::Duration;
+use yamba_core::harness::{measure_loop, Plan};
+use yamba_core::Clock;
+use yamba_stats::Summary;
+
+fn plan(budget_ms: u64) -> Plan {
+    Plan {
+        budget: Duration::from_millis(budget_ms),
+        ..Plan::precise()
+    }
+}
+
+/// `k` dependent multiply-adds: each waits for the previous one, so the
+/// body's time is k × the multiply-add latency. The multiplier comes
+/// through `black_box`, so nothing can be folded at compile time.
+#[inline(always)]
+fn chain<const K: usize>(x: &mut u64, a: u64) {
+    let mut v = *x;
+    for _ in 0..K {
+        v = v.wrapping_mul(a).wrapping_add(1);
+    }
+    *x = v;
+}
+
+fn median_of<const K: usize>(clock: &Clock) -> f64 {
+    let a = black_box(6364136223846793005u64);
+    let mut x = 1u64;
+    let m = measure_loop(clock, &plan(400), || chain::<K>(&mut x, a), || {});
+    black_box(x);
+    Summary::of(&m.observations).unwrap().median
+}
+
+/// Best of three attempts, measured back to back: the machine is shared.
+fn within<F: FnMut() -> f64>(mut ratio: F, want: f64, tolerance: f64) -> f64 {
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let r = ratio();
+        if (r / want - 1.0).abs() <= tolerance {
+            return r;
+        }
+        seen.push(r);
+    }
+    panic!("ratio never within {tolerance} of {want}: {seen:?}");
+}
+
+#[test]
+fn linearity_twice_the_work_measures_twice_the_time() {
+    let clock = Clock::detect(50);
+    within(
+        || {
+            let one = median_of::<64>(&clock);
+            let two = median_of::<128>(&clock);
+            two / one
+        },
+        2.0,
+        0.03,
+    );
+}
+
+#[test]
+fn subtraction_an_empty_body_measures_zero() {
+    let clock = Clock::detect(50);
+    let resolution = clock.info().resolution_ns;
+    let mut last = 0.0;
+    for _ in 0..3 {
+        let m = measure_loop(&clock, &plan(200), || {}, || {});
+        last = Summary::of(&m.observations).unwrap().median;
+        if last.abs() <= resolution {
+            return;
+        }
+    }
+    panic!("empty body measured {last} ns per iteration (resolution {resolution} ns)");
+}
+
+#[test]
+fn agreement_with_clock_monotonic_on_a_10ms_operation() {
+    let clock = Clock::detect(50);
+    let a = black_box(6364136223846793005u64);
+    // Size a dependent chain to about 15 ms from the fastest of many short
+    // timings, so a preemption while sizing cannot make it too short.
+    let mut x = 1u64;
+    let fastest = (0..200)
+        .map(|_| {
+            let t0 = std::time::Instant::now();
+            chain::<1000>(&mut x, a);
+            t0.elapsed()
+        })
+        .min()
+        .unwrap();
+    let reps = (15e6 / fastest.as_nanos().max(1) as f64).ceil() as u64;
+    let work = |x: &mut u64| {
+        for _ in 0..reps {
+            chain::<1000>(x, a);
+        }
+    };
+    within(
+        || {
+            let p = Plan {
+                budget: Duration::from_millis(300),
+                min_observations: 15,
+                ..Plan::precise()
+            };
+            let m = measure_loop(&clock, &p, || work(&mut x), || {});
+            let harness = Summary::of(&m.observations).unwrap().median;
+            let mono: Vec<f64> = (0..15)
+                .map(|_| {
+                    let t0 = yamba_core::clock::monotonic_ns();
+                    work(&mut x);
+                    (yamba_core::clock::monotonic_ns() - t0) as f64
+                })
+                .collect();
+            let plain = Summary::of(&mono).unwrap().median;
+            assert!(plain >= 10e6, "operation too short: {plain} ns");
+            harness / plain
+        },
+        1.0,
+        0.01,
+    );
+    black_box(x);
+}
+
+#[test]
+fn cold_single_operations_subtract_base_and_evict() {
+    use yamba_core::cold::Evictor;
+    let clock = Clock::detect(20);
+    let base = yamba_core::base::measure_base(&clock, 2000);
+    let machine = yamba_core::Machine::describe();
+    let mut ev = Evictor::new(&machine);
+    assert!(ev.sweep_bytes() as u64 >= 2 * machine.llc_bytes().min(4 << 20));
+    // A load from a 64 KiB buffer: warm it is an L1/L2 hit, cold it misses.
+    let buf = vec![1u8; 64 << 10];
+    let p = Plan {
+        budget: Duration::from_millis(300),
+        min_observations: 30,
+        max_observations: 60,
+        ..Plan::precise()
+    };
+    let mut i = 0usize;
+    let mut load = || {
+        i = (i + 4099) % buf.len();
+        black_box(buf[i]);
+    };
+    let hot = yamba_core::harness::measure_single(&clock, base.base_ns, &p, None, || {}, &mut load);
+    let cold = yamba_core::harness::measure_single(&clock, base.base_ns, &p, Some(&mut ev), || {}, &mut load);
+    let hot_m = Summary::of(&hot.observations).unwrap().median;
+    let cold_m = Summary::of(&cold.observations).unwrap().median;
+    assert_eq!(hot.method.base_subtracted_ns, Some(base.base_ns));
+    assert!(cold_m > hot_m, "cold {cold_m} ns should exceed hot {hot_m} ns");
+}

@@ -1,0 +1,170 @@
+//! The human-readable results table `yamba run` prints: one row per
+//! result, the median with its 95% interval auto-scaled to a unit that
+//! suits it, and every warning, skip and failure spelled out in the notes.
+
+use yamba_core::units::format_sig;
+use yamba_core::{BenchResult, Status};
+
+/// Renders results as an aligned text table.
+pub fn render(results: &[BenchResult]) -> String {
+    let header = ["benchmark", "mode", "median [95% CI]", "min", "CV", "n", "unit", "notes"];
+    let rows: Vec<[String; 8]> = results.iter().map(row).collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r.iter()).take(7) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: &[String], out: &mut String| {
+        for (i, c) in cells.iter().enumerate() {
+            if i == 7 {
+                out.push_str(c);
+            } else {
+                let pad = widths[i].saturating_sub(c.chars().count());
+                // Numbers right-aligned, text left-aligned.
+                if (2..=5).contains(&i) {
+                    out.push_str(&" ".repeat(pad));
+                    out.push_str(c);
+                } else {
+                    out.push_str(c);
+                    out.push_str(&" ".repeat(pad));
+                }
+                out.push_str("  ");
+            }
+        }
+        let trimmed = out.trim_end().len();
+        out.truncate(trimmed);
+        out.push('\n');
+    };
+    line(&header.map(String::from), &mut out);
+    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+    line(&rule, &mut out);
+    for r in &rows {
+        line(r, &mut out);
+    }
+    out
+}
+
+/// CSV for `yamba run --format csv`: one row per result, values in the base unit.
+pub fn csv(results: &[BenchResult]) -> String {
+    let mut out = String::from("id,mode,status,unit,n,median,ci_lo,ci_hi,min,mean,stddev,p99,max,notes\n");
+    for r in results {
+        let s = r.summary.as_ref();
+        let f = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
+        let notes: Vec<&str> = r.reason.iter().chain(&r.warnings).map(String::as_str).collect();
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
+            r.id,
+            r.mode.as_str(),
+            serde_json::to_value(r.status).unwrap().as_str().unwrap_or(""),
+            r.unit.symbol(),
+            s.map(|s| s.n).unwrap_or(0),
+            f(s.map(|s| s.median)),
+            f(s.and_then(|s| s.median_ci).map(|c| c.lo)),
+            f(s.and_then(|s| s.median_ci).map(|c| c.hi)),
+            f(s.map(|s| s.min)),
+            f(s.map(|s| s.mean)),
+            f(s.map(|s| s.stddev)),
+            f(s.map(|s| s.p99)),
+            f(s.map(|s| s.max)),
+            notes.join("; ").replace('"', "\"\""),
+        ));
+    }
+    out
+}
+
+fn row(r: &BenchResult) -> [String; 8] {
+    let mut notes: Vec<String> = Vec::new();
+    match r.status {
+        Status::Ok => {}
+        Status::Withheld => notes.push(format!(
+            "WITHHELD: {}",
+            r.reason.as_deref().unwrap_or("an assumption failed")
+        )),
+        Status::Skipped => notes.push(format!(
+            "skipped: {}",
+            r.reason.as_deref().unwrap_or("not runnable here")
+        )),
+        Status::Failed => notes.push(format!(
+            "FAILED: {}",
+            r.reason.as_deref().unwrap_or("unknown reason")
+        )),
+    }
+    notes.extend(r.warnings.iter().cloned());
+    let blank = || String::from("-");
+    let (median, min, cv, n, unit) = match (&r.summary, r.status) {
+        (Some(s), Status::Ok) | (Some(s), Status::Withheld) => {
+            let (div, sym) = r.unit.scale_for(s.median);
+            let ci = s
+                .median_ci
+                .map(|c| format!(" [{}, {}]", format_sig(c.lo / div), format_sig(c.hi / div)))
+                .unwrap_or_default();
+            (
+                format!("{}{ci}", format_sig(s.median / div)),
+                format_sig(s.min / div),
+                s.cv.map(|c| format!("{:.1}%", c * 100.0)).unwrap_or_else(blank),
+                s.n.to_string(),
+                sym.to_string(),
+            )
+        }
+        _ => (blank(), blank(), blank(), blank(), r.unit.symbol().to_string()),
+    };
+    [
+        r.id.clone(),
+        r.mode.as_str().to_string(),
+        median,
+        min,
+        cv,
+        n,
+        unit,
+        notes.join("; "),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use yamba_core::{Mode, Unit};
+
+    fn result(id: &str, obs: Vec<f64>, status: Status) -> BenchResult {
+        let mut r = BenchResult {
+            id: id.into(),
+            benchmark: id.into(),
+            area: "cpu".into(),
+            description: String::new(),
+            unit: Unit::Nanoseconds,
+            mode: Mode::Hot,
+            status,
+            reason: (status != Status::Ok).then(|| "needs root".to_string()),
+            adapter: "test".into(),
+            params: BTreeMap::new(),
+            method: None,
+            summary: None,
+            observations: vec![],
+            evidence: vec![],
+            warnings: vec![],
+            series: None,
+            extra: BTreeMap::new(),
+            accounting: None,
+        };
+        r.set_observations(obs);
+        r
+    }
+
+    #[test]
+    fn scales_and_explains() {
+        let obs: Vec<f64> = (0..20).map(|i| 1500.0 + i as f64).collect();
+        let t = render(&[
+            result("cpu.a", obs, Status::Ok),
+            result("cpu.b", vec![], Status::Skipped),
+        ]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(lines[0].starts_with("benchmark"));
+        assert!(lines[2].contains("1.510 [1.505, 1.514]"), "{t}");
+        assert!(lines[2].contains("µs"), "{t}");
+        assert!(lines[3].contains("skipped: needs root"), "{t}");
+    }
+}
