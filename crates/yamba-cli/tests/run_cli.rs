@@ -124,3 +124,39 @@ fn list_shows_adapters_and_whether_each_runs_here() {
     assert!(getppid.contains("yes"), "{getppid}");
     assert!(text.contains("testing.hang"), "hidden benchmarks show with YAMBA_TEST_BENCHMARKS=1");
 }
+
+/// Ctrl-C: the benchmark in progress is killed, what finished is kept in
+/// the results file (marked incomplete), and the exit status says so.
+#[test]
+fn interrupt_keeps_what_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let child = yamba()
+        .current_dir(dir.path())
+        .args(["run", "--quick", "cpu.loop", "testing.hang", "cpu.syscall.getppid", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until cpu.loop is saved and the hang is under way.
+    let t0 = std::time::Instant::now();
+    loop {
+        let saved = std::fs::read_to_string(&out).unwrap_or_default();
+        if saved.contains("\"cpu.loop\"") {
+            break;
+        }
+        assert!(t0.elapsed().as_secs() < 60, "cpu.loop never finished");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["interrupted"], true);
+    let ids: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["cpu.loop", "testing.hang"]);
+    assert_eq!(v["results"][1]["reason"], "interrupted");
+}
