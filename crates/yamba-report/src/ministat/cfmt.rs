@@ -169,14 +169,7 @@ mod tests {
         let format = std::ffi::CString::new(format!("%{width}.{precision}g")).unwrap();
         // SAFETY: the buffer is large enough for any %g of a double at these
         // precisions, its length is passed, and the format takes one double.
-        let n = unsafe {
-            libc::snprintf(
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                format.as_ptr(),
-                x,
-            )
-        };
+        let n = unsafe { libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), format.as_ptr(), x) };
         String::from_utf8(buf[..n as usize].to_vec()).unwrap()
     }
 }

@@ -59,9 +59,8 @@ pub fn atoi(s: &[u8]) -> i32 {
 
 /// `inf`, `infinity` and `nan`, `nan(n-char-sequence)`, any case.
 fn special(s: &[u8]) -> Option<(f64, usize)> {
-    let starts = |word: &str| {
-        s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word.as_bytes())
-    };
+    let starts =
+        |word: &str| s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word.as_bytes());
     if starts("infinity") {
         Some((f64::INFINITY, 8))
     } else if starts("inf") {
@@ -160,9 +159,9 @@ fn parse_exponent(s: &[u8]) -> i64 {
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
-    let magnitude = digits
-        .iter()
-        .fold(0i64, |acc, &d| (acc * 10 + i64::from(d - b'0')).min(1 << 40));
+    let magnitude = digits.iter().fold(0i64, |acc, &d| {
+        (acc * 10 + i64::from(d - b'0')).min(1 << 40)
+    });
     if negative {
         -magnitude
     } else {
@@ -221,7 +220,11 @@ impl HexMantissa {
         if rest > half || (rest == half && (self.sticky || m & 1 == 1)) {
             m += 1;
         }
-        let (m, q) = if m >> 53 != 0 { (m >> 1, q + 1) } else { (m, q) };
+        let (m, q) = if m >> 53 != 0 {
+            (m >> 1, q + 1)
+        } else {
+            (m, q)
+        };
         let m = m as u64;
         if m < 1 << 52 {
             return f64::from_bits(m);
@@ -231,5 +234,153 @@ impl HexMantissa {
             return f64::INFINITY;
         }
         f64::from_bits((biased as u64) << 52 | (m - (1 << 52)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rand::{Rng, SeedableRng};
+    use std::ffi::CString;
+
+    fn value(s: &str) -> (f64, usize) {
+        strtod(s.as_bytes())
+    }
+
+    #[test]
+    fn decimal_forms() {
+        assert_eq!(value("42"), (42.0, 2));
+        assert_eq!(value("  -1.5e3xyz"), (-1500.0, 8));
+        assert_eq!(value("+.5"), (0.5, 3));
+        assert_eq!(value("5."), (5.0, 2));
+        assert_eq!(value("1e"), (1.0, 1));
+        assert_eq!(value("1e+"), (1.0, 1));
+        assert_eq!(value("1e400"), (f64::INFINITY, 5));
+        assert_eq!(value("1e-400"), (0.0, 6));
+        assert_eq!(value("."), (0.0, 0));
+        assert_eq!(value("-"), (0.0, 0));
+        assert_eq!(value(""), (0.0, 0));
+        assert_eq!(value("abc"), (0.0, 0));
+    }
+
+    #[test]
+    fn hex_and_special_forms() {
+        assert_eq!(value("0x10"), (16.0, 4));
+        assert_eq!(value("0x1p-2"), (0.25, 6));
+        assert_eq!(value("0X.8P1"), (1.0, 6));
+        assert_eq!(value("0x"), (0.0, 1));
+        assert_eq!(value("0xg"), (0.0, 1));
+        assert_eq!(value("0x1p"), (1.0, 3));
+        assert_eq!(value("-INF"), (f64::NEG_INFINITY, 4));
+        assert_eq!(value("infinityx"), (f64::INFINITY, 8));
+        assert_eq!(value("infinit"), (f64::INFINITY, 3));
+        let (nan, used) = value("-nan(0x1_f)");
+        assert!(nan.is_nan() && nan.is_sign_negative() && used == 11);
+        assert_eq!(value("nan(").1, 3);
+        assert_eq!(value("nan(a b)").1, 3);
+    }
+
+    #[test]
+    fn strtol_forms() {
+        assert_eq!(strtol(b" +12x"), (12, 4));
+        assert_eq!(strtol(b"-7"), (-7, 2));
+        assert_eq!(strtol(b""), (0, 0));
+        assert_eq!(strtol(b"+"), (0, 0));
+        assert_eq!(strtol(b"99999999999999999999"), (i64::MAX, 20));
+        assert_eq!(strtol(b"-99999999999999999999"), (i64::MIN, 21));
+        assert_eq!(atoi(b"4294967370"), 74);
+    }
+
+    fn libc_strtod(s: &[u8]) -> (f64, usize) {
+        let c = CString::new(s).expect("no NUL in test strings");
+        let mut end = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated string and a valid end pointer slot.
+        let v = unsafe { libc::strtod(c.as_ptr(), &mut end) };
+        (v, end as usize - c.as_ptr() as usize)
+    }
+
+    fn libc_strtol(s: &[u8]) -> (i64, usize) {
+        let c = CString::new(s).expect("no NUL in test strings");
+        let mut end = std::ptr::null_mut();
+        // SAFETY: as above.
+        let v = unsafe { libc::strtol(c.as_ptr(), &mut end, 10) };
+        (v, end as usize - c.as_ptr() as usize)
+    }
+
+    fn same(a: (f64, usize), b: (f64, usize)) -> bool {
+        let bits_equal = a.0.to_bits() == b.0.to_bits();
+        let both_nan =
+            a.0.is_nan() && b.0.is_nan() && a.0.is_sign_negative() == b.0.is_sign_negative();
+        a.1 == b.1 && (bits_equal || both_nan)
+    }
+
+    /// Random strings over the characters number syntax is made of, and
+    /// random doubles written in decimal and hex, against glibc's strtod.
+    #[test]
+    fn matches_libc_strtod_and_strtol() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+        let alphabet = b"0123456789000111.eEpPxX+- \tinfatyINFATYn()_abcdef";
+        let mut inputs: Vec<Vec<u8>> = (0..300_000)
+            .map(|_| {
+                let len = rng.gen_range(0..14);
+                (0..len)
+                    .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+                    .collect()
+            })
+            .collect();
+        for _ in 0..100_000 {
+            let x = f64::from_bits(rng.gen::<u64>());
+            inputs.push(format!("{x:e}").into_bytes());
+            inputs.push(format!("{:.3e}", x).into_bytes());
+            inputs.push(hex_float(x, rng.gen_range(0..20)).into_bytes());
+        }
+        for _ in 0..20_000 {
+            let digits: String = (0..rng.gen_range(1..40))
+                .map(|_| char::from(b'0' + rng.gen_range(0..10)))
+                .collect();
+            inputs.push(format!("0x{}p-{}", &digits, rng.gen_range(1000..1200)).into_bytes());
+            inputs.push(format!("{}e-{}", &digits, rng.gen_range(300..360)).into_bytes());
+        }
+        for input in &inputs {
+            assert!(
+                same(strtod(input), libc_strtod(input)),
+                "strtod({:?}): ours {:?}, libc {:?}",
+                String::from_utf8_lossy(input),
+                strtod(input),
+                libc_strtod(input)
+            );
+            assert_eq!(
+                strtol(input),
+                libc_strtol(input),
+                "strtol({:?})",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    /// `x` in hex with `extra` more (random) hex digits than it needs, so
+    /// that rounding of long mantissas is exercised too.
+    fn hex_float(x: f64, extra: usize) -> String {
+        let bits = x.to_bits();
+        let sign = if x.is_sign_negative() { "-" } else { "" };
+        let exponent = ((bits >> 52) & 0x7ff) as i64;
+        let mantissa = bits & ((1 << 52) - 1);
+        let tail: String = (0..extra).map(|i| ['0', '8', 'f', '1'][i % 4]).collect();
+        if exponent == 0 {
+            format!("{sign}0x0.{mantissa:013x}{tail}p-1022")
+        } else {
+            format!("{sign}0x1.{mantissa:013x}{tail}p{}", exponent - 1023)
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn parsers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let (_, used) = strtod(&bytes);
+            prop_assert!(used <= bytes.len());
+            let (_, used) = strtol(&bytes);
+            prop_assert!(used <= bytes.len());
+        }
     }
 }

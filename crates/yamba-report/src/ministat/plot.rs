@@ -7,10 +7,11 @@
 //! this module keeps the same flat buffers and does the same writes.
 //!
 //! Where the original writes outside its buffers the result depends on the
-//! heap: writes into the slack glibc's `malloc` leaves after a block are
-//! harmless and are ignored here; anything further (a width of 1 or below
-//! 0, a zero width with a later `realloc(p, 0)`, infinite or NaN data)
-//! makes the original crash, and gives a [`PlotError`] here instead.
+//! heap: writes into the slack glibc's `malloc` leaves after a block, or
+//! (at width 0, where rounding can give column -1) into the block's header,
+//! are harmless and are ignored here; anything further (a width of 1 or
+//! below 0, a zero width with a later `realloc(p, 0)`, infinite or NaN
+//! data) makes the original crash, and gives a [`PlotError`] here instead.
 
 use super::{Dataset, SYMBOLS};
 
@@ -89,18 +90,32 @@ struct Buffer(Option<Vec<u8>>);
 impl Buffer {
     /// `buf[index] = f(buf[index])`, or the crash the original would have.
     fn update(&mut self, index: i64, f: impl FnOnce(u8) -> u8) -> Result<(), PlotError> {
-        let bytes = self.0.as_mut().ok_or(PlotError("writes through a NULL buffer"))?;
-        let index = usize::try_from(index).map_err(|_| PlotError("writes before its buffer"))?;
+        let bytes = self
+            .0
+            .as_mut()
+            .ok_or(PlotError("would write through a freed buffer"))?;
+        if (-8..0).contains(&index) {
+            // Lands in the block's malloc header: harmless unless the
+            // block is freed later, which only `realloc(p, 0)` does, and
+            // that is a freed buffer the next write fails on.
+            return Ok(());
+        }
+        let index =
+            usize::try_from(index).map_err(|_| PlotError("would write before its buffer"))?;
+        let len = bytes.len();
         match bytes.get_mut(index) {
             Some(b) => *b = f(*b),
-            None if index < usable_size(bytes.len()) => {}
-            None => return Err(PlotError("writes past its buffer")),
+            None if index < usable_size(len) => {}
+            None => return Err(PlotError("would write past its buffer")),
         }
         Ok(())
     }
 
     fn get(&self, index: usize) -> u8 {
-        self.0.as_ref().map_or(0, |b| b[index])
+        self.0
+            .as_ref()
+            .and_then(|b| b.get(index).copied())
+            .unwrap_or(0)
     }
 }
 
@@ -142,17 +157,39 @@ pub fn render(
         return Ok(());
     }
     for (i, ds) in datasets.iter().enumerate() {
-        canvas.plot_set(ds, i as u8 + 1)?;
+        canvas
+            .plot_set(ds, i as u8 + 1)
+            .map_err(|crash| diagnose(&canvas.scale, width, crash))?;
     }
     canvas.dump(out);
     Ok(())
+}
+
+/// Says why the original would crash, in the user's terms when the cause
+/// is clear.
+fn diagnose(scale: &Scale, width: i32, crash: PlotError) -> PlotError {
+    if width < 0 {
+        PlotError("the plot width is negative")
+    } else if width == 1 {
+        PlotError("a plot 1 column wide has no scale (use -w 0, or 2 or more)")
+    } else if width == 0 {
+        PlotError("a plot 0 columns wide breaks on a later, taller data set (use -w 2 or more)")
+    } else if !scale.dx.is_finite() || !scale.x0.is_finite() {
+        PlotError("the data include inf or nan")
+    } else {
+        crash
+    }
 }
 
 impl Canvas {
     /// `PlotSet`: stack the points of one set in the grid (marking it with
     /// bit `val`), then draw its bar: `|___|` over mean ± sd, `M`, `A`.
     fn plot_set(&mut self, ds: &Dataset, val: u8) -> Result<(), PlotError> {
-        let bar = if self.separate_bars { usize::from(val) - 1 } else { 0 };
+        let bar = if self.separate_bars {
+            usize::from(val) - 1
+        } else {
+            0
+        };
         if self.bars[bar].is_none() {
             self.bars[bar] = Some(zeroed(self.width)?);
         }
@@ -227,7 +264,7 @@ impl Canvas {
         let width = usize::try_from(self.width).unwrap_or(0);
         let frame = |out: &mut Vec<u8>| {
             out.push(b'+');
-            out.extend(std::iter::repeat(b'-').take(width));
+            out.resize(out.len() + width, b'-');
             out.extend_from_slice(b"+\n");
         };
         frame(out);

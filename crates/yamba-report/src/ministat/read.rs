@@ -139,7 +139,10 @@ mod tests {
     #[test]
     fn one_value_per_line_with_comments_and_blanks() {
         let input = b"# head\n1\n\n  2  \n3 # tail\n\t# indented\n4\r\n";
-        assert_eq!(read(input, &InputFormat::default()), Ok(vec![1.0, 2.0, 3.0, 4.0]));
+        assert_eq!(
+            read(input, &InputFormat::default()),
+            Ok(vec![1.0, 2.0, 3.0, 4.0])
+        );
     }
 
     #[test]
@@ -158,7 +161,10 @@ mod tests {
 
     #[test]
     fn nul_ends_the_line_and_final_newline_is_optional() {
-        assert_eq!(read(b"1\0junk\n\0\n2", &InputFormat::default()), Ok(vec![1.0, 2.0]));
+        assert_eq!(
+            read(b"1\0junk\n\0\n2", &InputFormat::default()),
+            Ok(vec![1.0, 2.0])
+        );
     }
 
     #[test]

@@ -81,7 +81,16 @@ mod tests {
     fn matches_libc_qsort() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let pool = [f64::NAN, -f64::NAN, 0.0, -0.0, 1.0, -1.0, 2.0, f64::INFINITY];
+        let pool = [
+            f64::NAN,
+            -f64::NAN,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.0,
+            f64::INFINITY,
+        ];
         for _ in 0..5_000 {
             let len = rng.gen_range(0..40);
             let values: Vec<f64> = (0..len)

@@ -9,6 +9,7 @@
 /// Rows 1 to 100 are degrees of freedom; row 0 is the infinite row, used
 /// for more than [`MAX_DF`] degrees of freedom. Columns follow
 /// [`super::Confidence::ALL`]: 80, 90, 95, 98, 99, 99.5 %.
+#[allow(clippy::approx_constant)] // 2.718 is a t value, not e.
 const TABLE: [[f64; 6]; MAX_DF + 1] = [
     /* inf */ [1.282, 1.645, 1.960, 2.326, 2.576, 3.090],
     /* 1. */ [3.078, 6.314, 12.706, 31.821, 63.657, 318.313],
@@ -144,7 +145,10 @@ mod tests {
     fn values_shrink_with_more_freedom_and_grow_with_confidence() {
         for df in 1..MAX_DF {
             for c in 0..6 {
-                assert!(critical_t(df + 1, c) <= critical_t(df, c), "df {df} col {c}");
+                assert!(
+                    critical_t(df + 1, c) <= critical_t(df, c),
+                    "df {df} col {c}"
+                );
                 assert!(critical_t(df + 1, c) >= critical_t(0, c), "df {df} col {c}");
                 if c > 0 {
                     assert!(critical_t(df, c) > critical_t(df, c - 1));
