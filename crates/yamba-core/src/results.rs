@@ -108,7 +108,7 @@ pub struct Series {
 
 /// What the kernel accounted to the benchmark's process, and what the rest
 /// of the machine was doing meanwhile.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Accounting {
     pub wall_s: f64,
     pub user_s: f64,
@@ -125,6 +125,9 @@ pub struct Accounting {
     /// CPU the benchmark was pinned to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pinned_cpu: Option<usize>,
+    /// Hardware counters over the whole benchmark, where the kernel offers them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::counters::Counts>,
 }
 
 /// One measured quantity. A benchmark may produce several (one per

@@ -117,7 +117,12 @@ pub fn run_one(session: &Session, bench: &'static Benchmark, mode: Mode, scratch
                 ));
             }
         }
-        r.accounting = Some(accounting.clone());
+        // Counters were read inside the benchmark's process; keep them.
+        let counters = r.accounting.take().and_then(|a| a.counters);
+        r.accounting = Some(Accounting {
+            counters,
+            ..accounting.clone()
+        });
     }
     results
 }
@@ -136,14 +141,22 @@ fn run_here(session: &Session, bench: &'static Benchmark, mode: Mode, scratch: &
             warnings.push(format!("not real-time: {e} (needs root or CAP_SYS_NICE)"));
         }
     }
+    let counters = crate::counters::Counters::start().ok();
     let mut ctx = session.context(bench, mode, scratch);
     let outcome = (bench.run)(&mut ctx);
+    let counts = counters.map(|c| c.read());
     let mut results = ctx.into_results();
     if let Err(why) = outcome {
         results.push(failed(session, bench, mode, why));
     }
     for r in &mut results {
         r.warnings.extend(warnings.iter().cloned());
+        if counts.is_some() {
+            r.accounting = Some(Accounting {
+                counters: counts,
+                ..Accounting::default()
+            });
+        }
     }
     results
 }
@@ -174,6 +187,7 @@ fn account(
         cpu_states,
         others_busy_pct,
         pinned_cpu: session.cpu,
+        counters: None,
     }
 }
 

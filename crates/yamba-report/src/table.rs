@@ -7,7 +7,16 @@ use yamba_core::{BenchResult, Status};
 
 /// Renders results as an aligned text table.
 pub fn render(results: &[BenchResult]) -> String {
-    let header = ["benchmark", "mode", "median [95% CI]", "min", "CV", "n", "unit", "notes"];
+    let header = [
+        "benchmark",
+        "mode",
+        "median [95% CI]",
+        "min",
+        "CV",
+        "n",
+        "unit",
+        "notes",
+    ];
     let rows: Vec<[String; 8]> = results.iter().map(row).collect();
     let mut widths = header.map(|h| h.chars().count());
     for r in &rows {
@@ -43,21 +52,52 @@ pub fn render(results: &[BenchResult]) -> String {
     for r in &rows {
         line(r, &mut out);
     }
+    if rows
+        .iter()
+        .any(|r| r[7].split("; ").any(|n| n.starts_with(BUSY_SHORT)))
+    {
+        out.push_str(&format!(
+            "\n{BUSY_SHORT}N%: other processes used N% of all CPUs' time while the benchmark ran; its numbers may be disturbed\n"
+        ));
+    }
     out
+}
+
+const BUSY_SHORT: &str = "busy ";
+
+/// Shortens the runner's per-benchmark busy-machine warning, which would
+/// otherwise repeat a sentence on every row; the table explains it once.
+fn abbreviate(w: &str) -> String {
+    match w
+        .strip_prefix("machine busy: ")
+        .and_then(|r| r.split_once('%'))
+    {
+        Some((pct, _)) => format!("{BUSY_SHORT}{pct}%"),
+        None => w.to_string(),
+    }
 }
 
 /// CSV for `yamba run --format csv`: one row per result, values in the base unit.
 pub fn csv(results: &[BenchResult]) -> String {
-    let mut out = String::from("id,mode,status,unit,n,median,ci_lo,ci_hi,min,mean,stddev,p99,max,notes\n");
+    let mut out =
+        String::from("id,mode,status,unit,n,median,ci_lo,ci_hi,min,mean,stddev,p99,max,notes\n");
     for r in results {
         let s = r.summary.as_ref();
         let f = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
-        let notes: Vec<&str> = r.reason.iter().chain(&r.warnings).map(String::as_str).collect();
+        let notes: Vec<&str> = r
+            .reason
+            .iter()
+            .chain(&r.warnings)
+            .map(String::as_str)
+            .collect();
         out.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
             r.id,
             r.mode.as_str(),
-            serde_json::to_value(r.status).unwrap().as_str().unwrap_or(""),
+            serde_json::to_value(r.status)
+                .unwrap()
+                .as_str()
+                .unwrap_or(""),
             r.unit.symbol(),
             s.map(|s| s.n).unwrap_or(0),
             f(s.map(|s| s.median)),
@@ -91,7 +131,7 @@ fn row(r: &BenchResult) -> [String; 8] {
             r.reason.as_deref().unwrap_or("unknown reason")
         )),
     }
-    notes.extend(r.warnings.iter().cloned());
+    notes.extend(r.warnings.iter().map(|w| abbreviate(w)));
     let blank = || String::from("-");
     let (median, min, cv, n, unit) = match (&r.summary, r.status) {
         (Some(s), Status::Ok) | (Some(s), Status::Withheld) => {
@@ -103,12 +143,19 @@ fn row(r: &BenchResult) -> [String; 8] {
             (
                 format!("{}{ci}", format_sig(s.median / div)),
                 format_sig(s.min / div),
-                s.cv.map(|c| format!("{:.1}%", c * 100.0)).unwrap_or_else(blank),
+                s.cv.map(|c| format!("{:.1}%", c * 100.0))
+                    .unwrap_or_else(blank),
                 s.n.to_string(),
                 sym.to_string(),
             )
         }
-        _ => (blank(), blank(), blank(), blank(), r.unit.symbol().to_string()),
+        _ => (
+            blank(),
+            blank(),
+            blank(),
+            blank(),
+            r.unit.symbol().to_string(),
+        ),
     };
     [
         r.id.clone(),

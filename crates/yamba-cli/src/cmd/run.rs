@@ -275,8 +275,11 @@ fn run_notes(session: &Session, shuffle_seed: Option<u64>) -> Vec<String> {
     let m = &session.machine;
     if let Some(h) = &m.hypervisor {
         notes.push(format!(
-            "running under a hypervisor ({h}): expect steal time and no hardware performance counters"
+            "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
         ));
+    }
+    if let Err(why) = yamba_core::counters::probe() {
+        notes.push(why);
     }
     if let Some(seed) = shuffle_seed {
         notes.push(format!("benchmarks ran in random order, seed {seed}"));
