@@ -17,7 +17,7 @@ pub fn render(results: &[BenchResult]) -> String {
         "unit",
         "notes",
     ];
-    let rows: Vec<[String; 8]> = results.iter().map(row).collect();
+    let rows: Vec<[String; 8]> = side_by_side(results).into_iter().map(row).collect();
     let mut widths = header.map(|h| h.chars().count());
     for r in &rows {
         for (w, cell) in widths.iter_mut().zip(r.iter()).take(7) {
@@ -59,6 +59,87 @@ pub fn render(results: &[BenchResult]) -> String {
         out.push_str(&format!(
             "\n{BUSY_SHORT}N%: other processes used N% of all CPUs' time while the benchmark ran; its numbers may be disturbed\n"
         ));
+    }
+    out
+}
+
+/// Results in run order, except that the cold row of an id follows its
+/// hot row, so best and worst case read side by side.
+fn side_by_side(results: &[BenchResult]) -> Vec<&BenchResult> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, r) in results.iter().enumerate() {
+        first.entry(r.id.as_str()).or_insert(i);
+    }
+    let mut v: Vec<&BenchResult> = results.iter().collect();
+    v.sort_by_key(|r| (first[r.id.as_str()], r.mode));
+    v
+}
+
+/// Tables some benchmarks attach to present related results together
+/// (`extra.comparison`: rows with `id`, `median_ns`, `status` and
+/// optionally `transport` and `placement`), rendered after the main table
+/// as transports × placements.
+pub fn render_comparisons(results: &[BenchResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        let Some(rows) = r.extra.get("comparison").and_then(|v| v.as_array()) else {
+            continue;
+        };
+        out.push_str(&format!(
+            "\n{} ({}): {}\n",
+            r.id,
+            r.mode.as_str(),
+            r.description
+        ));
+        let text = |row: &serde_json::Value, k: &str| {
+            row.get(k).and_then(|v| v.as_str()).map(str::to_string)
+        };
+        let placement =
+            |row: &serde_json::Value| text(row, "placement").unwrap_or_else(|| "median".into());
+        let transport = |row: &serde_json::Value| {
+            text(row, "transport")
+                .or_else(|| text(row, "id"))
+                .unwrap_or_default()
+        };
+        let cell = |row: &serde_json::Value| {
+            let status = text(row, "status").unwrap_or_else(|| "ok".into());
+            match row.get("median_ns").and_then(|v| v.as_f64()) {
+                Some(ns) if status == "ok" => {
+                    let (div, sym) = yamba_core::Unit::Nanoseconds.scale_for(ns);
+                    format!("{} {sym}", format_sig(ns / div))
+                }
+                _ => status,
+            }
+        };
+        let mut placements: Vec<String> = Vec::new();
+        let mut transports: Vec<String> = Vec::new();
+        for row in rows {
+            let (p, t) = (placement(row), transport(row));
+            if !placements.contains(&p) {
+                placements.push(p);
+            }
+            if !transports.contains(&t) {
+                transports.push(t);
+            }
+        }
+        let tw = transports.iter().map(String::len).max().unwrap_or(0).max(9);
+        out.push_str(&format!("{:tw$}", "transport"));
+        for p in &placements {
+            out.push_str(&format!("  {p:>12}"));
+        }
+        out.push('\n');
+        for t in &transports {
+            out.push_str(&format!("{t:tw$}"));
+            for p in &placements {
+                let c = rows
+                    .iter()
+                    .find(|row| placement(row) == *p && transport(row) == *t)
+                    .map(cell)
+                    .unwrap_or_else(|| "-".into());
+                out.push_str(&format!("  {c:>12}"));
+            }
+            out.push('\n');
+        }
     }
     out
 }

@@ -91,15 +91,21 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let config = config_from(&args)?;
     if let Some(name) = &args.profile {
-        let benches = yamba_suite::select(std::slice::from_ref(name)).map_err(anyhow::Error::msg)?;
+        let benches =
+            yamba_suite::select(std::slice::from_ref(name)).map_err(anyhow::Error::msg)?;
         if benches.len() != 1 {
-            bail!("--profile takes one benchmark; '{name}' names {}", benches.len());
+            bail!(
+                "--profile takes one benchmark; '{name}' names {}",
+                benches.len()
+            );
         }
         let session = Session::prepare(config);
         return super::profile::run_profile(&session, benches[0]);
     }
     let mut benches = yamba_suite::select(&args.names).map_err(anyhow::Error::msg)?;
-    let seed = args.seed.unwrap_or_else(|| yamba_core::clock::monotonic_raw_ns());
+    let seed = args
+        .seed
+        .unwrap_or_else(|| yamba_core::clock::monotonic_raw_ns());
     if args.shuffle {
         shuffle(&mut benches, seed);
     }
@@ -152,6 +158,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Format::Table => {
             print!("{}", header(&session));
             print!("{}", yamba_report::table::render(&file.results));
+            print!("{}", yamba_report::table::render_comparisons(&file.results));
             for note in &file.notes {
                 println!("note: {note}");
             }
@@ -261,7 +268,11 @@ fn check_writable(path: &Path) -> anyhow::Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        bail!("cannot write results to {}: folder {} does not exist", path.display(), dir.display());
+        bail!(
+            "cannot write results to {}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
     }
     let probe = dir.join(format!(".yamba-write-test-{}", std::process::id()));
     std::fs::write(&probe, b"")
@@ -277,6 +288,9 @@ fn run_notes(session: &Session, shuffle_seed: Option<u64>) -> Vec<String> {
         notes.push(format!(
             "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
         ));
+    }
+    if let Some(note) = noise_note(session) {
+        notes.push(note);
     }
     if let Err(why) = yamba_core::counters::probe() {
         notes.push(why);
@@ -302,6 +316,24 @@ fn run_notes(session: &Session, shuffle_seed: Option<u64>) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// A short pass of the interruption recorder on the benchmarks' CPU
+/// before anything is measured: says so when the machine is too noisy to
+/// trust small numbers.
+fn noise_note(session: &Session) -> Option<String> {
+    let clock = session.clock.clone();
+    let cpu = session.cpu;
+    let duration = std::time::Duration::from_millis(if session.config.quick { 100 } else { 300 });
+    std::thread::spawn(move || {
+        if let Some(c) = cpu {
+            let _ = yamba_core::affinity::pin_current_thread(c);
+        }
+        yamba_suite::sched::interruptions::noise_report(&clock, duration)
+    })
+    .join()
+    .ok()?
+    .note()
 }
 
 fn header(session: &Session) -> String {
@@ -337,8 +369,10 @@ impl<'a> Progress<'a> {
         let bar = interactive.then(|| {
             let b = indicatif::ProgressBar::new(0);
             b.set_style(
-                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed}, ~{eta} left)")
-                    .unwrap(),
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} {msg} ({elapsed}, ~{eta} left)",
+                )
+                .unwrap(),
             );
             b
         });
@@ -358,7 +392,10 @@ impl Observer for Progress<'_> {
     fn finished(&mut self, results: &[BenchResult]) {
         self.file.results.extend(results.iter().cloned());
         if let Err(e) = self.file.write_atomic(self.path) {
-            eprintln!("yamba: warning: cannot save results to {}: {e}", self.path.display());
+            eprintln!(
+                "yamba: warning: cannot save results to {}: {e}",
+                self.path.display()
+            );
         }
         if let Some(b) = &self.bar {
             for r in results.iter().filter(|r| r.status == Status::Failed) {
