@@ -5,7 +5,7 @@ use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
 use crate::machine::Machine;
-use crate::results::{BenchResult, Mode, Status};
+use crate::results::{BenchResult, Method, Mode};
 use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -232,29 +232,31 @@ impl<'a> Ctx<'a> {
     /// A new result for this benchmark, id `bench.id` plus `.suffix` when given.
     pub fn result(&self, suffix: Option<&str>) -> BenchResult {
         let b = self.bench;
-        BenchResult {
-            id: match suffix {
-                Some(s) => format!("{}.{s}", b.id),
-                None => b.id.to_string(),
-            },
-            benchmark: b.id.to_string(),
-            area: b.area.to_string(),
-            description: b.description.to_string(),
-            unit: b.unit,
-            mode: self.mode,
-            status: Status::Ok,
-            reason: None,
-            adapter: b.adapter.to_string(),
-            params: BTreeMap::new(),
-            method: None,
-            summary: None,
-            observations: Vec::new(),
-            evidence: Vec::new(),
-            warnings: Vec::new(),
-            series: None,
-            extra: BTreeMap::new(),
-            accounting: None,
-        }
+        let id = match suffix {
+            Some(s) => format!("{}.{s}", b.id),
+            None => b.id.to_string(),
+        };
+        let mut r = BenchResult::new(id, b.id, b.area, b.unit, self.mode, b.adapter);
+        r.description = b.description.to_string();
+        r
+    }
+
+    /// How a benchmark that timed its own observations measured:
+    /// `iterations` operations per observation, sampling since `started`.
+    pub fn direct_method(
+        &self,
+        iterations: u64,
+        started: std::time::Instant,
+        stopped: impl Into<String>,
+    ) -> Method {
+        let plan = self.plan();
+        Method::direct(
+            iterations,
+            plan.target_precision,
+            plan.budget.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+            stopped,
+        )
     }
 
     /// A result filled from a measurement.

@@ -92,6 +92,32 @@ pub struct Method {
     pub stopped: String,
 }
 
+impl Method {
+    /// A benchmark that timed each observation itself (a peer, a curve, a
+    /// page-fault pass): n operations per observation, no dummy, no unrolling.
+    pub fn direct(
+        iterations: u64,
+        target_precision: f64,
+        budget_s: f64,
+        elapsed_s: f64,
+        stopped: impl Into<String>,
+    ) -> Method {
+        Method {
+            kind: "direct".into(),
+            iterations: iterations.max(1),
+            unroll: 1,
+            dummy_ns: None,
+            dummy: None,
+            base_subtracted_ns: None,
+            warmup_ns: 0.0,
+            target_precision,
+            budget_s,
+            elapsed_s,
+            stopped: stopped.into(),
+        }
+    }
+}
+
 /// A curve: latency by working-set size, bandwidth by file size, ….
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
@@ -170,6 +196,37 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// An empty, ok result: the fields every producer sets, the rest empty.
+    pub fn new(
+        id: impl Into<String>,
+        benchmark: impl Into<String>,
+        area: impl Into<String>,
+        unit: Unit,
+        mode: Mode,
+        adapter: impl Into<String>,
+    ) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            benchmark: benchmark.into(),
+            area: area.into(),
+            description: String::new(),
+            unit,
+            mode,
+            status: Status::Ok,
+            reason: None,
+            adapter: adapter.into(),
+            params: BTreeMap::new(),
+            method: None,
+            summary: None,
+            observations: Vec::new(),
+            evidence: Vec::new(),
+            warnings: Vec::new(),
+            series: None,
+            extra: BTreeMap::new(),
+            accounting: None,
+        }
+    }
+
     /// The headline value: the median.
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)
@@ -431,26 +488,7 @@ mod tests {
 
     #[test]
     fn withholds_on_failed_gating_evidence_only() {
-        let mut r = BenchResult {
-            id: "x".into(),
-            benchmark: "x".into(),
-            area: "t".into(),
-            description: String::new(),
-            unit: Unit::Nanoseconds,
-            mode: Mode::Hot,
-            status: Status::Ok,
-            reason: None,
-            adapter: "test".into(),
-            params: BTreeMap::new(),
-            method: None,
-            summary: None,
-            observations: vec![],
-            evidence: vec![],
-            warnings: vec![],
-            series: None,
-            extra: BTreeMap::new(),
-            accounting: None,
-        };
+        let mut r = BenchResult::new("x", "x", "t", Unit::Nanoseconds, Mode::Hot, "test");
         r.add_note_evidence("informational", "1", "2", false);
         r.apply_evidence();
         assert_eq!(r.status, Status::Ok);

@@ -1,6 +1,31 @@
-//! Area `fs`.
+//! Area `fs`: local files — how big the file cache is, what reading a
+//! file costs sequentially and at random, through the page cache and
+//! around it, what metadata operations cost, and how readers slow each
+//! other down. Platform code (O_DIRECT, fadvise, mincore, cgroups) is in
+//! `adapter`.
+
+pub mod adapter;
+pub mod cache_size;
+pub mod contention;
+pub mod files;
+pub mod meta;
+pub mod point;
+pub mod read;
+pub mod remote;
 
 use yamba_core::Benchmark;
 
 /// This area's benchmarks, in suite order.
-pub static BENCHMARKS: &[&Benchmark] = &[];
+pub static BENCHMARKS: &[&Benchmark] = &[
+    &cache_size::CACHE_SIZE,
+    &read::SEQ,
+    &read::RANDOM,
+    &meta::CREATE,
+    &meta::OPEN_CLOSE,
+    &meta::STAT,
+    &meta::UNLINK,
+    &meta::FSYNC,
+    &contention::CONTENTION,
+    &remote::REMOTE_READ,
+    &remote::REMOTE_BLOCK,
+];

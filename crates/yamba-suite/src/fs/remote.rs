@@ -1,0 +1,317 @@
+//! Remote file read (the Plan 9 study's §3.12): the time to bring a file
+//! another machine serves into memory, whole and by blocks.
+//!
+//! With `--remote HOST:PORT --token T` the file is one the agent serves
+//! (`--set fs.remote.file=PATH`, relative to the agent's root; default
+//! `yamba-remote.dat`). Without, the benchmark starts an agent itself on
+//! loopback, in a thread pinned to another CPU, over a scratch file of known
+//! content — so the number is real, and every byte can be checked. Either
+//! way the result's `endpoint` param says which.
+
+use crate::net::agent::protocol::random_token;
+use crate::net::agent::{Agent, AgentHandle, Client, ServerConfig};
+use crate::net::{adapter, peer, size_setting, Target, AGENT_TIMEOUT};
+use rand::Rng;
+use std::time::Instant;
+use yamba_core::{Benchmark, Ctx, Series, Unit};
+use yamba_stats::Summary;
+
+pub static REMOTE_READ: Benchmark = Benchmark {
+    id: "fs.remote.read",
+    area: "fs",
+    unit: Unit::GigabytesPerSecond,
+    description: "remote file read: a whole file from a yamba agent, sequentially (loopback agent unless --remote)",
+    adapter: adapter::NAME,
+    run: run_whole,
+    ..Benchmark::TEMPLATE
+};
+
+pub static REMOTE_BLOCK: Benchmark = Benchmark {
+    id: "fs.remote.block",
+    area: "fs",
+    unit: Unit::Nanoseconds,
+    description:
+        "remote file read by blocks: one 16 KiB block at a random offset, from a yamba agent",
+    adapter: adapter::NAME,
+    run: run_block,
+    ..Benchmark::TEMPLATE
+};
+
+/// The block size of random reads: the study read 16 KB at a time.
+const BLOCK: u32 = 16 * 1024;
+const DEFAULT_REMOTE_FILE: &str = "yamba-remote.dat";
+const LOCAL_FILE: &str = "remote-read.dat";
+
+/// The content of the local scratch file at offset `i`: varies within
+/// and across pages, so a misplaced block does not pass for the right one.
+fn content_byte(i: u64) -> u8 {
+    ((i % 251) as u8) ^ ((i >> 12) as u8).wrapping_mul(29)
+}
+
+/// The agent and file a run reads.
+struct Endpoint {
+    client: Client,
+    path: String,
+    size: u64,
+    /// Where, for the params.
+    label: String,
+    /// Whether the content is known (the local scratch file).
+    known: bool,
+    /// Keeps a local agent alive for the run.
+    _agent: Option<AgentHandle>,
+}
+
+fn endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
+    match Target::of(ctx.config())? {
+        Target::Remote { addr, token } => {
+            let path = ctx
+                .setting("fs.remote.file")
+                .unwrap_or(DEFAULT_REMOTE_FILE)
+                .to_string();
+            let mut client =
+                Client::connect(&addr, &token, AGENT_TIMEOUT).map_err(|e| e.to_string())?;
+            let size = client.stat(&path).map_err(|e| {
+                format!("{e} (name a file inside the agent's root with --set fs.remote.file=PATH)")
+            })?;
+            if size == 0 {
+                return Err(format!("remote file {path:?} is empty"));
+            }
+            Ok(Endpoint {
+                client,
+                path,
+                size,
+                label: format!("agent at {addr}"),
+                known: false,
+                _agent: None,
+            })
+        }
+        Target::Local => local_endpoint(ctx),
+    }
+}
+
+/// Writes the scratch file and starts an agent over it on loopback.
+fn local_endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
+    let default = if ctx.quick() { 4 << 20 } else { 16 << 20 };
+    let size = size_setting(ctx, "fs.remote.size")?.unwrap_or(default);
+    let root = ctx.scratch_dir().join("agent-root");
+    std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let data: Vec<u8> = (0..size).map(content_byte).collect();
+    std::fs::write(root.join(LOCAL_FILE), &data).map_err(|e| format!("scratch file: {e}"))?;
+    let token = random_token().map_err(|e| format!("token: {e}"))?;
+    let agent = Agent::bind(ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        root: Some(root),
+        token: token.clone(),
+        log_stderr: false,
+        ..ServerConfig::default()
+    })?;
+    let addr = agent.local_addr().map_err(|e| e.to_string())?;
+    let handle = agent.spawn_on(peer::cpu(ctx)).map_err(|e| e.to_string())?;
+    let mut client =
+        Client::connect(&addr.to_string(), &token, AGENT_TIMEOUT).map_err(|e| e.to_string())?;
+    let stat = client.stat(LOCAL_FILE).map_err(|e| e.to_string())?;
+    if stat != size {
+        return Err(format!(
+            "local agent reports {stat} bytes for a {size}-byte file"
+        ));
+    }
+    Ok(Endpoint {
+        client,
+        path: LOCAL_FILE.into(),
+        size,
+        label: format!(
+            "local agent at {addr} ({}); file in its page cache (just written)",
+            peer::placement(ctx)
+        ),
+        known: true,
+        _agent: Some(handle),
+    })
+}
+
+/// One sequential pass in requests of `req` bytes: (ns, bytes, FNV-1a hash
+/// of the content, bytes that differ from the known content).
+fn pass(
+    ctx: &Ctx,
+    ep: &mut Endpoint,
+    req: u32,
+    buf: &mut Vec<u8>,
+) -> Result<(f64, u64, u64, u64), String> {
+    buf.clear();
+    let clock = ctx.clock();
+    let t0 = clock.start();
+    let mut off = 0u64;
+    while off < ep.size {
+        let got = ep
+            .client
+            .read(&ep.path, off, req)
+            .map_err(|e| e.to_string())?;
+        if got.is_empty() {
+            break;
+        }
+        buf.extend_from_slice(got);
+        off += got.len() as u64;
+    }
+    let ns = clock.ticks_to_ns(clock.stop().wrapping_sub(t0));
+    let hash = buf.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let wrong = if ep.known {
+        buf.iter()
+            .enumerate()
+            .filter(|&(i, &b)| b != content_byte(i as u64))
+            .count() as u64
+    } else {
+        0
+    };
+    Ok((ns, off, hash, wrong))
+}
+
+fn run_whole(ctx: &mut Ctx) -> Result<(), String> {
+    let mut ep = endpoint(ctx)?;
+    let req = ep.client.max_message().min(1 << 20);
+    let mut buf = Vec::with_capacity(ep.size as usize);
+    pass(ctx, &mut ep, req, &mut buf)?; // warm-up: the file in the agent's cache
+    let plan = ctx.plan();
+    let min_passes = if ctx.quick() { 3 } else { 10 };
+    let started = Instant::now();
+    let (mut obs, mut hashes) = (Vec::new(), Vec::new());
+    let (mut short, mut wrong) = (0u64, 0u64);
+    let stopped = loop {
+        let (ns, bytes, hash, bad) = pass(ctx, &mut ep, req, &mut buf)?;
+        obs.push(bytes as f64 / ns);
+        hashes.push(hash);
+        short += u64::from(bytes != ep.size);
+        wrong += bad;
+        let k = obs.len();
+        let precise = Summary::of(&obs)
+            .and_then(|s| s.median_relative_precision())
+            .is_some_and(|p| p <= plan.target_precision);
+        let spent = started.elapsed();
+        if k >= min_passes && precise {
+            break "precision reached";
+        }
+        if k >= min_passes && spent >= plan.budget {
+            break "budget spent";
+        }
+        if k >= 3 && spent >= plan.budget * 4 {
+            break "time limit (slow link)";
+        }
+    };
+    let method = crate::net::direct_method(ctx, started, stopped);
+    // Bandwidth by request size: one pass each.
+    let mut points = Vec::new();
+    for size in [4u32 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {
+        if size > ep.client.max_message() {
+            continue;
+        }
+        let (ns, bytes, hash, bad) = pass(ctx, &mut ep, size, &mut buf)?;
+        short += u64::from(bytes != ep.size);
+        wrong += bad;
+        hashes.push(hash);
+        points.push([size as f64, bytes as f64 / ns]);
+    }
+    let passes = hashes.len();
+    let same = hashes.iter().all(|&h| h == hashes[0]);
+    let mut r = ctx.result(None);
+    r.set_observations(obs);
+    r.method = Some(method);
+    r.param("endpoint", ep.label.clone());
+    r.param("file", ep.path.clone());
+    r.param("file_bytes", ep.size);
+    r.param("request_bytes", req);
+    r.add_evidence(
+        "every pass received the whole file (bytes == size from STAT)",
+        format!("{passes} passes of {} bytes", ep.size),
+        format!("{short} short passes"),
+        short == 0,
+    );
+    r.add_evidence(
+        "every pass received the same content (FNV-1a hash)",
+        "one hash",
+        format!(
+            "{:016x}{}",
+            hashes[0],
+            if same { "" } else { " and others" }
+        ),
+        same,
+    );
+    if ep.known {
+        r.add_evidence(
+            "content equals the file written (every byte checked)",
+            "0 wrong bytes",
+            format!("{wrong} wrong bytes"),
+            wrong == 0,
+        );
+    }
+    r.series = Some(Series {
+        x_label: "request size".into(),
+        x_unit: "B".into(),
+        y_label: "bandwidth".into(),
+        y_unit: "GB/s".into(),
+        log_x: true,
+        log_y: false,
+        points,
+    });
+    ctx.push(r);
+    Ok(())
+}
+
+fn run_block(ctx: &mut Ctx) -> Result<(), String> {
+    let mut ep = endpoint(ctx)?;
+    let block = BLOCK.min(ep.client.max_message());
+    let blocks = (ep.size / u64::from(block)).max(1);
+    let mut rng = rand::thread_rng();
+    // Set by the untimed setup, read by the timed read.
+    let offset = std::cell::Cell::new(0u64);
+    let (mut reads, mut short, mut wrong) = (0u64, 0u64, 0u64);
+    let mut error: Option<String> = None;
+    let want = u64::from(block).min(ep.size) as usize;
+    let known = ep.known;
+    let path = ep.path.clone();
+    let client = &mut ep.client;
+    let m = ctx.measure_single(
+        || offset.set(rng.gen_range(0..blocks) * u64::from(block)),
+        || match client.read(&path, offset.get(), block) {
+            Ok(got) => {
+                let offset = offset.get();
+                reads += 1;
+                short += u64::from(got.len() != want);
+                // Ends of the block only: checking all of it would be timed too.
+                if known && !got.is_empty() {
+                    let last = got.len() - 1;
+                    let ok = got[0] == content_byte(offset)
+                        && got[last] == content_byte(offset + last as u64);
+                    wrong += u64::from(!ok);
+                }
+            }
+            Err(e) => {
+                error.get_or_insert(e.to_string());
+            }
+        },
+    );
+    if let Some(e) = error {
+        return Err(format!("block read failed: {e}"));
+    }
+    let mut r = ctx.measured_result(None, m);
+    r.param("endpoint", ep.label.clone());
+    r.param("file", ep.path.clone());
+    r.param("file_bytes", ep.size);
+    r.param("block_bytes", block);
+    r.param("offsets", "uniformly random, block-aligned");
+    r.add_evidence(
+        "every read returned a whole block",
+        format!("{reads} blocks of {want} bytes"),
+        format!("{short} short"),
+        short == 0,
+    );
+    if known {
+        r.add_evidence(
+            "each block's first and last bytes are the file's at that offset",
+            "0 misplaced blocks",
+            format!("{wrong} misplaced"),
+            wrong == 0,
+        );
+    }
+    ctx.push(r);
+    Ok(())
+}
