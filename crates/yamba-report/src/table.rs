@@ -158,43 +158,6 @@ fn abbreviate(w: &str) -> String {
     }
 }
 
-/// CSV for `yamba run --format csv`: one row per result, values in the base unit.
-pub fn csv(results: &[BenchResult]) -> String {
-    let mut out =
-        String::from("id,mode,status,unit,n,median,ci_lo,ci_hi,min,mean,stddev,p99,max,notes\n");
-    for r in results {
-        let s = r.summary.as_ref();
-        let f = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
-        let notes: Vec<&str> = r
-            .reason
-            .iter()
-            .chain(&r.warnings)
-            .map(String::as_str)
-            .collect();
-        out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
-            r.id,
-            r.mode.as_str(),
-            serde_json::to_value(r.status)
-                .unwrap()
-                .as_str()
-                .unwrap_or(""),
-            r.unit.symbol(),
-            s.map(|s| s.n).unwrap_or(0),
-            f(s.map(|s| s.median)),
-            f(s.and_then(|s| s.median_ci).map(|c| c.lo)),
-            f(s.and_then(|s| s.median_ci).map(|c| c.hi)),
-            f(s.map(|s| s.min)),
-            f(s.map(|s| s.mean)),
-            f(s.map(|s| s.stddev)),
-            f(s.map(|s| s.p99)),
-            f(s.map(|s| s.max)),
-            notes.join("; ").replace('"', "\"\""),
-        ));
-    }
-    out
-}
-
 fn row(r: &BenchResult) -> [String; 8] {
     let mut notes: Vec<String> = Vec::new();
     match r.status {

@@ -1,6 +1,35 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `yamba obs FILE BENCH [--range A-B]`: one benchmark's raw observations,
+//! one per line at full precision (the seed's `bcut`), for ministat and
+//! other tools.
 
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("this subcommand is being written")
+use std::io::Write;
+use yamba_report::select;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Results file (`-` for standard input).
+    file: String,
+    /// The result: id, id@mode, benchmark, area or dotted id prefix; it must select one.
+    bench: String,
+    /// Observations A to B−1, counted from 0 (`A-B`, `A..B`, `A-` to the end, or `A`).
+    #[arg(long)]
+    range: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let range = args.range.as_deref().map(select::parse_range).transpose()?;
+    let file = select::read_results(&args.file).map_err(anyhow::Error::msg)?;
+    let r = select::select_one(&file, &args.bench).map_err(anyhow::Error::msg)?;
+    write_stdout(&select::observations_text(r, range))?;
+    Ok(0)
+}
+
+/// Writes to standard output; a reader that has gone away (`| head`) is
+/// not an error for a pipe-friendly command.
+pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }

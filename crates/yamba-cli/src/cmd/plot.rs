@@ -1,6 +1,159 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `yamba plot [FILE|-] [BENCH...]`: observations in order (or `--hist`),
+//! or a benchmark's curve, in the terminal or to an SVG/PNG file.
 
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("this subcommand is being written")
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use yamba_core::results::ResultsFile;
+use yamba_report::plot::{self, numbers, PlotOptions, Source};
+use yamba_report::select;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Results file, or `-` (also the default when standard input is a
+    /// pipe) for a results file or plain numbers on standard input.
+    file: Option<String>,
+    /// Results to plot (id, id@mode, benchmark, area or dotted id prefix); all when none.
+    bench: Vec<String>,
+    /// A histogram of the observations instead of the observations in order.
+    #[arg(long)]
+    hist: bool,
+    /// Histogram bins (default: Sturges' rule).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    bins: Option<u32>,
+    /// Remove a layer of outliers (beyond mean ± 2 sd); repeat for more (-ooo).
+    #[arg(short = 'o', action = clap::ArgAction::Count)]
+    outliers: u8,
+    /// Include zero on the value axis.
+    #[arg(short = 'z')]
+    zero: bool,
+    /// Write an SVG or PNG file (by extension) instead of drawing in the terminal.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Width: terminal columns, or image pixels (default: the terminal's, or 800).
+    #[arg(long)]
+    width: Option<u32>,
+    /// Height: terminal lines, or image pixels per plot (default: the terminal's, or 500).
+    #[arg(long)]
+    height: Option<u32>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let opts = PlotOptions {
+        hist: args.hist,
+        bins: args.bins.map(|b| b as usize),
+        outlier_layers: args.outliers as usize,
+        zero: args.zero,
+    };
+    let sources = sources(&args)?;
+    let figs: Vec<plot::Figure> = sources.iter().map(|s| plot::figure(s, &opts)).collect();
+    for f in &figs {
+        for c in &f.captions {
+            eprintln!("{}: {c}", f.title);
+        }
+    }
+    let Some(path) = args.output else {
+        let (cols, rows) = adapter::terminal_size();
+        let w = args.width.map_or(cols, |w| w as usize).clamp(20, 1000);
+        let h = args.height.map_or(rows, |h| h as usize).clamp(8, 1000);
+        let text: String = figs.iter().map(|f| plot::text::render(f, w, h)).collect();
+        super::obs::write_stdout(&text)?;
+        return Ok(0);
+    };
+    let w = args.width.unwrap_or(800).clamp(100, 10_000);
+    let h = args.height.unwrap_or(500).clamp(100, 10_000);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_lowercase);
+    let bytes = match ext.as_deref() {
+        Some("svg") => plot::svg::render(&figs, w, h).into_bytes(),
+        Some("png") => plot::png::render(&figs, w, h).map_err(anyhow::Error::msg)?,
+        _ => anyhow::bail!(
+            "--output {}: the name must end in .svg or .png",
+            path.display()
+        ),
+    };
+    yamba_core::results::write_atomic(&path, &bytes)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    Ok(0)
+}
+
+/// What to plot: the chosen results of a results file, or one list of
+/// plain numbers from standard input.
+fn sources(args: &Args) -> anyhow::Result<Vec<Source>> {
+    let stdin = match args.file.as_deref() {
+        Some("-") => true,
+        Some(_) => false,
+        None if std::io::stdin().is_terminal() => {
+            anyhow::bail!("nothing to plot: give a results file, or pipe numbers in (yamba plot -)")
+        }
+        None => true,
+    };
+    let file = if stdin {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+        if !text.trim_start().starts_with('{') {
+            if !args.bench.is_empty() {
+                anyhow::bail!("plain numbers on standard input: there are no benchmarks to choose");
+            }
+            let values = numbers::parse_numbers(&text)
+                .map_err(|e| anyhow::anyhow!("standard input: {e}"))?;
+            if values.is_empty() {
+                anyhow::bail!("standard input holds no numbers");
+            }
+            return Ok(vec![Source::from_numbers("standard input", values)]);
+        }
+        ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("standard input: {e}"))?
+    } else {
+        select::read_results(args.file.as_deref().unwrap_or("-")).map_err(anyhow::Error::msg)?
+    };
+    let chosen: Vec<_> = if args.bench.is_empty() {
+        file.results.iter().collect()
+    } else {
+        select::select_results(&file, &args.bench)?
+    };
+    let out: Vec<Source> = chosen
+        .into_iter()
+        .filter(|r| {
+            !r.observations.is_empty() || r.series.as_ref().is_some_and(|s| !s.points.is_empty())
+        })
+        .map(Source::from_result)
+        .collect();
+    if out.is_empty() {
+        anyhow::bail!("the chosen results have no observations or curve to plot");
+    }
+    Ok(out)
+}
+
+/// The terminal's size, behind cfg: $COLUMNS/$LINES, then TIOCGWINSZ on
+/// standard output, then 80×24.
+mod adapter {
+    pub fn terminal_size() -> (usize, usize) {
+        let env = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|v| *v > 0)
+        };
+        let (cols, rows) = ioctl_size().unzip();
+        let cols = env("COLUMNS").or(cols).unwrap_or(80);
+        let rows = env("LINES").or(rows).unwrap_or(24);
+        (cols, rows)
+    }
+
+    #[cfg(unix)]
+    fn ioctl_size() -> Option<(usize, usize)> {
+        // SAFETY: TIOCGWINSZ writes one winsize into the struct we pass.
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) };
+        (rc == 0 && ws.ws_col > 0 && ws.ws_row > 0)
+            .then_some((ws.ws_col as usize, ws.ws_row as usize))
+    }
+
+    #[cfg(not(unix))]
+    fn ioctl_size() -> Option<(usize, usize)> {
+        None
+    }
 }

@@ -164,7 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             }
         }
         Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
-        Format::Csv => print!("{}", yamba_report::table::csv(&file.results)),
+        Format::Csv => print!("{}", yamba_report::export::results_csv(&file)),
     }
     eprintln!("yamba: results written to {}", out_path.display());
     if interrupted {

@@ -1,0 +1,277 @@
+//! The reading commands end to end: `yamba obs`, `select`, `compare`,
+//! `export` and `plot` on results files built here, checking output, exit
+//! codes and error lines.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use yamba_core::base::Base;
+use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
+use yamba_core::results::{BenchResult, Mode, ResultsFile, Status, Tool};
+use yamba_core::{Machine, Unit};
+
+fn result(id: &str, mode: Mode, obs: Vec<f64>) -> BenchResult {
+    let mut r = BenchResult {
+        id: id.into(),
+        benchmark: id.into(),
+        area: id.split('.').next().unwrap().into(),
+        description: String::new(),
+        unit: Unit::Nanoseconds,
+        mode,
+        status: Status::Ok,
+        reason: None,
+        adapter: "test".into(),
+        params: BTreeMap::new(),
+        method: None,
+        summary: None,
+        observations: vec![],
+        evidence: vec![],
+        warnings: vec![],
+        series: None,
+        extra: BTreeMap::new(),
+        accounting: None,
+    };
+    r.set_observations(obs);
+    r
+}
+
+/// Deterministic spread: 0.95 … 1.05 times `median`, in a scrambled order.
+fn spread(median: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| median * (0.95 + 0.1 * ((i * 7919) % n) as f64 / n as f64))
+        .collect()
+}
+
+fn file(scale: f64) -> ResultsFile {
+    let obs = spread(100.0 * scale, 40);
+    ResultsFile {
+        schema: "yamba-results".into(),
+        schema_version: 1,
+        tool: Tool {
+            name: "yamba".into(),
+            version: "0.1.0".into(),
+        },
+        started: "2026-11-23T00:00:00Z".into(),
+        finished: None,
+        complete: true,
+        interrupted: false,
+        command: vec![],
+        config: serde_json::json!({}),
+        machine: Machine {
+            hostname: "h".into(),
+            os: "Linux".into(),
+            kernel: "6.1".into(),
+            arch: "x86_64".into(),
+            cpu_vendor: "v".into(),
+            cpu_model: "m".into(),
+            online_cpus: 2,
+            memory_bytes: 1 << 30,
+            cpu_mhz: None,
+            governor: None,
+            boost: None,
+            hypervisor: None,
+            caches: vec![],
+            page_size: 4096,
+            transparent_hugepages: None,
+            clocksource: None,
+            perf_event_paranoid: None,
+            is_root: false,
+        },
+        clock: ClockInfo {
+            kind: ClockKind::MonotonicRaw,
+            reason: String::new(),
+            tick_ns: 1.0,
+            resolution_ns: 20.0,
+            calibration: Calibration {
+                frequency_hz: 1e9,
+                relative_uncertainty: 0.0,
+                reference: String::new(),
+                windows: 1,
+                window_ms: 1.0,
+            },
+        },
+        base: Base {
+            base_ns: 20.0,
+            base_ticks: 20,
+            share_within_2x_min: 1.0,
+            summary: yamba_stats::Summary::of(&[20.0]).unwrap(),
+            observations: vec![20.0],
+        },
+        results: vec![
+            result("cpu.syscall.getppid", Mode::Hot, obs.clone()),
+            result("cpu.syscall.getppid", Mode::Cold, spread(2000.0, 30)),
+            result("mem.read", Mode::Hot, spread(5.0, 20)),
+        ],
+        notes: vec![],
+    }
+}
+
+fn yamba(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yamba"))
+        .args(args)
+        .env("COLUMNS", "72")
+        .env("LINES", "20")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run yamba");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, f: &ResultsFile) -> String {
+    let p = dir.join(name);
+    f.write_atomic(&p).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn obs_and_select() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = file(1.0);
+    let a = write(dir.path(), "a.json", &f);
+    let o = yamba(&["obs", &a, "cpu.syscall.getppid@hot"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    let vals: Vec<f64> = out(&o).lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(vals, f.results[0].observations);
+    let o = yamba(
+        &["obs", &a, "cpu.syscall.getppid@hot", "--range", "2-5"],
+        None,
+    );
+    assert_eq!(out(&o).lines().count(), 3);
+    // Ambiguous, unknown, bad range: one clear line, exit 2.
+    for (args, needle) in [
+        (vec!["obs", &a, "cpu.syscall.getppid"], "@cold"),
+        (vec!["obs", &a, "cpu.syscall.getpid"], "did you mean"),
+        (vec!["obs", &a, "mem.read", "--range", "x"], "bad range"),
+        (vec!["obs", "/no/such/file.json", "x"], "/no/such/file.json"),
+    ] {
+        let o = yamba(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(err(&o).contains(needle), "{args:?}: {}", err(&o));
+        assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
+    }
+    // select writes a smaller file that obs reads back.
+    let small = dir.path().join("small.json");
+    let o = yamba(
+        &["select", &a, "mem", "--out", small.to_str().unwrap()],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let back = ResultsFile::read(&small).unwrap();
+    assert_eq!(back.results.len(), 1);
+    let o = yamba(
+        &["obs", "-", "mem.read@hot"],
+        Some(&std::fs::read_to_string(&small).unwrap()),
+    );
+    assert_eq!(out(&o).lines().count(), 20);
+}
+
+#[test]
+fn compare_threshold_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &file(1.0));
+    let b = write(dir.path(), "b.json", &file(1.10));
+    let o = yamba(&["compare", &a, &a, "--threshold", "5"], None);
+    assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains(" ~"), "{}", out(&o));
+    let o = yamba(&["compare", &a, &b, "--threshold", "5"], None);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains("slower"));
+    assert!(err(&o).contains("cpu.syscall.getppid@hot"), "{}", err(&o));
+    let o = yamba(&["compare", &a, &b, "--threshold", "20"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let o = yamba(&["compare", &a, &b, "--format", "json"], None);
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v["rows"][0]["verdict"], "slower");
+    let o = yamba(&["compare", &a, &b, "--confidence", "95"], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn export_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &file(1.0));
+    let o = yamba(&["export", &a, "--format", "csv"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o).lines().count(), 4);
+    let o = yamba(&["export", &a, "--format", "gobench"], None);
+    assert_eq!(
+        out(&o)
+            .lines()
+            .filter(|l| l.starts_with("Benchmark"))
+            .count(),
+        90
+    );
+    let o = yamba(&["export", &a, "--format", "ministat"], None);
+    assert_eq!(o.status.code(), Some(2), "several results need --out DIR");
+    let o = yamba(&["export", &a, "mem.read", "--format", "ministat"], None);
+    assert_eq!(out(&o).lines().count(), 20);
+    let d = dir.path().join("cols");
+    let o = yamba(
+        &[
+            "export",
+            &a,
+            "--format",
+            "ministat",
+            "--out",
+            d.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 3);
+}
+
+#[test]
+fn plot_terminal_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &file(1.0));
+    // Plain numbers on stdin, sized by $COLUMNS/$LINES.
+    let o = yamba(&["plot", "-", "-o"], Some("BASE 1 2 3 2 1 2 3 100\n"));
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(text.lines().count() <= 20, "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 72), "{text}");
+    assert!(
+        err(&o).contains("-o layer 1: removed 1 of 8"),
+        "{}",
+        err(&o)
+    );
+    let o = yamba(&["plot", "-"], Some("1 2 x\n"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("line 1"), "{}", err(&o));
+    let o = yamba(
+        &[
+            "plot",
+            &a,
+            "cpu.syscall.getppid@cold",
+            "--hist",
+            "--bins",
+            "5",
+        ],
+        None,
+    );
+    assert!(out(&o).contains("value (µs)"), "{}", out(&o));
+    for ext in ["svg", "png"] {
+        let p = dir.path().join(format!("p.{ext}"));
+        let o = yamba(&["plot", &a, "cpu", "--output", p.to_str().unwrap()], None);
+        assert!(o.status.success(), "{}", err(&o));
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(bytes.len() > 1000);
+    }
+    let o = yamba(&["plot", &a, "--output", "x.gif"], None);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -1,0 +1,213 @@
+//! Results files built in code, for the reading tools' tests.
+#![allow(dead_code)]
+
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use yamba_core::base::Base;
+use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
+use yamba_core::machine::Machine;
+use yamba_core::results::{BenchResult, Method, Mode, ResultsFile, Series, Status, Tool};
+use yamba_core::units::Unit;
+use yamba_stats::Summary;
+
+pub fn machine() -> Machine {
+    Machine {
+        hostname: "testhost".into(),
+        os: "Linux".into(),
+        kernel: "6.1.0-test".into(),
+        arch: "x86_64".into(),
+        cpu_vendor: "AuthenticAMD".into(),
+        cpu_model: "AMD EPYC Test Processor".into(),
+        online_cpus: 2,
+        memory_bytes: 24 << 30,
+        cpu_mhz: Some(2000.0),
+        governor: None,
+        boost: None,
+        hypervisor: Some("KVM".into()),
+        caches: vec![],
+        page_size: 4096,
+        transparent_hugepages: None,
+        clocksource: Some("tsc".into()),
+        perf_event_paranoid: None,
+        is_root: true,
+    }
+}
+
+pub fn clock() -> ClockInfo {
+    ClockInfo {
+        kind: ClockKind::Tsc,
+        reason: "invariant TSC".into(),
+        tick_ns: 0.5,
+        resolution_ns: 10.0,
+        calibration: Calibration {
+            frequency_hz: 2e9,
+            relative_uncertainty: 1e-5,
+            reference: "CLOCK_MONOTONIC_RAW".into(),
+            windows: 5,
+            window_ms: 10.0,
+        },
+    }
+}
+
+pub fn base() -> Base {
+    let obs = vec![20.0, 21.0, 20.0, 22.0, 20.0, 20.0];
+    Base {
+        base_ns: 20.0,
+        base_ticks: 40,
+        share_within_2x_min: 1.0,
+        summary: Summary::of(&obs).unwrap(),
+        observations: obs,
+    }
+}
+
+/// An ok result with these observations.
+pub fn result(id: &str, mode: Mode, unit: Unit, obs: Vec<f64>) -> BenchResult {
+    let mut r = BenchResult {
+        id: id.into(),
+        benchmark: id.split('.').take(3).collect::<Vec<_>>().join("."),
+        area: id.split('.').next().unwrap_or("").into(),
+        description: format!("test result {id}"),
+        unit,
+        mode,
+        status: Status::Ok,
+        reason: None,
+        adapter: "test".into(),
+        params: BTreeMap::new(),
+        method: Some(Method {
+            kind: "loop".into(),
+            iterations: 1000,
+            unroll: 4,
+            dummy_ns: None,
+            dummy: None,
+            base_subtracted_ns: None,
+            warmup_ns: 0.0,
+            target_precision: 0.01,
+            budget_s: 1.0,
+            elapsed_s: 0.5,
+            stopped: "precision reached".into(),
+        }),
+        summary: None,
+        observations: vec![],
+        evidence: vec![],
+        warnings: vec![],
+        series: None,
+        extra: BTreeMap::new(),
+        accounting: None,
+    };
+    r.set_observations(obs);
+    r
+}
+
+pub fn file(results: Vec<BenchResult>) -> ResultsFile {
+    ResultsFile {
+        schema: "yamba-results".into(),
+        schema_version: 1,
+        tool: Tool {
+            name: "yamba".into(),
+            version: "0.1.0".into(),
+        },
+        started: "2026-11-23T00:00:00Z".into(),
+        finished: Some("2026-11-23T00:01:00Z".into()),
+        complete: true,
+        interrupted: false,
+        command: vec!["yamba".into(), "run".into()],
+        config: serde_json::json!({"quick": true, "cpu": null, "no_pin": false}),
+        machine: machine(),
+        clock: clock(),
+        base: base(),
+        results,
+        notes: vec![],
+    }
+}
+
+/// `n` timings around `median` with log-normal noise of relative spread
+/// `sigma`, reproducible from `seed`.
+pub fn lognormal(seed: u64, n: usize, median: f64, sigma: f64) -> Vec<f64> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            // Box-Muller.
+            let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());
+            let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+            median * (sigma * z).exp()
+        })
+        .collect()
+}
+
+/// A file with the shapes every tool must handle: hot and cold modes, a
+/// bandwidth, a curve, a skipped and a withheld result.
+pub fn sample_file() -> ResultsFile {
+    let mut curve = result(
+        "mem.latency.curve",
+        Mode::Hot,
+        Unit::Nanoseconds,
+        vec![1.2, 1.3, 1.2],
+    );
+    curve.series = Some(Series {
+        x_label: "working set".into(),
+        x_unit: "B".into(),
+        y_label: "latency".into(),
+        y_unit: "ns".into(),
+        log_x: true,
+        log_y: true,
+        points: (10..=26)
+            .map(|k| {
+                let x = (1u64 << k) as f64;
+                let y = if k < 15 {
+                    1.2
+                } else if k < 20 {
+                    4.0
+                } else {
+                    80.0
+                };
+                [x, y]
+            })
+            .collect(),
+    });
+    let mut skipped = result(
+        "fs.read.remote",
+        Mode::Hot,
+        Unit::GigabytesPerSecond,
+        vec![],
+    );
+    skipped.status = Status::Skipped;
+    skipped.reason = Some("needs a yamba serve agent".into());
+    skipped.summary = None;
+    let mut withheld = result(
+        "mem.pagefault",
+        Mode::Cold,
+        Unit::Nanoseconds,
+        lognormal(9, 20, 900.0, 0.1),
+    );
+    withheld.add_evidence("every access faulted", "100", "3", false);
+    withheld.apply_evidence();
+    file(vec![
+        result(
+            "cpu.syscall.getppid",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            lognormal(1, 40, 100.0, 0.03),
+        ),
+        result(
+            "cpu.syscall.getppid",
+            Mode::Cold,
+            Unit::Nanoseconds,
+            lognormal(2, 40, 1500.0, 0.1),
+        ),
+        result(
+            "cpu.call.args3",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            lognormal(3, 30, 1.5, 0.02),
+        ),
+        result(
+            "mem.bandwidth.read",
+            Mode::Hot,
+            Unit::GigabytesPerSecond,
+            lognormal(4, 25, 12.0, 0.05),
+        ),
+        curve,
+        skipped,
+        withheld,
+    ])
+}
