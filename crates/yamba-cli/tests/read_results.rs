@@ -12,26 +12,8 @@ use yamba_core::results::{BenchResult, Mode, ResultsFile, Status, Tool};
 use yamba_core::{Machine, Unit};
 
 fn result(id: &str, mode: Mode, obs: Vec<f64>) -> BenchResult {
-    let mut r = BenchResult {
-        id: id.into(),
-        benchmark: id.into(),
-        area: id.split('.').next().unwrap().into(),
-        description: String::new(),
-        unit: Unit::Nanoseconds,
-        mode,
-        status: Status::Ok,
-        reason: None,
-        adapter: "test".into(),
-        params: BTreeMap::new(),
-        method: None,
-        summary: None,
-        observations: vec![],
-        evidence: vec![],
-        warnings: vec![],
-        series: None,
-        extra: BTreeMap::new(),
-        accounting: None,
-    };
+    let area = id.split('.').next().unwrap();
+    let mut r = BenchResult::new(id, id, area, Unit::Nanoseconds, mode, "test");
     r.set_observations(obs);
     r
 }

@@ -220,26 +220,9 @@ mod tests {
     use yamba_core::{Mode, Unit};
 
     fn result(id: &str, obs: Vec<f64>, status: Status) -> BenchResult {
-        let mut r = BenchResult {
-            id: id.into(),
-            benchmark: id.into(),
-            area: "cpu".into(),
-            description: String::new(),
-            unit: Unit::Nanoseconds,
-            mode: Mode::Hot,
-            status,
-            reason: (status != Status::Ok).then(|| "needs root".to_string()),
-            adapter: "test".into(),
-            params: BTreeMap::new(),
-            method: None,
-            summary: None,
-            observations: vec![],
-            evidence: vec![],
-            warnings: vec![],
-            series: None,
-            extra: BTreeMap::new(),
-            accounting: None,
-        };
+        let mut r = BenchResult::new(id, id, "cpu", Unit::Nanoseconds, Mode::Hot, "test");
+        r.status = status;
+        r.reason = (status != Status::Ok).then(|| "needs root".to_string());
         r.set_observations(obs);
         r
     }

@@ -62,38 +62,16 @@ pub fn base() -> Base {
 
 /// An ok result with these observations.
 pub fn result(id: &str, mode: Mode, unit: Unit, obs: Vec<f64>) -> BenchResult {
-    let mut r = BenchResult {
-        id: id.into(),
-        benchmark: id.split('.').take(3).collect::<Vec<_>>().join("."),
-        area: id.split('.').next().unwrap_or("").into(),
-        description: format!("test result {id}"),
-        unit,
-        mode,
-        status: Status::Ok,
-        reason: None,
-        adapter: "test".into(),
-        params: BTreeMap::new(),
-        method: Some(Method {
-            kind: "loop".into(),
-            iterations: 1000,
-            unroll: 4,
-            dummy_ns: None,
-            dummy: None,
-            base_subtracted_ns: None,
-            warmup_ns: 0.0,
-            target_precision: 0.01,
-            budget_s: 1.0,
-            elapsed_s: 0.5,
-            stopped: "precision reached".into(),
-        }),
-        summary: None,
-        observations: vec![],
-        evidence: vec![],
-        warnings: vec![],
-        series: None,
-        extra: BTreeMap::new(),
-        accounting: None,
-    };
+    let benchmark = id.split('.').take(3).collect::<Vec<_>>().join(".");
+    let area = id.split('.').next().unwrap_or("");
+    let mut r = BenchResult::new(id, benchmark, area, unit, mode, "test");
+    r.description = format!("test result {id}");
+    r.method = Some(Method {
+        kind: "loop".into(),
+        iterations: 1000,
+        unroll: 4,
+        ..Method::direct(1000, 0.01, 1.0, 0.5, "precision reached")
+    });
     r.set_observations(obs);
     r
 }
