@@ -41,16 +41,24 @@ pub fn current_cpu() -> Option<usize> {
     (c >= 0).then_some(c as usize)
 }
 
-/// The default CPU to pin to: the last allowed one, since CPU 0 usually
-/// takes more of the machine's interrupts.
-pub fn default_cpu() -> usize {
-    *allowed_cpus().last().unwrap_or(&0)
+/// The CPUs this process was allowed when it first asked — before any
+/// benchmark pinned itself to one of them. Every benchmark process is
+/// forked after the session asked, so it sees the same set.
+pub fn usable_cpus() -> &'static [usize] {
+    static USABLE: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+    USABLE.get_or_init(allowed_cpus)
 }
 
-/// Another allowed CPU than `cpu`, for benchmarks across CPUs.
+/// The default CPU to pin to: the last usable one, since CPU 0 usually
+/// takes more of the machine's interrupts.
+pub fn default_cpu() -> usize {
+    *usable_cpus().last().unwrap_or(&0)
+}
+
+/// Another usable CPU than `cpu`, for benchmarks across CPUs (works in a
+/// process already pinned to `cpu`).
 pub fn other_cpu(cpu: usize) -> Option<usize> {
-    let cpus = allowed_cpus();
-    cpus.iter().rev().copied().find(|&c| c != cpu)
+    usable_cpus().iter().rev().copied().find(|&c| c != cpu)
 }
 
 /// Asks for SCHED_FIFO at a middle priority. Fails (and changes nothing)
@@ -72,6 +80,21 @@ pub fn set_realtime() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn other_cpu_survives_pinning() {
+        let cpu = default_cpu();
+        let expected = other_cpu(cpu);
+        std::thread::spawn(move || {
+            pin_current_thread(cpu).unwrap();
+            assert_eq!(other_cpu(cpu), expected);
+        })
+        .join()
+        .unwrap();
+        if usable_cpus().len() > 1 {
+            assert!(expected.is_some_and(|c| c != cpu));
+        }
+    }
 
     #[test]
     fn pinning_moves_the_thread() {

@@ -149,6 +149,8 @@ impl Session {
     pub fn prepare(config: RunConfig) -> Session {
         let clock = Clock::detect(if config.quick { 50 } else { 250 });
         let base = measure_base(&clock, if config.quick { 10_000 } else { 100_000 });
+        // Remember the CPUs usable before any benchmark pins itself.
+        crate::affinity::usable_cpus();
         let cpu = if config.no_pin {
             None
         } else {

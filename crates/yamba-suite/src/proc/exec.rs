@@ -1,0 +1,135 @@
+//! P = creating a process that runs something else, and reaping it:
+//! vfork + _exit (the cheapest creation: no address space copied),
+//! posix_spawn of a tiny program, and fork + exec of the same program.
+//! The program is `/bin/true` (recorded with its size); its exit status 0
+//! proves the exec happened, since a failed exec exits 127.
+
+use super::adapter::{self, Program, VforkStack};
+use super::check::{add_tail, tail_plan, CpuWait, Tally};
+use yamba_core::cold::Evictor;
+use yamba_core::harness::measure_single;
+use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, RunConfig, Unit};
+
+/// Candidates for the tiny program, first found wins.
+const TINY: &[&str] = &["/bin/true", "/usr/bin/true"];
+
+fn tiny_program() -> Option<&'static str> {
+    TINY.iter()
+        .copied()
+        .find(|p| std::path::Path::new(p).is_file())
+}
+
+fn needs_tiny(_: &Machine, _: &RunConfig) -> Result<(), String> {
+    tiny_program()
+        .map(|_| ())
+        .ok_or_else(|| format!("needs a tiny program to run: none of {TINY:?} exists"))
+}
+
+pub static VFORK: Benchmark = Benchmark {
+    id: "proc.vfork",
+    area: "proc",
+    unit: Unit::Nanoseconds,
+    description: "vfork + _exit + wait (clone with CLONE_VM|CLONE_VFORK: no address space copy)",
+    modes: &[Mode::Hot, Mode::Cold],
+    adapter: adapter::NAME,
+    run: run_vfork,
+    ..Benchmark::TEMPLATE
+};
+
+pub static SPAWN: Benchmark = Benchmark {
+    id: "proc.posix_spawn",
+    area: "proc",
+    unit: Unit::Nanoseconds,
+    description:
+        "posix_spawn of /bin/true + wait (exec and run of a tiny dynamically linked program)",
+    modes: &[Mode::Hot],
+    adapter: adapter::NAME,
+    requires: needs_tiny,
+    run: run_spawn,
+    ..Benchmark::TEMPLATE
+};
+
+pub static FORK_EXEC: Benchmark = Benchmark {
+    id: "proc.fork_exec",
+    area: "proc",
+    unit: Unit::Nanoseconds,
+    description: "fork + execve of /bin/true + wait",
+    modes: &[Mode::Hot],
+    adapter: adapter::NAME,
+    requires: needs_tiny,
+    run: run_fork_exec,
+    ..Benchmark::TEMPLATE
+};
+
+/// Times `create` + wait one at a time over the budget; every child must
+/// exit with `want`.
+fn measure_children<C: FnMut() -> Result<i32, String>>(
+    ctx: &mut Ctx,
+    want: i32,
+    mut create: C,
+) -> (yamba_core::Measured, Tally, CpuWait) {
+    let mut evictor = (ctx.mode == Mode::Cold).then(|| Evictor::new(ctx.machine()));
+    let mut tally = Tally::default();
+    let wait = CpuWait::start();
+    let m = measure_single(
+        ctx.clock(),
+        ctx.base_ns(),
+        &tail_plan(ctx),
+        evictor.as_mut(),
+        || {},
+        || {
+            tally.created += 1;
+            match create() {
+                Ok(pid) => tally.record(adapter::wait(pid), want),
+                Err(e) => tally.fail(e),
+            }
+        },
+    );
+    (m, tally, wait)
+}
+
+fn run_vfork(ctx: &mut Ctx) -> Result<(), String> {
+    let mut stack = VforkStack::new();
+    let (m, tally, wait) = measure_children(ctx, 7, || adapter::vfork_exit(&mut stack));
+    let mut r = ctx.measured_result(None, m);
+    wait.record(&mut r);
+    tally.add_evidence(&mut r, 7, "exit status only the child returns");
+    add_tail(&mut r);
+    ctx.push(r);
+    Ok(())
+}
+
+fn describe_program(r: &mut BenchResult, path: &str) {
+    r.param("program", path);
+    r.param(
+        "program_bytes",
+        std::fs::metadata(path).map(|m| m.len()).ok(),
+    );
+    r.param("environment", "empty");
+}
+
+fn run_spawn(ctx: &mut Ctx) -> Result<(), String> {
+    let path = tiny_program().ok_or("no tiny program")?;
+    let prog = Program::new(path)?;
+    let (m, tally, wait) = measure_children(ctx, 0, || adapter::spawn(&prog));
+    let mut r = ctx.measured_result(None, m);
+    wait.record(&mut r);
+    describe_program(&mut r, path);
+    tally.add_evidence(&mut r, 0, "the program ran: a failed exec exits 127");
+    add_tail(&mut r);
+    ctx.push(r);
+    Ok(())
+}
+
+fn run_fork_exec(ctx: &mut Ctx) -> Result<(), String> {
+    let path = tiny_program().ok_or("no tiny program")?;
+    let prog = Program::new(path)?;
+    let (m, tally, wait) = measure_children(ctx, 0, || adapter::fork_exec(&prog));
+    let mut r = ctx.measured_result(None, m);
+    wait.record(&mut r);
+    describe_program(&mut r, path);
+    tally.add_evidence(&mut r, 0, "the program ran: a failed exec exits 127");
+    add_tail(&mut r);
+    ctx.push(r);
+    Ok(())
+}

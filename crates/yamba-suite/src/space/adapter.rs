@@ -1,0 +1,452 @@
+//! Platform adapter for the `space` area (Linux; `mod.rs` leaves the area
+//! empty elsewhere): creating N of a primitive and holding them, counting
+//! that they exist (the census), and reading what memory the kernel and
+//! this process account.
+
+use std::os::fd::{FromRawFd, OwnedFd};
+
+pub const NAME: &str = "linux-procfs";
+
+/// The primitives whose size is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A child process blocked in read(2).
+    Process,
+    /// A thread blocked in read(2).
+    Thread,
+    Pipe,
+    /// AF_UNIX SOCK_STREAM socketpair.
+    Socketpair,
+    Eventfd,
+    Epoll,
+    Timerfd,
+    /// One anonymous page mapped on its own (its own VMA) and touched.
+    Mapping,
+}
+
+impl Kind {
+    /// File descriptors one object holds.
+    pub fn fds(self) -> u64 {
+        match self {
+            Kind::Pipe | Kind::Socketpair => 2,
+            Kind::Eventfd | Kind::Epoll | Kind::Timerfd => 1,
+            _ => 0,
+        }
+    }
+}
+
+fn os_err(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// The machine-wide kernel counters read from /proc/meminfo, in bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Kernel {
+    pub s_reclaimable: f64,
+    pub s_unreclaim: f64,
+    pub kernel_stack: f64,
+    pub page_tables: f64,
+}
+
+/// Folds every CPU's pending counter deltas into /proc/meminfo
+/// (vm.stat_refresh, root only). Without it the counters lag by up to the
+/// per-CPU thresholds. Returns whether it worked.
+pub fn refresh_counters() -> bool {
+    std::fs::write("/proc/sys/vm/stat_refresh", b"1").is_ok()
+}
+
+pub fn kernel() -> Option<Kernel> {
+    let text = read("/proc/meminfo")?;
+    let kib = |key: &str| -> Option<f64> {
+        let line = text.lines().find(|l| l.split(':').next() == Some(key))?;
+        Some(line.split_whitespace().nth(1)?.parse::<f64>().ok()? * 1024.0)
+    };
+    Some(Kernel {
+        s_reclaimable: kib("SReclaimable")?,
+        s_unreclaim: kib("SUnreclaim")?,
+        kernel_stack: kib("KernelStack")?,
+        page_tables: kib("PageTables")?,
+    })
+}
+
+/// The number after `key` in a /proc status-like file.
+fn field(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A `Key:  N kB` field, in bytes.
+fn kib_field(text: &str, key: &str) -> Option<u64> {
+    Some(field(text, key)? * 1024)
+}
+
+/// This process's VmRSS, in bytes.
+pub fn own_rss() -> Option<u64> {
+    kib_field(&read("/proc/self/status")?, "VmRSS:")
+}
+
+/// Private memory (clean + dirty) of process `pid`, from smaps_rollup.
+pub fn private_bytes(pid: i32) -> Option<u64> {
+    let t = read(&format!("/proc/{pid}/smaps_rollup"))?;
+    Some(kib_field(&t, "Private_Clean:")? + kib_field(&t, "Private_Dirty:")?)
+}
+
+fn gettid() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::syscall(libc::SYS_gettid) as i32 }
+}
+
+/// How many of `kind` this process has now: open fds, threads, children of
+/// this thread, or mappings — counted independently of our own bookkeeping.
+pub fn census(kind: Kind) -> Option<u64> {
+    match kind {
+        Kind::Thread => field(&read("/proc/self/status")?, "Threads:"),
+        Kind::Process => {
+            let pid = std::process::id();
+            let t = read(&format!("/proc/{pid}/task/{}/children", gettid()))?;
+            Some(t.split_whitespace().count() as u64)
+        }
+        Kind::Mapping => Some(one_page_anon_mappings(&read("/proc/self/maps")?)),
+        _ => Some(std::fs::read_dir("/proc/self/fd").ok()?.count() as u64),
+    }
+}
+
+/// Mappings that look like ours: one page, private, read-write, anonymous.
+/// Counting only these keeps the allocator's own mappings (heap arenas,
+/// large buffers, which come and go as /proc is read) out of the census.
+pub fn one_page_anon_mappings(maps: &str) -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+    maps.lines()
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let Some((a, b)) = f.first().and_then(|r| r.split_once('-')) else {
+                return false;
+            };
+            let hex = |x: &str| u64::from_str_radix(x, 16).ok();
+            let len = hex(b).zip(hex(a)).and_then(|(b, a)| b.checked_sub(a));
+            len == Some(page) && f.get(1) == Some(&"rw-p") && f.get(4) == Some(&"0") && f.len() == 5
+        })
+        .count() as u64
+}
+
+/// Raises RLIMIT_NOFILE so `need` more descriptors fit; returns the limit
+/// reached, which may fall short (the caller reports it).
+pub fn raise_nofile(need: u64) -> u64 {
+    let open = census(Kind::Pipe).unwrap_or(64);
+    let want = open + need + 64;
+    // SAFETY: rl is a valid rlimit.
+    unsafe {
+        let mut rl: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl);
+        if rl.rlim_cur >= want {
+            return rl.rlim_cur - open;
+        }
+        let raised = libc::rlimit {
+            rlim_cur: want,
+            rlim_max: rl.rlim_max.max(want),
+        };
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) != 0 {
+            let fallback = libc::rlimit {
+                rlim_cur: rl.rlim_max,
+                rlim_max: rl.rlim_max,
+            };
+            libc::setrlimit(libc::RLIMIT_NOFILE, &fallback);
+        }
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl);
+        rl.rlim_cur.saturating_sub(open)
+    }
+}
+
+/// N objects of one kind, alive until dropped. Dropping destroys them:
+/// fds close, threads and children are released and reaped, pages unmapped.
+/// If the benchmark dies instead, fds die with it and children get EOF on
+/// their release pipe (and PR_SET_PDEATHSIG).
+pub struct Batch {
+    fds: Vec<OwnedFd>,
+    children: Vec<i32>,
+    threads: Vec<libc::pthread_t>,
+    /// Write end of the pipe the blocked threads and children read.
+    release: Option<OwnedFd>,
+    pages: Vec<usize>,
+    page: usize,
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
+    let mut p = [0i32; 2];
+    // SAFETY: p is a valid 2-int array.
+    if unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(os_err("pipe2 failed"));
+    }
+    // SAFETY: fresh fds we own.
+    Ok(unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) })
+}
+
+fn fd(r: i32, what: &str) -> Result<OwnedFd, String> {
+    if r < 0 {
+        Err(os_err(what))
+    } else {
+        // SAFETY: a fresh fd we own.
+        Ok(unsafe { OwnedFd::from_raw_fd(r) })
+    }
+}
+
+extern "C" fn blocked_thread(arg: *mut libc::c_void) -> *mut libc::c_void {
+    let mut b = 0u8;
+    // SAFETY: arg carries the release pipe's read end, open until all threads are joined.
+    unsafe { libc::read(arg as usize as i32, (&mut b as *mut u8).cast(), 1) };
+    std::ptr::null_mut()
+}
+
+impl Batch {
+    fn empty(page: usize) -> Batch {
+        Batch {
+            fds: Vec::new(),
+            children: Vec::new(),
+            threads: Vec::new(),
+            release: None,
+            pages: Vec::new(),
+            page,
+        }
+    }
+
+    /// Creates `n` of `kind`; returns once every one exists (threads and
+    /// children are blocked, not merely started).
+    pub fn create(kind: Kind, n: usize, page: usize) -> Result<Batch, String> {
+        use std::os::fd::AsRawFd;
+        let mut b = Batch::empty(page);
+        // SAFETY (all blocks below): plain system calls on fds and memory we own.
+        match kind {
+            Kind::Pipe => (0..n).try_for_each(|_| {
+                let (r, w) = pipe()?;
+                b.fds.extend([r, w]);
+                Ok::<(), String>(())
+            })?,
+            Kind::Socketpair => (0..n).try_for_each(|_| {
+                let mut p = [0i32; 2];
+                let t = libc::SOCK_STREAM | libc::SOCK_CLOEXEC;
+                if unsafe { libc::socketpair(libc::AF_UNIX, t, 0, p.as_mut_ptr()) } != 0 {
+                    return Err(os_err("socketpair failed"));
+                }
+                b.fds
+                    .extend([fd(p[0], "socketpair")?, fd(p[1], "socketpair")?]);
+                Ok(())
+            })?,
+            Kind::Eventfd => (0..n).try_for_each(|_| {
+                let f = fd(
+                    unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) },
+                    "eventfd failed",
+                )?;
+                b.fds.push(f);
+                Ok::<(), String>(())
+            })?,
+            Kind::Epoll => (0..n).try_for_each(|_| {
+                let f = fd(
+                    unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) },
+                    "epoll_create1 failed",
+                )?;
+                b.fds.push(f);
+                Ok::<(), String>(())
+            })?,
+            Kind::Timerfd => (0..n).try_for_each(|_| {
+                let r = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
+                b.fds.push(fd(r, "timerfd_create failed")?);
+                Ok::<(), String>(())
+            })?,
+            Kind::Mapping => b.map_pages(n)?,
+            Kind::Thread => {
+                let (r, w) = pipe()?;
+                b.release = Some(w);
+                let arg = r.as_raw_fd() as usize as *mut libc::c_void;
+                b.fds.push(r);
+                for _ in 0..n {
+                    let mut t: libc::pthread_t = unsafe { std::mem::zeroed() };
+                    let e = unsafe {
+                        libc::pthread_create(&mut t, std::ptr::null(), blocked_thread, arg)
+                    };
+                    if e != 0 {
+                        return Err(format!(
+                            "pthread_create failed after {} threads: {}",
+                            b.threads.len(),
+                            std::io::Error::from_raw_os_error(e)
+                        ));
+                    }
+                    b.threads.push(t);
+                }
+                wait_blocked_threads()?;
+            }
+            Kind::Process => b.fork_children(n)?,
+        }
+        Ok(b)
+    }
+
+    /// One page per mapping, each with a free page after it so the kernel
+    /// cannot merge neighbours into one VMA; every page touched.
+    fn map_pages(&mut self, n: usize) -> Result<(), String> {
+        let page = self.page;
+        let span = 2 * n * page;
+        let none = libc::PROT_NONE;
+        let anon = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        // SAFETY: reserve a span, release it, then map inside it with
+        // MAP_FIXED_NOREPLACE (fails rather than clobbering anything).
+        unsafe {
+            let base = libc::mmap(std::ptr::null_mut(), span, none, anon, -1, 0);
+            if base == libc::MAP_FAILED {
+                return Err(os_err("cannot reserve address space"));
+            }
+            libc::munmap(base, span);
+            for i in 0..n {
+                let at = (base as usize + 2 * i * page) as *mut libc::c_void;
+                let rw = libc::PROT_READ | libc::PROT_WRITE;
+                let p = libc::mmap(at, page, rw, anon | libc::MAP_FIXED_NOREPLACE, -1, 0);
+                if p == libc::MAP_FAILED {
+                    return Err(os_err("mmap of one page failed"));
+                }
+                self.pages.push(p as usize);
+                std::ptr::write_volatile(p as *mut u8, 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn fork_children(&mut self, n: usize) -> Result<(), String> {
+        use std::os::fd::AsRawFd;
+        let (release_r, release_w) = pipe()?;
+        let (ready_r, ready_w) = pipe()?;
+        let (rr, rw, yw) = (
+            release_r.as_raw_fd(),
+            release_w.as_raw_fd(),
+            ready_w.as_raw_fd(),
+        );
+        let parent = unsafe { libc::getpid() };
+        for _ in 0..n {
+            // SAFETY: the child runs only async-signal-safe calls, then _exits.
+            let pid = unsafe { libc::fork() };
+            if pid < 0 {
+                return Err(os_err(&format!(
+                    "fork failed after {} children",
+                    self.children.len()
+                )));
+            }
+            if pid == 0 {
+                unsafe {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    if libc::getppid() != parent {
+                        libc::_exit(1);
+                    }
+                    // Keep only the two pipe ends it uses (as 0 and 1):
+                    // holding other batches' release ends would keep
+                    // their children from ever seeing EOF.
+                    let _ = rw;
+                    libc::dup2(rr, 0);
+                    libc::dup2(yw, 1);
+                    libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+                    let mut b = 1u8;
+                    libc::write(1, (&b as *const u8).cast(), 1);
+                    libc::read(0, (&mut b as *mut u8).cast(), 1);
+                    libc::_exit(0);
+                }
+            }
+            self.children.push(pid);
+        }
+        drop(ready_w);
+        self.release = Some(release_w);
+        self.fds.push(release_r);
+        // Every child is blocked once it has written its byte.
+        let mut got = 0usize;
+        let mut buf = [0u8; 256];
+        while got < n {
+            // SAFETY: reading into our buffer.
+            let r = unsafe { libc::read(ready_r.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if r <= 0 {
+                return Err(format!("only {got} of {n} children reported ready"));
+            }
+            got += r as usize;
+        }
+        Ok(())
+    }
+
+    pub fn children(&self) -> &[i32] {
+        &self.children
+    }
+}
+
+/// Waits until every thread but this one sleeps (state S in
+/// /proc/self/task/*/stat: blocked in read), at most 10 s.
+fn wait_blocked_threads() -> Result<(), String> {
+    let me = gettid().to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let others: Vec<bool> = std::fs::read_dir("/proc/self/task")
+            .map_err(|e| format!("cannot list threads: {e}"))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy() != me)
+            .map(|e| {
+                std::fs::read_to_string(e.path().join("stat"))
+                    .ok()
+                    .and_then(|s| s.rsplit(") ").next().map(|t| t.starts_with('S')))
+                    .unwrap_or(false)
+            })
+            .collect();
+        let sleeping = others.iter().filter(|&&s| s).count();
+        if sleeping == others.len() {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!(
+                "only {sleeping} of {} threads blocked after 10 s",
+                others.len()
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        // Closing the release pipe's write end wakes every blocked thread
+        // and child with EOF.
+        self.release = None;
+        for t in self.threads.drain(..) {
+            // SAFETY: joining threads we created.
+            unsafe { libc::pthread_join(t, std::ptr::null_mut()) };
+        }
+        for pid in self.children.drain(..) {
+            // SAFETY: reaping our own children.
+            unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        }
+        for p in self.pages.drain(..) {
+            // SAFETY: unmapping pages we mapped.
+            unsafe { libc::munmap(p as *mut libc::c_void, self.page) };
+        }
+        self.fds.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn census_counts_only_one_page_anonymous_rw_mappings() {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+        let line =
+            |start: u64, len: u64, rest: &str| format!("{start:x}-{:x} {rest}\n", start + len);
+        let maps = [
+            line(0x7f00_0000_0000, page, "rw-p 00000000 00:00 0"),
+            line(0x7f00_0000_2000, 2 * page, "rw-p 00000000 00:00 0"),
+            line(0x7f00_0001_0000, page, "---p 00000000 00:00 0"),
+            line(0x7f00_0002_0000, page, "rw-p 00000000 08:01 1234 /lib/x.so"),
+            line(0x7f00_0003_0000, page, "rw-p 00000000 00:00 0 [stack]"),
+            "garbage\nffff-0000 rw-p 00000000 00:00 0\n".to_string(),
+            line(0x7f00_0004_0000, page, "rw-p 00000000 00:00 0"),
+        ]
+        .concat();
+        assert_eq!(one_page_anon_mappings(&maps), 2);
+    }
+}

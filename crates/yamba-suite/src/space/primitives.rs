@@ -1,0 +1,70 @@
+//! One benchmark per primitive, all on the template in `measure.rs`:
+//! `space.<primitive>` yields `.kernel` and `.user`, bytes per object.
+
+use super::adapter::{self, Kind};
+use super::measure::run_space;
+use yamba_core::{Benchmark, Mode, Unit};
+
+macro_rules! primitive {
+    ($name:ident, $id:literal, $kind:expr, $desc:literal) => {
+        pub static $name: Benchmark = Benchmark {
+            id: $id,
+            area: "space",
+            unit: Unit::Bytes,
+            description: $desc,
+            modes: &[Mode::Hot],
+            adapter: adapter::NAME,
+            run: |ctx| run_space(ctx, $kind),
+            ..Benchmark::TEMPLATE
+        };
+    };
+}
+
+primitive!(
+    PROCESS,
+    "space.process",
+    Kind::Process,
+    "memory per process: kernel (.kernel) and user (.user), N blocked children"
+);
+primitive!(
+    THREAD,
+    "space.thread",
+    Kind::Thread,
+    "memory per thread: kernel (.kernel) and user (.user), N blocked threads"
+);
+primitive!(
+    PIPE,
+    "space.pipe",
+    Kind::Pipe,
+    "memory per pipe: kernel (.kernel) and user (.user)"
+);
+primitive!(
+    SOCKETPAIR,
+    "space.socketpair",
+    Kind::Socketpair,
+    "memory per AF_UNIX socketpair: kernel (.kernel) and user (.user)"
+);
+primitive!(
+    EVENTFD,
+    "space.eventfd",
+    Kind::Eventfd,
+    "memory per eventfd: kernel (.kernel) and user (.user)"
+);
+primitive!(
+    EPOLL,
+    "space.epoll",
+    Kind::Epoll,
+    "memory per epoll instance: kernel (.kernel) and user (.user)"
+);
+primitive!(
+    TIMERFD,
+    "space.timerfd",
+    Kind::Timerfd,
+    "memory per timerfd: kernel (.kernel) and user (.user)"
+);
+primitive!(
+    MAPPING,
+    "space.mapping",
+    Kind::Mapping,
+    "memory per mapped region (one touched page): kernel (.kernel) and user (.user)"
+);

@@ -1,0 +1,181 @@
+//! Ground truth for the `signal` area: the handler ran exactly once per
+//! signal sent and per fault triggered, costs order as they must (a round
+//! trip > a signal to oneself; a handled fault > the mprotect inside it),
+//! and a count mismatch withholds the number.
+
+use std::sync::{Mutex, OnceLock};
+use yamba_core::runner::run_one;
+use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+use yamba_suite::signal::{check, deliver, fault, install, roundtrip};
+
+/// One session; tests one at a time; SCHED_FIFO (the peer inherits it) so
+/// a woken process does not wait behind other work on this shared machine.
+fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
+    static S: OnceLock<Session> = OnceLock::new();
+    static L: Mutex<()> = Mutex::new(());
+    let guard = L.lock().unwrap_or_else(|e| e.into_inner());
+    let s = S.get_or_init(|| {
+        Session::prepare(RunConfig {
+            realtime: true,
+            ..RunConfig::quick()
+        })
+    });
+    (s, guard)
+}
+
+fn run(s: &Session, b: &'static Benchmark, mode: Mode) -> Vec<BenchResult> {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = run_one(s, b, mode, dir.path());
+    for r in &rs {
+        eprintln!(
+            "{} {:?}: {:?} median {:?} n {:?} {:?} extra {:?}",
+            r.id,
+            r.mode,
+            r.status,
+            r.median(),
+            r.summary.as_ref().map(|s| s.n),
+            r.reason,
+            r.extra
+        );
+    }
+    rs
+}
+
+fn assert_ok(r: &BenchResult, checks: &[&str]) {
+    assert_eq!(
+        r.status,
+        Status::Ok,
+        "{}: {:?} {:?}",
+        r.id,
+        r.reason,
+        r.evidence
+    );
+    for c in checks {
+        assert!(
+            r.evidence
+                .iter()
+                .any(|e| e.check.contains(c) && e.ok && e.gating),
+            "{}: no passing check '{c}' in {:?}",
+            r.id,
+            r.evidence
+        );
+    }
+    assert!(r.median().unwrap() > 0.0, "{}", r.id);
+}
+
+#[test]
+fn sigaction_installs_a_working_handler() {
+    let (s, _g) = session();
+    for mode in [Mode::Hot, Mode::Cold] {
+        let r = &run(s, &install::SIGACTION, mode)[0];
+        assert_ok(r, &["installed (read back)", "ran the handler once"]);
+    }
+}
+
+#[test]
+fn self_signal_runs_the_handler_once_per_signal_hot_and_cold() {
+    let (s, _g) = session();
+    let hot = run(s, &deliver::SELF, Mode::Hot).remove(0);
+    let cold = run(s, &deliver::SELF, Mode::Cold).remove(0);
+    for r in [&hot, &cold] {
+        assert_ok(r, &["the handler ran once per signal sent"]);
+    }
+    // Worst case (caches and predictors disturbed) costs more than best.
+    assert!(cold.median().unwrap() > hot.median().unwrap());
+}
+
+#[test]
+fn round_trip_runs_both_handlers_once_per_trip_and_costs_more_than_self() {
+    let (s, _g) = session();
+    let own = run(s, &deliver::SELF, Mode::Hot)[0].median().unwrap();
+    let rs = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
+    assert_eq!(rs.len(), 2, "same_cpu and other_cpu on a 2-CPU machine");
+    for r in &rs {
+        assert_ok(
+            r,
+            &[
+                "peer's handler ran once per round trip",
+                "our handler ran once",
+            ],
+        );
+        let one_way = r.extra["one_way_ns"].as_f64().unwrap();
+        assert!((one_way * 2.0 - r.median().unwrap()).abs() < 1e-6);
+        // Two deliveries plus two wake-ups exceed one delivery to oneself.
+        assert!(r.median().unwrap() > own, "{} vs self {own}", r.id);
+    }
+    assert!(rs.iter().any(|r| r.id.ends_with(".same_cpu")));
+    assert!(rs.iter().any(|r| r.id.ends_with(".other_cpu")));
+    let cold = run(s, &roundtrip::ROUNDTRIP, Mode::Cold);
+    for r in &cold {
+        assert_ok(r, &["peer's handler ran once per round trip"]);
+    }
+}
+
+/// A peer that spins a known 200 µs before replying lengthens the round
+/// trip by 200 µs.
+#[test]
+fn a_peer_delay_of_x_lengthens_the_round_trip_by_x() {
+    let (s, _g) = session();
+    let x_us = 200.0;
+    let mut slow = s.clone();
+    slow.config
+        .settings
+        .insert("signal.peer_delay_us".into(), x_us.to_string());
+    let mut last = String::new();
+    for _attempt in 0..3 {
+        let plain = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
+        let delayed = run(&slow, &roundtrip::ROUNDTRIP, Mode::Hot);
+        let mut ok = true;
+        last.clear();
+        for (p, d) in plain.iter().zip(&delayed) {
+            assert_ok(d, &["peer's handler ran once per round trip"]);
+            let diff_us = (d.median().unwrap() - p.median().unwrap()) / 1e3;
+            last += &format!("{}: +{diff_us:.1} µs; ", d.id);
+            ok &= (diff_us / x_us - 1.0).abs() < 0.05;
+        }
+        eprintln!("{last}");
+        if ok {
+            return;
+        }
+    }
+    panic!("round trip did not grow by the peer's {x_us} µs delay: {last}");
+}
+
+#[test]
+fn every_protection_fault_is_handled_exactly_once() {
+    let (s, _g) = session();
+    for mode in [Mode::Hot, Mode::Cold] {
+        let r = &run(s, &fault::FAULT, mode)[0];
+        assert_ok(r, &["one handled fault per touch", "every store completed"]);
+        let mprotect = r.extra["handler_mprotect_ns"].as_f64().unwrap();
+        // The fault includes the handler's mprotect, and a signal delivery.
+        assert!(
+            r.median().unwrap() > mprotect,
+            "{:?} vs {mprotect}",
+            r.median()
+        );
+    }
+}
+
+#[test]
+fn a_count_mismatch_withholds_the_number() {
+    let (s, _g) = session();
+    let dir = tempfile::tempdir().unwrap();
+    let mut ctx = s.context(&deliver::SELF, Mode::Hot, dir.path());
+    let mut r = ctx.result(None);
+    r.set_observations(vec![1.0, 2.0]);
+    check::exact_count(&mut r, "handler ran once per signal", 5, 4);
+    ctx.push(r);
+    let mut ok = ctx.result(Some("ok"));
+    ok.set_observations(vec![1.0]);
+    check::exact_count(&mut ok, "handler ran once per signal", 5, 5);
+    ctx.push(ok);
+    let rs = ctx.into_results();
+    assert_eq!(rs[0].status, Status::Withheld);
+    assert!(rs[0]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("handler ran once per signal"));
+    assert_eq!(rs[1].status, Status::Ok);
+}
