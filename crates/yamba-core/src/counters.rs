@@ -52,40 +52,13 @@ pub fn probe() -> Result<(), String> {
 #[cfg(target_os = "linux")]
 mod adapter {
     //! perf_event_open(2) counting events.
+    use crate::perf_sys::{Attr, FLAG_EXCLUDE_HV, FLAG_INHERIT};
 
     pub const HW_CPU_CYCLES: u64 = 0;
     pub const HW_INSTRUCTIONS: u64 = 1;
     const PERF_TYPE_HARDWARE: u32 = 0;
     const FORMAT_TOTAL_TIME_ENABLED: u64 = 1;
     const FORMAT_TOTAL_TIME_RUNNING: u64 = 2;
-    const FLAG_INHERIT: u64 = 1 << 1;
-    const FLAG_EXCLUDE_HV: u64 = 1 << 6;
-    const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
-
-    /// struct perf_event_attr up to PERF_ATTR_SIZE_VER5 (112 bytes).
-    #[repr(C)]
-    #[derive(Default)]
-    struct Attr {
-        type_: u32,
-        size: u32,
-        config: u64,
-        sample_period: u64,
-        sample_type: u64,
-        read_format: u64,
-        flags: u64,
-        wakeup_events: u32,
-        bp_type: u32,
-        config1: u64,
-        config2: u64,
-        branch_sample_type: u64,
-        sample_regs_user: u64,
-        sample_stack_user: u32,
-        clockid: i32,
-        sample_regs_intr: u64,
-        aux_watermark: u32,
-        sample_max_stack: u16,
-        reserved: u16,
-    }
 
     pub struct Counter {
         fd: i32,
@@ -95,35 +68,20 @@ mod adapter {
         pub fn open(config: u64) -> Result<Counter, String> {
             let attr = Attr {
                 type_: PERF_TYPE_HARDWARE,
-                size: std::mem::size_of::<Attr>() as u32,
                 config,
                 read_format: FORMAT_TOTAL_TIME_ENABLED | FORMAT_TOTAL_TIME_RUNNING,
                 flags: FLAG_INHERIT | FLAG_EXCLUDE_HV,
                 ..Attr::default()
             };
-            // SAFETY: attr is a valid perf_event_attr of the size it declares.
-            let fd = unsafe {
-                libc::syscall(
-                    libc::SYS_perf_event_open,
-                    &attr as *const Attr,
-                    0i32,
-                    -1i32,
-                    -1i32,
-                    PERF_FLAG_FD_CLOEXEC,
-                )
-            } as i32;
-            if fd < 0 {
-                let e = std::io::Error::last_os_error();
-                return Err(match e.raw_os_error() {
-                    Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) => format!(
-                        "hardware counters unavailable: the kernel offers no CPU performance counters here ({e}; usual under a hypervisor)"
-                    ),
-                    Some(libc::EACCES) | Some(libc::EPERM) => format!(
-                        "hardware counters unavailable: not permitted ({e}); lower /proc/sys/kernel/perf_event_paranoid or run as root"
-                    ),
-                    _ => format!("hardware counters unavailable: perf_event_open failed: {e}"),
-                });
-            }
+            let fd = crate::perf_sys::open(attr, 0, -1).map_err(|e| match e.raw_os_error() {
+                Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) => format!(
+                    "hardware counters unavailable: the kernel offers no CPU performance counters here ({e}; usual under a hypervisor)"
+                ),
+                Some(libc::EACCES) | Some(libc::EPERM) => format!(
+                    "hardware counters unavailable: not permitted ({e}); lower /proc/sys/kernel/perf_event_paranoid or run as root"
+                ),
+                _ => format!("hardware counters unavailable: perf_event_open failed: {e}"),
+            })?;
             Ok(Counter { fd })
         }
 
@@ -180,7 +138,10 @@ mod tests {
                 }
                 let after = c.read();
                 let insns = after.instructions - before.instructions;
-                assert!(insns >= 10_000_000, "{insns} instructions for a 10M-iteration loop");
+                assert!(
+                    insns >= 10_000_000,
+                    "{insns} instructions for a 10M-iteration loop"
+                );
                 assert!(after.cycles > before.cycles);
             }
         }

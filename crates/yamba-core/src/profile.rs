@@ -373,45 +373,19 @@ mod adapter {
     use std::sync::atomic::{fence, Ordering};
     use std::time::{Duration, Instant};
 
-    /// struct perf_event_attr up to PERF_ATTR_SIZE_VER5 (112 bytes).
-    #[repr(C)]
-    #[derive(Default)]
-    struct Attr {
-        type_: u32,
-        size: u32,
-        config: u64,
-        sample_period: u64,
-        sample_type: u64,
-        read_format: u64,
-        flags: u64,
-        wakeup_events: u32,
-        bp_type: u32,
-        config1: u64,
-        config2: u64,
-        branch_sample_type: u64,
-        sample_regs_user: u64,
-        sample_stack_user: u32,
-        clockid: i32,
-        sample_regs_intr: u64,
-        aux_watermark: u32,
-        sample_max_stack: u16,
-        reserved: u16,
-    }
+    use crate::perf_sys::{
+        Attr, FLAG_DISABLED, FLAG_EXCLUDE_HV, FLAG_EXCLUDE_KERNEL, FLAG_INHERIT,
+    };
 
     const PERF_TYPE_SOFTWARE: u32 = 1;
     const PERF_COUNT_SW_CPU_CLOCK: u64 = 0;
     const PERF_SAMPLE_IP: u64 = 1;
     const PERF_SAMPLE_TID: u64 = 2;
-    const FLAG_DISABLED: u64 = 1 << 0;
-    const FLAG_INHERIT: u64 = 1 << 1;
-    const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
-    const FLAG_EXCLUDE_HV: u64 = 1 << 6;
     const PERF_RECORD_LOST: u32 = 2;
     const PERF_RECORD_THROTTLE: u32 = 5;
     const PERF_RECORD_SAMPLE: u32 = 9;
     const MISC_CPUMODE_MASK: u16 = 7;
     const MISC_KERNEL: u16 = 1;
-    const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
     const IOC_ENABLE: u64 = 0x2400;
     const IOC_DISABLE: u64 = 0x2401;
     /// Data pages per CPU ring buffer (a power of two).
@@ -428,7 +402,6 @@ mod adapter {
         fn open(pid: i32, cpu: i32, period_ns: u64, kernel: bool) -> Result<Ring, std::io::Error> {
             let attr = Attr {
                 type_: PERF_TYPE_SOFTWARE,
-                size: std::mem::size_of::<Attr>() as u32,
                 config: PERF_COUNT_SW_CPU_CLOCK,
                 sample_period: period_ns,
                 sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID,
@@ -438,20 +411,7 @@ mod adapter {
                     | if kernel { 0 } else { FLAG_EXCLUDE_KERNEL },
                 ..Attr::default()
             };
-            // SAFETY: attr is a valid perf_event_attr of the size it declares.
-            let fd = unsafe {
-                libc::syscall(
-                    libc::SYS_perf_event_open,
-                    &attr as *const Attr,
-                    pid,
-                    cpu,
-                    -1i32,
-                    PERF_FLAG_FD_CLOEXEC,
-                )
-            } as i32;
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+            let fd = crate::perf_sys::open(attr, pid, cpu)?;
             // SAFETY: sysconf has no preconditions.
             let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
             let len = page * (1 + DATA_PAGES);
