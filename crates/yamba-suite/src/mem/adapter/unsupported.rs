@@ -1,0 +1,141 @@
+//! Kernels without an adapter yet: every mapping fails with one clear
+//! reason, so each `mem` benchmark reports that instead of measuring
+//! something else. Porting means implementing `linux.rs`'s interface here.
+
+use std::fs::File;
+use std::path::Path;
+
+pub const NAME: &str = "unsupported";
+pub const HUGE_PAGE: usize = 2 << 20;
+
+fn unsupported<T>() -> Result<T, String> {
+    Err(format!(
+        "the mem area has no adapter for {} yet",
+        std::env::consts::OS
+    ))
+}
+
+pub fn page_size() -> usize {
+    4096
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pages {
+    Base,
+    Huge,
+}
+
+pub struct Anon(Vec<u64>);
+
+impl Anon {
+    pub fn new(_len: usize, _pages: Pages, _populate: bool) -> Result<Anon, String> {
+        unsupported()
+    }
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.0.as_ptr() as *mut u8
+    }
+    pub fn len(&self) -> usize {
+        self.0.len() * 8
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn words(&mut self) -> &mut [u64] {
+        &mut self.0
+    }
+}
+
+pub fn thp_unavailable(_setting: Option<&str>) -> Option<String> {
+    Some(format!("no huge-page adapter for {}", std::env::consts::OS))
+}
+
+pub fn anon_huge_bytes() -> Option<u64> {
+    None
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Faults {
+    pub minor: u64,
+    pub major: u64,
+}
+
+impl Faults {
+    pub fn now() -> Faults {
+        Faults::default()
+    }
+    pub fn since(self, earlier: Faults) -> Faults {
+        Faults {
+            minor: self.minor - earlier.minor,
+            major: self.major - earlier.major,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readahead {
+    Kernel,
+    Off,
+}
+
+pub struct FileMap(Vec<u8>);
+
+impl FileMap {
+    pub fn new(_file: &File, _len: usize, _ra: Readahead) -> Result<FileMap, String> {
+        unsupported()
+    }
+    pub fn as_ptr(&self) -> *const u8 {
+        self.0.as_ptr()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn msync_invalidate(&self) -> Result<(), String> {
+        unsupported()
+    }
+    pub fn msync_sync(&self) -> Result<(), String> {
+        unsupported()
+    }
+    pub fn resident_pages(&self) -> Result<usize, String> {
+        unsupported()
+    }
+    pub fn mapped_pages(&self) -> Result<usize, String> {
+        unsupported()
+    }
+}
+
+pub fn resident_pages(_ptr: *const u8, _len: usize) -> Result<usize, String> {
+    unsupported()
+}
+
+pub fn mapped_pages(_ptr: *const u8, _len: usize) -> Result<usize, String> {
+    unsupported()
+}
+
+pub fn filesystem(_path: &Path) -> Result<(String, Option<String>), String> {
+    unsupported()
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PageOut {
+    pub steps: Vec<String>,
+    pub resident_after: usize,
+}
+
+pub fn page_out(_file: &File, _len: usize, _always_drop: bool) -> Result<PageOut, String> {
+    unsupported()
+}
+
+pub fn drop_caches() -> Result<(), String> {
+    unsupported()
+}
+
+pub fn is_root() -> bool {
+    false
+}
+
+pub fn readahead_kb(_file: &File) -> Option<u64> {
+    None
+}

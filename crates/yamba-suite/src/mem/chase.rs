@@ -1,0 +1,215 @@
+//! The dependent pointer chase: P = one load whose address is the value of
+//! the previous load, so loads cannot overlap and the time per P is the
+//! load-to-use latency. The chain visits every element of the working set
+//! in one cycle whose order (random, page by page, sequential) decides
+//! what prefetchers and the TLB can do for it.
+
+use super::adapter::{Anon, Pages};
+use yamba_core::harness::{measure_loop, Measured, Plan};
+use yamba_core::Clock;
+
+/// Order in which the chain visits the elements of the working set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// One random cycle over all elements: no prefetcher can follow it,
+    /// and with base pages most loads also miss the TLB beyond its reach.
+    Random,
+    /// Pages in random order, each page's elements in random order before
+    /// the next page: cache misses without most TLB misses.
+    Page,
+    /// Ascending addresses: what prefetchers do best (for comparison).
+    Sequential,
+}
+
+impl Order {
+    pub fn parse(s: &str) -> Result<Order, String> {
+        match s {
+            "random" => Ok(Order::Random),
+            "page" => Ok(Order::Page),
+            "sequential" => Ok(Order::Sequential),
+            _ => Err(format!(
+                "bad order '{s}': expected random, page or sequential"
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Random => "random",
+            Order::Page => "page",
+            Order::Sequential => "sequential",
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift64*): the chain's order must
+/// be random to the hardware, not cryptographically.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in 0..n (n > 0), by multiply-shift.
+    pub fn below(&mut self, n: usize) -> usize {
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+    }
+
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+/// The visiting order of `n` elements, `per_page` of them to a page.
+pub fn visit_order(n: usize, per_page: usize, order: Order, rng: &mut Rng) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    match order {
+        Order::Sequential => {}
+        Order::Random => rng.shuffle(&mut v),
+        Order::Page => {
+            let per_page = per_page.max(1);
+            let mut pages: Vec<usize> = (0..n.div_ceil(per_page)).collect();
+            rng.shuffle(&mut pages);
+            v.clear();
+            for p in pages {
+                let start = v.len();
+                v.extend((p * per_page..((p + 1) * per_page).min(n)).map(|i| i as u32));
+                rng.shuffle(&mut v[start..]);
+            }
+        }
+    }
+    v
+}
+
+/// A working set laid out as one pointer cycle.
+pub struct Chain {
+    mem: Anon,
+    /// Elements in the cycle.
+    pub elements: usize,
+    /// Bytes between consecutive elements in memory.
+    pub stride: usize,
+    /// Bytes the chain spans (`elements × stride`).
+    pub bytes: usize,
+    first: usize,
+}
+
+impl Chain {
+    /// Builds a cycle over `bytes` of memory, one element every `stride`
+    /// bytes, visited in `order`.
+    pub fn new(
+        bytes: usize,
+        stride: usize,
+        order: Order,
+        pages: Pages,
+        seed: u64,
+    ) -> Result<Chain, String> {
+        if stride < 8 || stride & 7 != 0 {
+            return Err(format!(
+                "bad stride {stride}: must be a multiple of 8 bytes"
+            ));
+        }
+        let elements = (bytes / stride).max(2);
+        let mut mem = Anon::new(elements * stride, pages, true)?;
+        let ps = super::adapter::page_size();
+        let per_page = (ps / stride).max(1);
+        let ord = visit_order(elements, per_page, order, &mut Rng::new(seed));
+        let base = mem.as_ptr() as usize;
+        let words = mem.words();
+        let w = stride / 8;
+        for i in 0..elements {
+            let from = ord[i] as usize * w;
+            let to = ord[(i + 1) % elements] as usize;
+            words[from] = (base + to * stride) as u64;
+        }
+        let first = base + ord[0] as usize * stride;
+        Ok(Chain {
+            mem,
+            elements,
+            stride,
+            bytes: elements * stride,
+            first,
+        })
+    }
+
+    /// Follows the chain `n` steps from its start and returns where it
+    /// ended: n ≡ 0 (mod elements) must end at the start.
+    pub fn follow(&self, n: usize) -> usize {
+        let mut p = self.first;
+        for _ in 0..n {
+            // SAFETY: every element holds the address of another element.
+            p = unsafe { std::ptr::read_volatile(p as *const usize) };
+        }
+        p
+    }
+
+    pub fn start(&self) -> usize {
+        self.first
+    }
+
+    pub fn memory(&self) -> &Anon {
+        &self.mem
+    }
+
+    /// ns per load, by the loop method: P = one step of the chase, F = the
+    /// empty loop. The harness unrolls P (m consecutive dependent loads)
+    /// and subtracts M(F).
+    pub fn measure(&self, clock: &Clock, plan: &Plan) -> Measured {
+        let mut p = self.first;
+        let m = measure_loop(
+            clock,
+            plan,
+            || {
+                // SAFETY: every element holds the address of another element.
+                p = unsafe { std::ptr::read_volatile(p as *const usize) };
+            },
+            || {},
+        );
+        std::hint::black_box(p);
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_is_one_cycle_over_every_element() {
+        for order in [Order::Random, Order::Page, Order::Sequential] {
+            let c = Chain::new(64 << 10, 64, order, Pages::Base, 7).unwrap();
+            assert_eq!(c.elements, 1024);
+            // Returns to the start after exactly `elements` steps, not before.
+            let mut p = c.start();
+            let mut seen = std::collections::HashSet::new();
+            for _ in 0..c.elements {
+                assert!(seen.insert(p), "{order:?}: revisited {p:#x} early");
+                // SAFETY: p is an element of the chain.
+                p = unsafe { std::ptr::read_volatile(p as *const usize) };
+            }
+            assert_eq!(p, c.start());
+            assert_eq!(c.follow(c.elements * 3), c.start());
+        }
+    }
+
+    #[test]
+    fn page_order_finishes_a_page_before_the_next() {
+        let v = visit_order(64 * 8, 64, Order::Page, &mut Rng::new(3));
+        for chunk in v.chunks(64) {
+            let page = chunk[0] / 64;
+            assert!(chunk.iter().all(|&e| e / 64 == page));
+        }
+        let mut sorted = v.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..512).collect::<Vec<u32>>());
+    }
+}

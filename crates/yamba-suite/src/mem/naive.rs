@@ -1,0 +1,77 @@
+//! `mem.pagefault.naive_msync`: lmbench's lat_pagefault method, kept as a
+//! clearly labelled counter-example. Each pass maps the file, "pages it
+//! out" with msync(MS_INVALIDATE) only, and touches every page in random
+//! order; the number is time per access. On Linux msync does not drop
+//! pages from the page cache, so the accesses are at most minor faults:
+//! its own check "pages were evicted before the pass" fails and the result
+//! is withheld — the number is kept only to show how far off it is.
+
+use super::adapter::{self, FileMap, Readahead};
+use super::chase::Rng;
+use super::touch::{touch_pass, ScratchFile};
+use serde_json::json;
+use yamba_core::{Benchmark, Ctx, Mode, Unit};
+
+pub static NAIVE_MSYNC: Benchmark = Benchmark {
+    id: "mem.pagefault.naive_msync",
+    area: "mem",
+    unit: Unit::Nanoseconds,
+    description: "lmbench's lat_pagefault method (msync MS_INVALIDATE as page-out) — a counter-example, withheld unless pages really were evicted",
+    modes: &[Mode::Hot],
+    adapter: adapter::NAME,
+    run: run_naive,
+    ..Benchmark::TEMPLATE
+};
+
+fn run_naive(ctx: &mut Ctx) -> Result<(), String> {
+    let pages = if ctx.quick() { 2048 } else { 16384 };
+    let file = ScratchFile::create(&ctx.scratch_dir().join("naive.dat"), pages, 256)?;
+    let mut targets: Vec<usize> = (0..pages).collect();
+    Rng::new(0x1B).shuffle(&mut targets);
+    let clock = ctx.clock();
+    let n = if ctx.quick() { 5 } else { 20 };
+    let mut obs = Vec::new();
+    let mut resident = Vec::new();
+    let mut majors = Vec::new();
+    let mut minors = Vec::new();
+    for _ in 0..n {
+        let map = FileMap::new(&file.file, file.bytes, Readahead::Kernel)?;
+        map.msync_invalidate()?;
+        resident.push(map.resident_pages()?);
+        // SAFETY: map is a live mapping of the whole file; reads only.
+        let p = unsafe { touch_pass(clock, map.as_ptr() as *mut u8, &targets, false) };
+        // lmbench divides the whole pass by the pages touched.
+        obs.push(p.per(pages as u64));
+        majors.push(p.faults.major);
+        minors.push(p.faults.minor);
+    }
+    let mut r = ctx.result(None);
+    r.set_observations(obs);
+    r.param("file_pages", pages)
+        .param("page_out", "msync(MS_INVALIDATE) only")
+        .param("order", "random permutation of all pages, as lmbench");
+    let max_res = *resident.iter().max().unwrap_or(&0);
+    r.add_evidence(
+        "pages were evicted before the pass (mincore: none of the file resident)",
+        "0 pages resident",
+        format!("{max_res} of {pages} resident after msync(MS_INVALIDATE)"),
+        max_res == 0,
+    );
+    let total_major: u64 = majors.iter().sum();
+    r.add_evidence(
+        "every access took a major fault (ru_majflt)",
+        format!("{pages} per pass"),
+        format!("{majors:?}"),
+        majors.iter().all(|&m| m == pages as u64),
+    );
+    r.extra.insert(
+        "verification".into(),
+        json!({
+            "resident_before": resident, "major_faults_per_pass": majors,
+            "minor_faults_per_pass": minors,
+            "share_of_accesses_faulted": total_major as f64 / (n * pages) as f64,
+        }),
+    );
+    ctx.push(r);
+    Ok(())
+}
