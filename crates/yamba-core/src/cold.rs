@@ -44,7 +44,7 @@ impl Evictor {
         let mut i = 0;
         while i < self.sweep.len() {
             acc = acc.wrapping_add(self.sweep[i]);
-            if (i / step) % 16 == 0 {
+            if (i / step).is_multiple_of(16) {
                 self.sweep[i] = acc;
             }
             i += step;

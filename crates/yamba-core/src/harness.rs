@@ -166,7 +166,7 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             stopped = "max observations".to_string();
             break;
         }
-        if k >= plan.min_observations && (k % 8 == 0) {
+        if k >= plan.min_observations && k.is_multiple_of(8) {
             let obs = per_op(clock, &p_ticks, &f_ticks, iterations);
             if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
                 if p <= plan.target_precision {

@@ -76,7 +76,7 @@ pub fn format_sig(v: f64) -> String {
         a if a >= 100.0 => 1,
         a if a >= 10.0 => 2,
         a if a >= 1.0 => 3,
-        a if a == 0.0 => 0,
+        0.0 => 0,
         _ => 4,
     };
     format!("{v:.decimals$}")
