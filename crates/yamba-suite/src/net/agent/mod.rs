@@ -1,0 +1,42 @@
+//! The remote-measurement agent (`yamba serve`) and its client.
+//!
+//! The agent lets the `net` and `fs.remote` benchmarks measure against
+//! another host. It is deliberately not an open door: it answers only
+//! clients that present its token, serves only regular files inside its
+//! root, never writes, and bounds message sizes, connections and idle time.
+//! Every refusal is logged on stderr, one line with the peer and the reason.
+//!
+//! # Protocol (version 1, TCP, little-endian)
+//!
+//! Every request is a frame `op: u8, len: u32, payload[len]`; every reply is
+//! `status: u8, len: u32, payload[len]`. Status 0 is OK; 1 is REFUSED (a
+//! UTF-8 reason follows and the agent closes the connection); 2 is ERROR (a
+//! UTF-8 reason follows and the connection stays usable). `len` may not
+//! exceed the agent's `max_message`; a larger frame is refused.
+//!
+//! | op | name   | payload                              | OK reply payload, then                 |
+//! |----|--------|--------------------------------------|----------------------------------------|
+//! | 1  | HELLO  | `"YMB1"` + token                     | `max_message: u32`                     |
+//! | 2  | ECHO   | n bytes                              | the same n bytes                       |
+//! | 3  | SINK   | `n: u64`, then n raw bytes follow    | `received: u64` (after the n bytes)    |
+//! | 4  | SOURCE | `n: u64`                             | `n: u64`, then n raw pattern bytes     |
+//! | 5  | STAT   | relative path (UTF-8)                | `size: u64`                            |
+//! | 6  | READ   | `offset: u64, len: u32`, path        | the bytes read (short only at EOF)     |
+//!
+//! HELLO must come first, at most 4096 bytes, and arrive whole within the
+//! idle timeout (a client dribbling bytes cannot hold a slot without the
+//! token); anything else before it is refused. A READ longer than
+//! `max_message` fails with ERROR. SINK and SOURCE streams are bounded by
+//! [`protocol::MAX_STREAM`]. SOURCE bytes
+//! follow [`protocol::pattern_byte`] so the client can check what arrived.
+//! A test-only option makes the agent spin a known time on the calibrated
+//! clock before each reply: the ground truth of the round-trip tests.
+
+pub mod client;
+mod conn;
+mod paths;
+pub mod protocol;
+pub mod server;
+
+pub use client::{AgentError, Client};
+pub use server::{Agent, AgentHandle, ServerConfig};

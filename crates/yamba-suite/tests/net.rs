@@ -1,0 +1,191 @@
+//! The `net` and `fs.remote` benchmarks, on loopback and against an
+//! in-process agent: each produces checked numbers, and a delay the agent
+//! adds on purpose shows up in the measured round trip.
+//! (The rate-limited link test across network namespaces is in
+//! `crates/yamba-cli/tests/netns.rs`: it runs the real `yamba serve`.)
+
+use std::path::Path;
+use std::time::Duration;
+use yamba_core::affinity::{default_cpu, other_cpu};
+use yamba_core::runner::run_one;
+use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+use yamba_suite::fs::remote::{REMOTE_BLOCK, REMOTE_READ};
+use yamba_suite::net::agent::{Agent, AgentHandle, ServerConfig};
+use yamba_suite::net::{bandwidth, connect, rtt};
+
+const TOKEN: &str = "net-test-token";
+
+/// The tests of this file measure: one at a time, or they time each other.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn run(config: RunConfig, bench: &'static Benchmark) -> Vec<BenchResult> {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::prepare(config);
+    run_one(&session, bench, Mode::Hot, dir.path())
+}
+
+/// Every result is Ok, has observations, and all its evidence held.
+fn assert_ok(results: &[BenchResult]) {
+    assert!(!results.is_empty());
+    for r in results {
+        assert_eq!(
+            r.status,
+            Status::Ok,
+            "{}: {:?} {:?}",
+            r.id,
+            r.reason,
+            r.evidence
+        );
+        assert!(!r.observations.is_empty(), "{}", r.id);
+        assert!(
+            r.evidence.iter().all(|e| e.ok),
+            "{}: {:?}",
+            r.id,
+            r.evidence
+        );
+        assert!(r.median().unwrap() > 0.0, "{}", r.id);
+        assert!(r.params.contains_key("endpoint"), "{}", r.id);
+    }
+}
+
+fn agent(root: Option<&Path>, delay_us: u64) -> AgentHandle {
+    Agent::bind(ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        root: root.map(Path::to_path_buf),
+        token: TOKEN.into(),
+        test_delay_us: delay_us,
+        // A busy machine would otherwise delay a spinning agent's wake-ups
+        // more than an idle one's (it has used up its share of the CPU).
+        realtime: true,
+        log_stderr: false,
+        ..ServerConfig::default()
+    })
+    .unwrap()
+    // On the CPU the benchmark is not pinned to, as a peer would be, so
+    // both sides are placed alike from run to run.
+    .spawn_on(other_cpu(default_cpu()))
+    .unwrap()
+}
+
+fn remote(a: &AgentHandle) -> RunConfig {
+    RunConfig {
+        remote: Some(a.addr().to_string()),
+        remote_token: Some(TOKEN.into()),
+        realtime: true,
+        ..RunConfig::quick()
+    }
+}
+
+#[test]
+fn loopback_benchmarks_produce_checked_numbers() {
+    let _serial = serial();
+    for b in yamba_suite::net::BENCHMARKS
+        .iter()
+        .copied()
+        .chain([&REMOTE_READ, &REMOTE_BLOCK])
+    {
+        let rs = run(RunConfig::quick(), b);
+        assert_ok(&rs);
+        for r in &rs {
+            println!(
+                "{:<24} median {:>10.4} {}  n={}",
+                r.id,
+                r.median().unwrap(),
+                r.unit.symbol(),
+                r.observations.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn remote_mode_measures_against_the_agent() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("yamba-remote.dat"), vec![3u8; 1 << 20]).unwrap();
+    let a = agent(Some(dir.path()), 0);
+    let cfg = remote(&a);
+    for b in [
+        &rtt::TCP_RTT,
+        &connect::TCP_CONNECT,
+        &REMOTE_READ,
+        &REMOTE_BLOCK,
+    ] {
+        let rs = run(cfg.clone(), b);
+        assert_ok(&rs);
+        assert!(rs[0].params["endpoint"]
+            .as_str()
+            .unwrap()
+            .contains(&a.addr().to_string()));
+    }
+    let bw = run(cfg.clone(), &bandwidth::TCP_BW_1);
+    assert_ok(&bw);
+    let ids: Vec<&str> = bw.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "net.tcp.bandwidth.1.to_agent",
+            "net.tcp.bandwidth.1.from_agent"
+        ]
+    );
+    // UDP and UNIX sockets are not the agent's: skipped, saying why.
+    for b in [&rtt::UDP_RTT, &bandwidth::UNIX_BW] {
+        let rs = run(cfg.clone(), b);
+        assert_eq!(rs[0].status, Status::Skipped, "{}", rs[0].id);
+        assert!(
+            rs[0].reason.as_deref().unwrap_or("").contains("loopback")
+                || rs[0].reason.as_deref().unwrap_or("").contains("local")
+        );
+    }
+    // A wrong token or a missing one fails with one clear reason, not a hang.
+    let mut bad = cfg.clone();
+    bad.remote_token = Some("wrong".into());
+    let rs = run(bad, &rtt::TCP_RTT);
+    assert_eq!(rs[0].status, Status::Failed);
+    assert!(
+        rs[0].reason.as_deref().unwrap().contains("wrong token"),
+        "{:?}",
+        rs[0].reason
+    );
+    let mut none = cfg;
+    none.remote_token = None;
+    let rs = run(none, &connect::TCP_CONNECT);
+    assert!(
+        rs[0].reason.as_deref().unwrap().contains("--token"),
+        "{:?}",
+        rs[0].reason
+    );
+}
+
+/// Ground truth: an agent that spins X µs before each reply raises the
+/// measured round trip by X (within 5%; up to three attempts on this noisy
+/// machine).
+#[test]
+fn agent_delay_raises_round_trip_by_that_delay() {
+    let _serial = serial();
+    const X_US: f64 = 1000.0;
+    let plain = agent(None, 0);
+    let slow = agent(None, X_US as u64);
+    let mut last = String::new();
+    for attempt in 1..=3 {
+        let base = run(remote(&plain), &rtt::TCP_RTT);
+        let delayed = run(remote(&slow), &rtt::TCP_RTT);
+        assert_ok(&base);
+        assert_ok(&delayed);
+        let added_us = (delayed[0].median().unwrap() - base[0].median().unwrap()) / 1000.0;
+        last = format!(
+            "attempt {attempt}: base {:.1} µs, added {added_us:.1} µs for {X_US} µs",
+            base[0].median().unwrap() / 1000.0
+        );
+        println!("{last}");
+        if (added_us - X_US).abs() <= 0.05 * X_US {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("delay not seen in the round trip: {last}");
+}
