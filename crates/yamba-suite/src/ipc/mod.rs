@@ -1,6 +1,27 @@
-//! Area `ipc`.
+//! Area `ipc`: switching and round trips between two parties — the
+//! context switch, the null-RPC round trip over each kernel transport (and
+//! over shared memory with no kernel at all), and the one-way transfer;
+//! best case (hot loop) and worst case (caches evicted first) side by side.
+//!
+//! Generic templates (`rtt`, `ctxsw`, `oneway`) are written against the
+//! [`transport::Half`] seam; everything Linux-specific is in `adapter`.
+
+pub mod adapter;
+pub mod clocksync;
+pub mod cold;
+pub mod ctxsw;
+pub mod oneway;
+pub mod peer;
+pub mod rtt;
+pub mod transport;
 
 use yamba_core::Benchmark;
 
 /// This area's benchmarks, in suite order.
-pub static BENCHMARKS: &[&Benchmark] = &[];
+pub static BENCHMARKS: &[&Benchmark] = &[
+    &ctxsw::PIPE,
+    &ctxsw::FUTEX,
+    &rtt::RTT,
+    &oneway::ONEWAY,
+    &rtt::PEER_DELAY,
+];

@@ -1,0 +1,229 @@
+//! The other party of a measurement: a forked process pinned to a chosen
+//! CPU, and the shared memory through which it reports what it saw.
+
+use super::adapter;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Memory shared with processes forked after it was made (MAP_SHARED,
+/// anonymous), holding a `T` of atomics. Zeroed by the kernel.
+pub struct Shared<T> {
+    ptr: *mut T,
+}
+
+// SAFETY: T is only accessed through shared references to atomics.
+unsafe impl<T: Sync> Send for Shared<T> {}
+unsafe impl<T: Sync> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    /// `T` must be valid when all-zero (atomics, arrays of atomics).
+    pub fn new_zeroed() -> Result<Shared<T>, String> {
+        let p = adapter::map_shared(std::mem::size_of::<T>().max(1))?;
+        Ok(Shared { ptr: p.cast() })
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the mapping lives as long as self and was zeroed, which
+        // is a valid T for the atomics-only types used here.
+        unsafe { &*self.ptr }
+    }
+}
+
+impl<T> Drop for Shared<T> {
+    fn drop(&mut self) {
+        adapter::unmap(self.ptr.cast(), std::mem::size_of::<T>().max(1));
+    }
+}
+
+/// What a peer reports back, each field on its own cache line so the
+/// reporting does not bounce lines the transport uses.
+#[repr(C, align(64))]
+#[derive(Default)]
+pub struct PeerStats {
+    /// Requests served.
+    pub served: AtomicU64,
+    _p0: [u64; 7],
+    /// sched_getcpu samples taken, and how many were not the pinned CPU.
+    pub cpu_samples: AtomicU64,
+    pub wrong_cpu: AtomicU64,
+    /// Malformed or failed receives/sends.
+    pub errors: AtomicU64,
+    /// Set once the peer is pinned and about to serve.
+    pub ready: AtomicU64,
+    /// The CPU it is pinned to, +1 (0: not yet known).
+    pub cpu_plus_one: AtomicU64,
+}
+
+impl PeerStats {
+    /// Samples the CPU on the 1st, 17th, 33rd… call (sched_getcpu through
+    /// the vDSO is a few ns; sampling sparsely keeps it off the measured path).
+    #[inline]
+    pub fn sample_cpu(&self, count: u64, pinned: usize) {
+        if count % 16 == 1 {
+            self.cpu_samples.fetch_add(1, Ordering::Relaxed);
+            if adapter::current_cpu() != pinned as i32 {
+                self.wrong_cpu.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    pub fn wrong(&self) -> (u64, u64) {
+        (
+            self.wrong_cpu.load(Ordering::Relaxed),
+            self.cpu_samples.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// A forked peer process; killed and reaped when dropped.
+pub struct Peer {
+    pub pid: i32,
+}
+
+impl Peer {
+    /// Forks a process pinned to `cpu` that runs `serve` (which should
+    /// loop until killed) and waits until it has set `stats.ready`.
+    pub fn spawn<F: FnOnce()>(cpu: usize, stats: &PeerStats, serve: F) -> Result<Peer, String> {
+        let pid = adapter::fork()?;
+        if pid == 0 {
+            let code = match yamba_core::affinity::pin_current_thread(cpu) {
+                Ok(()) => {
+                    stats.cpu_plus_one.store(cpu as u64 + 1, Ordering::Release);
+                    stats.ready.store(1, Ordering::Release);
+                    serve();
+                    0
+                }
+                Err(_) => {
+                    stats.ready.store(2, Ordering::Release);
+                    1
+                }
+            };
+            adapter::exit_now(code);
+        }
+        let peer = Peer { pid };
+        let t0 = std::time::Instant::now();
+        loop {
+            match stats.ready.load(Ordering::Acquire) {
+                1 => return Ok(peer),
+                2 => {
+                    return Err(format!(
+                        "the peer process could not pin itself to CPU {cpu}"
+                    ))
+                }
+                _ if t0.elapsed().as_secs() > 10 => {
+                    return Err("the peer process did not start within 10 s".into())
+                }
+                _ => std::thread::sleep(std::time::Duration::from_micros(100)),
+            }
+        }
+    }
+
+    /// Its context switches so far: (voluntary, involuntary).
+    pub fn switches(&self) -> Option<(u64, u64)> {
+        adapter::process_switches(self.pid)
+    }
+}
+
+/// Whether anything but the peer ran on the peer's CPU: a snapshot taken
+/// before the measurement, compared after.
+pub struct CpuShare {
+    cpu: usize,
+    pid: i32,
+    busy0: Option<(f64, f64)>,
+    own0: Option<u64>,
+    wait0: Option<u64>,
+}
+
+/// What other tasks did on the peer's CPU over the measurement.
+#[derive(Debug, Clone, Copy)]
+pub struct OthersOnCpu {
+    /// Share of the CPU's time used by anything but the peer (0–1).
+    pub others_share: f64,
+    /// Length of the window /proc/stat saw, in ns (it counts in ticks of
+    /// usually 10 ms, so a short window says little).
+    pub window_ns: f64,
+    /// Time the peer spent runnable but not running, in ns.
+    pub peer_wait_ns: Option<u64>,
+}
+
+impl CpuShare {
+    pub fn start(peer: &Peer, cpu: usize) -> CpuShare {
+        CpuShare {
+            cpu,
+            pid: peer.pid,
+            busy0: adapter::cpu_busy_ns(cpu),
+            own0: adapter::cpu_time_ns(Some(peer.pid)),
+            wait0: adapter::run_delay_ns(Some(peer.pid)),
+        }
+    }
+
+    /// None when /proc/stat or schedstat is not readable.
+    pub fn finish(&self) -> Option<OthersOnCpu> {
+        let (b0, t0) = self.busy0?;
+        let (b1, t1) = adapter::cpu_busy_ns(self.cpu)?;
+        let own = adapter::cpu_time_ns(Some(self.pid))?.saturating_sub(self.own0?) as f64;
+        let total = (t1 - t0).max(1.0);
+        Some(OthersOnCpu {
+            others_share: (((b1 - b0) - own) / total).clamp(0.0, 1.0),
+            window_ns: t1 - t0,
+            peer_wait_ns: self
+                .wait0
+                .zip(adapter::run_delay_ns(Some(self.pid)))
+                .map(|(a, b)| b.saturating_sub(a)),
+        })
+    }
+}
+
+/// /proc/stat windows shorter than this are too coarse to judge by.
+const MIN_STAT_WINDOW_NS: f64 = 0.5e9;
+
+/// Adds the cross-CPU gating check: the peer had its CPU to itself, i.e.
+/// it waited for it (schedstat run_delay, ns-exact) no more than 10% of
+/// the operations' mean time, and — when the window is long enough for
+/// /proc/stat's ticks — other tasks used no more than 10% of that CPU.
+/// Otherwise other tasks' time is in the number. (A wake-up of an idle CPU
+/// is not counted as waiting: the task is queued when the CPU is up.)
+pub fn add_cpu_evidence(
+    r: &mut yamba_core::BenchResult,
+    cpu: usize,
+    seen: Option<OthersOnCpu>,
+    ops: u64,
+    mean_ns: f64,
+) {
+    let check = "the peer had its CPU to itself (schedstat run_delay; /proc/stat busy time minus the peer's own)";
+    let expected = format!(
+        "waits ≤ 10% of the mean operation ({:.0} ns); other tasks ≤ 10% of CPU {cpu} (over ≥ {:.1} s)",
+        0.1 * mean_ns,
+        MIN_STAT_WINDOW_NS / 1e9
+    );
+    let Some(o) = seen.filter(|o| o.peer_wait_ns.is_some()) else {
+        r.add_note_evidence(
+            check,
+            expected,
+            "not checkable: schedstat or /proc/stat unreadable",
+            false,
+        );
+        return;
+    };
+    let wait = o.peer_wait_ns.unwrap_or(0) as f64 / ops.max(1) as f64;
+    let long = o.window_ns >= MIN_STAT_WINDOW_NS;
+    let share = if long {
+        format!("other tasks {:.1}%", o.others_share * 100.0)
+    } else {
+        format!("other tasks not judged ({:.2} s window)", o.window_ns / 1e9)
+    };
+    r.add_evidence(
+        check,
+        expected,
+        format!("waited {wait:.0} ns per operation; {share}"),
+        wait <= 0.1 * mean_ns && (!long || o.others_share <= 0.10),
+    );
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        adapter::kill_and_reap(self.pid);
+    }
+}

@@ -1,0 +1,130 @@
+//! Platform adapter for the `sched` area: the kernel's per-thread switch
+//! counts and the current CPU, used as evidence that a gap in the clock
+//! loop was the CPU being taken away.
+
+#[cfg(target_os = "linux")]
+mod imp {
+    pub const NAME: &str = "linux";
+
+    pub fn supported() -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Context switches of the calling thread: (voluntary, involuntary).
+    pub fn thread_switches() -> (u64, u64) {
+        // SAFETY: ru is a valid rusage to fill.
+        unsafe {
+            let mut ru: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+            (ru.ru_nvcsw as u64, ru.ru_nivcsw as u64)
+        }
+    }
+
+    /// The CPU the calling thread runs on (vDSO getcpu), -1 if unknown.
+    #[inline]
+    pub fn current_cpu() -> i32 {
+        // SAFETY: no preconditions.
+        unsafe { libc::sched_getcpu() }
+    }
+
+    /// Runs `f` in a forked child that leads a new session, and so (with
+    /// CONFIG_SCHED_AUTOGROUP) a scheduling group of its own; returns the
+    /// child's exit code. `f` reports back through memory from
+    /// [`map_shared`].
+    pub fn run_in_new_session<F: FnOnce() -> i32>(f: F) -> Result<i32, String> {
+        // SAFETY: the child runs f and _exits; the parent only waits.
+        unsafe {
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(format!("fork: {}", std::io::Error::last_os_error()));
+            }
+            if pid == 0 {
+                libc::setsid();
+                let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(101);
+                libc::_exit(code);
+            }
+            let mut status = 0;
+            while libc::waitpid(pid, &mut status, 0) < 0 {
+                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return Err(format!("waitpid: {}", std::io::Error::last_os_error()));
+                }
+            }
+            if libc::WIFEXITED(status) {
+                Ok(libc::WEXITSTATUS(status))
+            } else {
+                Err(format!(
+                    "the child died of signal {}",
+                    libc::WTERMSIG(status)
+                ))
+            }
+        }
+    }
+
+    /// Raises the calling process's autogroup to nice `nice` (it competes
+    /// with other sessions' groups by this weight, whatever its threads'
+    /// own nice values). Needs root or CAP_SYS_NICE; Err says why not.
+    pub fn set_autogroup_nice(nice: i32) -> Result<(), String> {
+        std::fs::write("/proc/self/autogroup", nice.to_string())
+            .map_err(|e| format!("cannot set the autogroup's nice to {nice}: {e}"))
+    }
+
+    /// Anonymous memory shared with children forked after this call.
+    pub fn map_shared(bytes: usize) -> Result<*mut u8, String> {
+        // SAFETY: a fresh anonymous mapping; the kernel zeroes it.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(format!(
+                "mmap(MAP_SHARED): {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(p.cast())
+    }
+
+    pub fn unmap(p: *mut u8, bytes: usize) {
+        // SAFETY: p/bytes came from map_shared.
+        unsafe { libc::munmap(p.cast(), bytes) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    pub const NAME: &str = "unsupported";
+
+    pub fn supported() -> Result<(), String> {
+        Err("the sched benchmarks have only a Linux adapter (per-thread switch counts)".into())
+    }
+
+    pub fn thread_switches() -> (u64, u64) {
+        (0, 0)
+    }
+
+    pub fn current_cpu() -> i32 {
+        -1
+    }
+
+    pub fn run_in_new_session<F: FnOnce() -> i32>(_: F) -> Result<i32, String> {
+        Err("not supported here".into())
+    }
+
+    pub fn set_autogroup_nice(_: i32) -> Result<(), String> {
+        Err("not supported here".into())
+    }
+
+    pub fn map_shared(_: usize) -> Result<*mut u8, String> {
+        Err("not supported here".into())
+    }
+
+    pub fn unmap(_: *mut u8, _: usize) {}
+}
+
+pub use imp::*;
