@@ -23,7 +23,10 @@ pub struct Quiet;
 impl Observer for Quiet {}
 
 /// The (benchmark, mode) pairs a run will measure, in order.
-pub fn plan_runs(session: &Session, benches: &[&'static Benchmark]) -> Vec<(&'static Benchmark, Mode)> {
+pub fn plan_runs(
+    session: &Session,
+    benches: &[&'static Benchmark],
+) -> Vec<(&'static Benchmark, Mode)> {
     let mut out = Vec::new();
     for &b in benches {
         for &m in &session.config.modes {
@@ -60,7 +63,12 @@ pub fn run_benchmarks(
 }
 
 /// Runs one benchmark in one mode, isolated unless the config says not.
-pub fn run_one(session: &Session, bench: &'static Benchmark, mode: Mode, scratch_root: &Path) -> Vec<BenchResult> {
+pub fn run_one(
+    session: &Session,
+    bench: &'static Benchmark,
+    mode: Mode,
+    scratch_root: &Path,
+) -> Vec<BenchResult> {
     if !bench.supports(mode) {
         let mut r = failed(session, bench, mode, String::new());
         r.status = Status::Skipped;
@@ -99,12 +107,9 @@ pub fn run_one(session: &Session, bench: &'static Benchmark, mode: Mode, scratch
     let after = CpuTimes::read().ok();
     let _ = std::fs::remove_dir_all(&scratch);
     let mut results = match outcome {
-        ChildOutcome::Finished(r) if r.is_empty() => vec![failed(
-            session,
-            bench,
-            mode,
-            "produced no result".into(),
-        )],
+        ChildOutcome::Finished(r) if r.is_empty() => {
+            vec![failed(session, bench, mode, "produced no result".into())]
+        }
         ChildOutcome::Finished(r) => r,
         ChildOutcome::Failed(why) => vec![failed(session, bench, mode, why)],
     };
@@ -129,7 +134,12 @@ pub fn run_one(session: &Session, bench: &'static Benchmark, mode: Mode, scratch
 
 /// Runs the benchmark in this process: pins, raises priority if asked,
 /// catches the benchmark's own error as a failed result.
-fn run_here(session: &Session, bench: &'static Benchmark, mode: Mode, scratch: &Path) -> Vec<BenchResult> {
+fn run_here(
+    session: &Session,
+    bench: &'static Benchmark,
+    mode: Mode,
+    scratch: &Path,
+) -> Vec<BenchResult> {
     let mut warnings = Vec::new();
     if let Some(cpu) = session.cpu {
         if let Err(e) = crate::affinity::pin_current_thread(cpu) {
@@ -173,10 +183,17 @@ fn account(
         _ => None,
     };
     let ours = usage.user_s + usage.system_s;
-    let others_busy_pct = cpu_states.filter(|_| session.config.isolate && wall > 0.0).map(|s| {
-        let ours_pct = 100.0 * ours / (wall * session.machine.online_cpus as f64);
-        (s.busy() - ours_pct).max(0.0)
-    });
+    // /proc/stat counts in USER_HZ ticks: over a short benchmark the
+    // estimate is mostly rounding, so judge only windows of ≥ 0.5 s per CPU.
+    let long_enough = |s: &crate::cpustates::CpuStates| {
+        s.ticks as f64 >= 0.5 * crate::cpustates::user_hz() * session.machine.online_cpus as f64
+    };
+    let others_busy_pct = cpu_states
+        .filter(|s| session.config.isolate && wall > 0.0 && long_enough(s))
+        .map(|s| {
+            let ours_pct = 100.0 * ours / (wall * session.machine.online_cpus as f64);
+            (s.busy() - ours_pct).max(0.0)
+        });
     Accounting {
         wall_s: wall,
         user_s: usage.user_s,
@@ -192,7 +209,12 @@ fn account(
 }
 
 /// A failed result standing for the whole benchmark.
-pub fn failed(session: &Session, bench: &'static Benchmark, mode: Mode, why: String) -> BenchResult {
+pub fn failed(
+    session: &Session,
+    bench: &'static Benchmark,
+    mode: Mode,
+    why: String,
+) -> BenchResult {
     let ctx = session.context(bench, mode, Path::new(""));
     let mut r = ctx.result(None);
     r.status = Status::Failed;
@@ -207,7 +229,9 @@ struct ScratchRoot {
 
 impl ScratchRoot {
     fn create(parent: Option<&Path>) -> Result<ScratchRoot, String> {
-        let parent = parent.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+        let parent = parent
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
         let path = parent.join(format!(".yamba-scratch-{}", std::process::id()));
         std::fs::create_dir_all(&path)
             .map_err(|e| format!("cannot create scratch directory {}: {e}", path.display()))?;

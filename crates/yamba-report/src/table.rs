@@ -175,6 +175,9 @@ fn row(r: &BenchResult) -> [String; 8] {
             r.reason.as_deref().unwrap_or("unknown reason")
         )),
     }
+    if r.summary.is_none() && r.extra.contains_key("comparison") {
+        notes.push("see the comparison table below".into());
+    }
     notes.extend(r.warnings.iter().map(|w| abbreviate(w)));
     let blank = || String::from("-");
     let (median, min, cv, n, unit) = match (&r.summary, r.status) {

@@ -283,7 +283,7 @@ fn run_rtt(ctx: &mut Ctx) -> Result<(), String> {
                 t
             };
             let suffix = format!("{}.{}", t.name(), placement.name());
-            let r = match measure(ctx, t, placement, 0.0) {
+            let mut r = match measure(ctx, t, placement, 0.0) {
                 Ok(run) => run.result(ctx, &suffix),
                 Err(why) => {
                     let mut r = ctx.result(Some(&suffix));
@@ -292,6 +292,8 @@ fn run_rtt(ctx: &mut Ctx) -> Result<(), String> {
                     r
                 }
             };
+            // Settle the status first, so a withheld number shows as withheld in the table too.
+            r.apply_evidence();
             rows.push(row(&r, t));
             ctx.push(r);
         }
