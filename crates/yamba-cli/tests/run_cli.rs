@@ -15,12 +15,23 @@ fn crash_and_hang_fail_alone_and_the_run_completes() {
     let out = dir.path().join("r.json");
     let o = yamba()
         .current_dir(dir.path())
-        .args(["run", "--quick", "testing.crash", "testing.hang", "cpu.syscall.getppid", "--out"])
+        .args([
+            "run",
+            "--quick",
+            "testing.crash",
+            "testing.hang",
+            "cpu.syscall.getppid",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["complete"], true);
     let results = v["results"].as_array().unwrap();
@@ -28,7 +39,12 @@ fn crash_and_hang_fail_alone_and_the_run_completes() {
         results
             .iter()
             .find(|r| r["id"] == id)
-            .map(|r| (r["status"].as_str().unwrap().to_string(), r["reason"].clone()))
+            .map(|r| {
+                (
+                    r["status"].as_str().unwrap().to_string(),
+                    r["reason"].clone(),
+                )
+            })
             .unwrap()
     };
     let (s, why) = status("testing.crash");
@@ -53,7 +69,9 @@ fn json_and_csv_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let o = yamba()
         .current_dir(dir.path())
-        .args(["run", "--quick", "cpu.loop", "--format", "json", "--out", "r.json"])
+        .args([
+            "run", "--quick", "cpu.loop", "--format", "json", "--out", "r.json",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -62,12 +80,20 @@ fn json_and_csv_on_stdout() {
     assert_eq!(v["results"][0]["id"], "cpu.loop");
     let o = yamba()
         .current_dir(dir.path())
-        .args(["run", "--quick", "cpu.loop", "--format", "csv", "--out", "r.json"])
+        .args([
+            "run", "--quick", "cpu.loop", "--format", "csv", "--out", "r.json",
+        ])
         .output()
         .unwrap();
     let csv = String::from_utf8(o.stdout).unwrap();
     assert!(csv.starts_with("id,mode,unit,status,n,median"), "{csv}");
-    assert!(csv.lines().nth(1).unwrap().starts_with("cpu.loop,hot,ns,ok,"), "{csv}");
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("cpu.loop,hot,ns,ok,"),
+        "{csv}"
+    );
 }
 
 #[test]
@@ -80,11 +106,24 @@ fn default_results_file_goes_to_a_timestamped_path() {
         .unwrap();
     assert!(o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let files: Vec<_> = std::fs::read_dir(dir.path().join("results")).unwrap().collect();
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .collect();
     assert_eq!(files.len(), 1);
-    let name = files[0].as_ref().unwrap().file_name().to_string_lossy().into_owned();
-    assert!(name.starts_with("yamba-") && name.ends_with(".json"), "{name}");
-    assert!(stderr.contains("results written to results/yamba-"), "{stderr}");
+    let name = files[0]
+        .as_ref()
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with("yamba-") && name.ends_with(".json"),
+        "{name}"
+    );
+    assert!(
+        stderr.contains("results written to results/yamba-"),
+        "{stderr}"
+    );
 }
 
 /// Bad input: one clear line on stderr naming the problem, non-zero exit,
@@ -93,15 +132,31 @@ fn default_results_file_goes_to_a_timestamped_path() {
 fn errors_are_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["run", "no.such.bench"], "unknown benchmark or area 'no.such.bench'"),
-        (&["run", "cpu.loop", "--out", "/nonexistent/dir/r.json"], "folder /nonexistent/dir does not exist"),
-        (&["run", "cpu.loop", "--budget", "0"], "--budget 0: must be a number of seconds"),
+        (
+            &["run", "no.such.bench"],
+            "unknown benchmark or area 'no.such.bench'",
+        ),
+        (
+            &["run", "cpu.loop", "--out", "/nonexistent/dir/r.json"],
+            "folder /nonexistent/dir does not exist",
+        ),
+        (
+            &["run", "cpu.loop", "--budget", "0"],
+            "--budget 0: must be a number of seconds",
+        ),
         (&["run", "cpu.loop", "--cpu", "4096"], "--cpu 4096"),
-        (&["run", "cpu.loop", "--set", "novalue"], "--set novalue: expected KEY=VALUE"),
+        (
+            &["run", "cpu.loop", "--set", "novalue"],
+            "--set novalue: expected KEY=VALUE",
+        ),
         (&["list", "zzz"], "unknown benchmark or area 'zzz'"),
     ];
     for (args, want) in cases {
-        let o = yamba().current_dir(dir.path()).args(*args).output().unwrap();
+        let o = yamba()
+            .current_dir(dir.path())
+            .args(*args)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "{args:?} succeeded");
         assert!(stderr.contains(want), "{args:?}: {stderr}");
@@ -116,13 +171,30 @@ fn list_shows_adapters_and_whether_each_runs_here() {
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
     let header = text.lines().next().unwrap();
-    for col in ["id", "area", "unit", "modes", "adapter", "runs here", "description"] {
+    for col in [
+        "id",
+        "area",
+        "unit",
+        "modes",
+        "adapter",
+        "runs here",
+        "description",
+    ] {
         assert!(header.contains(col), "{header}");
     }
-    let getppid = text.lines().find(|l| l.starts_with("cpu.syscall.getppid")).unwrap();
-    assert!(getppid.contains("linux-x86_64") || getppid.contains("linux-aarch64"), "{getppid}");
+    let getppid = text
+        .lines()
+        .find(|l| l.starts_with("cpu.syscall.getppid"))
+        .unwrap();
+    assert!(
+        getppid.contains("linux-x86_64") || getppid.contains("linux-aarch64"),
+        "{getppid}"
+    );
     assert!(getppid.contains("yes"), "{getppid}");
-    assert!(text.contains("testing.hang"), "hidden benchmarks show with YAMBA_TEST_BENCHMARKS=1");
+    assert!(
+        text.contains("testing.hang"),
+        "hidden benchmarks show with YAMBA_TEST_BENCHMARKS=1"
+    );
 }
 
 /// Ctrl-C: the benchmark in progress is killed, what finished is kept in
@@ -133,7 +205,14 @@ fn interrupt_keeps_what_finished() {
     let out = dir.path().join("r.json");
     let child = yamba()
         .current_dir(dir.path())
-        .args(["run", "--quick", "cpu.loop", "testing.hang", "cpu.syscall.getppid", "--out"])
+        .args([
+            "run",
+            "--quick",
+            "cpu.loop",
+            "testing.hang",
+            "cpu.syscall.getppid",
+            "--out",
+        ])
         .arg(&out)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -152,11 +231,61 @@ fn interrupt_keeps_what_finished() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["complete"], false);
     assert_eq!(v["interrupted"], true);
-    let ids: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["cpu.loop", "testing.hang"]);
     assert_eq!(v["results"][1]["reason"], "interrupted");
+}
+
+/// `--repeat N`: each benchmark runs N times in fresh processes, interleaved
+/// with the others; the file holds one pooled result per id with every
+/// repetition's median.
+#[test]
+fn repetitions_are_pooled_per_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "--repeat",
+            "3",
+            "cpu.loop",
+            "cpu.syscall.getppid",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "one pooled result per id");
+    for r in results {
+        assert_eq!(r["params"]["repetitions"], 3);
+        let reps = r["extra"]["repetitions"].as_array().unwrap();
+        assert_eq!(reps.len(), 3);
+        let n: u64 = reps.iter().map(|x| x["n"].as_u64().unwrap()).sum();
+        assert_eq!(r["observations"].as_array().unwrap().len() as u64, n);
+        assert_eq!(r["summary"]["n"].as_u64().unwrap(), n);
+    }
+    let o = yamba()
+        .args(["run", "--repeat", "0", "cpu.loop"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--repeat 0: must be between 1 and 1000"));
 }

@@ -89,6 +89,10 @@ pub struct RunConfig {
     pub remote_token: Option<String>,
     /// Run each benchmark in a child process (crash and hang isolation).
     pub isolate: bool,
+    /// Run the whole list this many times, interleaved, each time in fresh
+    /// processes; repetitions of a result are pooled.
+    #[serde(default = "one")]
+    pub repetitions: usize,
     /// Benchmark-specific settings (`--set key=value`).
     pub settings: BTreeMap<String, String>,
 }
@@ -107,9 +111,14 @@ impl Default for RunConfig {
             remote: None,
             remote_token: None,
             isolate: true,
+            repetitions: 1,
             settings: BTreeMap::new(),
         }
     }
+}
+
+fn one() -> usize {
+    1
 }
 
 impl RunConfig {

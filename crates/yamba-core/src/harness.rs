@@ -26,6 +26,10 @@ pub struct Plan {
     /// Stop once the median's 95% CI half-width is within this share of the median.
     pub target_precision: f64,
     pub min_observations: usize,
+    /// Sample for at least this long before stopping on precision, so the
+    /// observations span the machine's slower fluctuations (a virtual
+    /// machine's host, frequency changes) instead of one moment of them.
+    pub min_sampling: Duration,
     pub max_observations: usize,
     /// Shortest observation, in ns (raised to 1000× the clock's resolution).
     pub min_observation_ns: f64,
@@ -45,6 +49,7 @@ impl Plan {
             budget: Duration::from_millis(2000),
             target_precision: 0.01,
             min_observations: 30,
+            min_sampling: Duration::from_millis(1000),
             max_observations: 100_000,
             min_observation_ns: 20_000.0,
             warmup_ns: 20e6,
@@ -58,6 +63,7 @@ impl Plan {
         Plan {
             budget: Duration::from_millis(150),
             min_observations: 10,
+            min_sampling: Duration::ZERO,
             warmup_ns: 2e6,
             ..Plan::precise()
         }
@@ -166,7 +172,10 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             stopped = "max observations".to_string();
             break;
         }
-        if k >= plan.min_observations && k.is_multiple_of(8) {
+        if k >= plan.min_observations
+            && k.is_multiple_of(8)
+            && sampling.elapsed() >= plan.min_sampling.min(plan.budget)
+        {
             let obs = per_op(clock, &p_ticks, &f_ticks, iterations);
             if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
                 if p <= plan.target_precision {
@@ -245,7 +254,10 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
             stopped = "max observations".to_string();
             break;
         }
-        if k >= plan.min_observations && k % 8 == 0 {
+        if k >= plan.min_observations
+            && k.is_multiple_of(8)
+            && started.elapsed() >= plan.min_sampling.min(plan.budget)
+        {
             if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
                 if p <= plan.target_precision {
                     stopped = format!("precision reached ({:.2}%)", p * 100.0);

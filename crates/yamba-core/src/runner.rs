@@ -22,18 +22,117 @@ pub trait Observer {
 pub struct Quiet;
 impl Observer for Quiet {}
 
-/// The (benchmark, mode) pairs a run will measure, in order.
+/// The (benchmark, mode) pairs a run will measure, in order: with
+/// repetitions, the whole list once per round, so repetitions of one
+/// benchmark are interleaved with the others and drift spreads over all.
 pub fn plan_runs(
     session: &Session,
     benches: &[&'static Benchmark],
 ) -> Vec<(&'static Benchmark, Mode)> {
     let mut out = Vec::new();
-    for &b in benches {
-        for &m in &session.config.modes {
-            out.push((b, m));
+    for _ in 0..session.config.repetitions.max(1) {
+        for &b in benches {
+            for &m in &session.config.modes {
+                out.push((b, m));
+            }
         }
     }
     out
+}
+
+/// Pools repetitions of the same result (same id and mode), each measured
+/// in a process of its own: observations concatenated in the order taken,
+/// the summary recomputed, each repetition's median kept in
+/// `extra.repetitions`. A repetition that failed is named in a warning;
+/// the pooled result fails only when all did.
+pub fn merge_repetitions(results: &[BenchResult]) -> Vec<BenchResult> {
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: std::collections::HashMap<String, Vec<&BenchResult>> = Default::default();
+    for r in results {
+        let k = r.key();
+        if !groups.contains_key(&k) {
+            order.push(k.clone());
+        }
+        groups.entry(k).or_default().push(r);
+    }
+    order
+        .into_iter()
+        .map(|k| match groups[&k].as_slice() {
+            [one] => (*one).clone(),
+            reps => pool(reps),
+        })
+        .collect()
+}
+
+fn pool(reps: &[&BenchResult]) -> BenchResult {
+    let measured = |r: &&&BenchResult| matches!(r.status, Status::Ok | Status::Withheld);
+    let good: Vec<&&BenchResult> = reps.iter().filter(measured).collect();
+    let mut m = (**good.first().copied().unwrap_or(&reps[0])).clone();
+    m.params.insert("repetitions".into(), reps.len().into());
+    let per_rep: Vec<serde_json::Value> = reps
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "status": r.status,
+                "median": r.median(),
+                "n": r.observations.len(),
+                "reason": r.reason,
+            })
+        })
+        .collect();
+    m.extra.insert("repetitions".into(), per_rep.into());
+    if good.is_empty() {
+        return m;
+    }
+    m.observations = good
+        .iter()
+        .flat_map(|r| r.observations.iter().copied())
+        .collect();
+    m.summary = yamba_stats::Summary::of(&m.observations);
+    m.evidence = good
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.evidence.iter().map(move |e| crate::results::Evidence {
+                check: format!("{} (repetition {})", e.check, i + 1),
+                ..e.clone()
+            })
+        })
+        .collect();
+    m.warnings = Vec::new();
+    for (i, r) in reps.iter().enumerate() {
+        for w in &r.warnings {
+            if !m.warnings.contains(w) {
+                m.warnings.push(w.clone());
+            }
+        }
+        if !matches!(r.status, Status::Ok | Status::Withheld) {
+            m.warnings.push(format!(
+                "repetition {} of {} did not measure: {}",
+                i + 1,
+                reps.len(),
+                r.reason.as_deref().unwrap_or("no reason given")
+            ));
+        }
+    }
+    if let Some(method) = &mut m.method {
+        method.elapsed_s = good
+            .iter()
+            .filter_map(|r| r.method.as_ref())
+            .map(|x| x.elapsed_s)
+            .sum();
+    }
+    if let Some(acct) = &mut m.accounting {
+        let accts: Vec<&Accounting> = good.iter().filter_map(|r| r.accounting.as_ref()).collect();
+        acct.wall_s = accts.iter().map(|a| a.wall_s).sum();
+        acct.user_s = accts.iter().map(|a| a.user_s).sum();
+        acct.system_s = accts.iter().map(|a| a.system_s).sum();
+        acct.max_rss_kib = accts.iter().map(|a| a.max_rss_kib).max().unwrap_or(0);
+    }
+    m.status = Status::Ok;
+    m.reason = None;
+    m.apply_evidence();
+    m
 }
 
 /// Runs every benchmark in every requested mode; stops early on Ctrl-C
@@ -242,5 +341,49 @@ impl ScratchRoot {
 impl Drop for ScratchRoot {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BenchResult, Unit};
+
+    fn rep(obs: &[f64], status: Status) -> BenchResult {
+        let mut r = BenchResult::new("a.b", "a.b", "a", Unit::Nanoseconds, Mode::Hot, "t");
+        r.set_observations(obs.to_vec());
+        r.status = status;
+        if status != Status::Ok {
+            r.reason = Some("crashed".into());
+        }
+        r.add_evidence("held", "yes", "yes", true);
+        r
+    }
+
+    #[test]
+    fn repetitions_pool_and_name_the_one_that_failed() {
+        let other = BenchResult::new("a.c", "a.c", "a", Unit::Nanoseconds, Mode::Hot, "t");
+        let merged = merge_repetitions(&[
+            rep(&[1.0, 2.0], Status::Ok),
+            other.clone(),
+            rep(&[3.0], Status::Failed),
+            rep(&[4.0, 5.0], Status::Ok),
+        ]);
+        assert_eq!(merged.len(), 2);
+        let m = &merged[0];
+        assert_eq!(m.id, "a.b");
+        assert_eq!(m.status, Status::Ok);
+        assert_eq!(m.observations, vec![1.0, 2.0, 4.0, 5.0]);
+        assert_eq!(m.summary.as_ref().unwrap().median, 3.0);
+        assert_eq!(m.extra["repetitions"].as_array().unwrap().len(), 3);
+        assert_eq!(m.evidence.len(), 2);
+        assert!(m
+            .warnings
+            .iter()
+            .any(|w| w.contains("repetition 2 of 3") && w.contains("crashed")));
+        assert_eq!(merged[1], other);
+
+        let all_failed = merge_repetitions(&[rep(&[], Status::Failed), rep(&[], Status::Failed)]);
+        assert_eq!(all_failed[0].status, Status::Failed);
     }
 }

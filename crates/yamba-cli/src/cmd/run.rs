@@ -71,6 +71,11 @@ pub struct Args {
     /// Benchmark-specific setting, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
+    /// Run the whole list N times, interleaved, each benchmark in a fresh
+    /// process every time; the repetitions of a result are pooled and each
+    /// one's median is kept (between-process variation shows up this way).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: usize,
     /// Run benchmarks in a random order (the seed is printed and recorded).
     #[arg(long)]
     pub shuffle: bool,
@@ -147,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let results = run_benchmarks(&session, &benches, &mut observer);
     drop(observer);
     let interrupted = yamba_core::interrupt::interrupted();
-    file.results = results;
+    file.results = yamba_core::runner::merge_repetitions(&results);
     file.finished = Some(now_rfc3339());
     file.complete = !interrupted;
     file.interrupted = interrupted;
@@ -226,6 +231,10 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
     c.remote = args.remote.clone();
     c.remote_token = args.token.clone();
     c.isolate = !args.no_isolate;
+    if !(1..=1000).contains(&args.repeat) {
+        bail!("--repeat {}: must be between 1 and 1000", args.repeat);
+    }
+    c.repetitions = args.repeat;
     c.settings = parse_settings(&args.settings)?;
     Ok(c)
 }
@@ -360,6 +369,8 @@ fn header(session: &Session) -> String {
 /// every benchmark so an interrupted run keeps what finished.
 struct Progress<'a> {
     bar: Option<indicatif::ProgressBar>,
+    /// Every result as it came, before repetitions are pooled.
+    raw: Vec<BenchResult>,
     path: &'a Path,
     file: &'a mut ResultsFile,
 }
@@ -376,7 +387,12 @@ impl<'a> Progress<'a> {
             );
             b
         });
-        Progress { bar, path, file }
+        Progress {
+            bar,
+            raw: Vec::new(),
+            path,
+            file,
+        }
     }
 }
 
@@ -390,7 +406,8 @@ impl Observer for Progress<'_> {
     }
 
     fn finished(&mut self, results: &[BenchResult]) {
-        self.file.results.extend(results.iter().cloned());
+        self.raw.extend(results.iter().cloned());
+        self.file.results = yamba_core::runner::merge_repetitions(&self.raw);
         if let Err(e) = self.file.write_atomic(self.path) {
             eprintln!(
                 "yamba: warning: cannot save results to {}: {e}",
