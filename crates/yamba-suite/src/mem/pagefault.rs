@@ -54,63 +54,80 @@ fn passes<F: FnMut() -> Result<Pass, String>>(
     Ok(out)
 }
 
-/// Evidence every page-fault pass must give: the kernel counted exactly one
-/// minor fault per access in P'', no major fault, and no fault in F.
-fn fault_evidence(r: &mut BenchResult, passes: &[Pass], accesses: u64) {
-    let bad = passes.iter().filter(|p| p.faults.minor != accesses).count();
-    let minors: Vec<u64> = passes.iter().map(|p| p.faults.minor).collect();
-    r.add_evidence(
-        "every access took exactly one minor fault (getrusage ru_minflt over each pass)",
-        format!("{accesses} per pass"),
-        format!(
-            "{} of {} passes differ (min {}, max {})",
-            bad,
-            passes.len(),
-            minors.iter().min().unwrap_or(&0),
-            minors.iter().max().unwrap_or(&0)
-        ),
-        bad == 0,
-    );
-    let major: u64 = passes.iter().map(|p| p.faults.major).sum();
-    r.add_evidence(
-        "no major fault (no I/O)",
-        "0",
-        major.to_string(),
-        major == 0,
-    );
-    let dummy: u64 = passes
-        .iter()
-        .map(|p| p.dummy_faults.minor + p.dummy_faults.major)
-        .sum();
-    r.add_evidence(
-        "the dummy pass F (pages present) took no fault",
-        "0",
-        dummy.to_string(),
-        dummy == 0,
-    );
+/// Share of passes that may be disturbed (a page reclaimed by the kernel
+/// meanwhile, a fault from elsewhere in the process) before the result is
+/// withheld rather than measured from the clean ones.
+const MAX_DROPPED_SHARE: f64 = 0.05;
+
+/// Why a pass cannot stand as an observation of the operation, if it
+/// cannot: every page fault pass must have had exactly one minor fault per
+/// access in P'', no major fault, no fault in F, and its precondition (the
+/// file resident, for the cached case).
+fn disturbed(p: &Pass, accesses: u64, precondition: bool) -> Option<String> {
+    if !precondition {
+        Some("file not wholly resident before the pass".into())
+    } else if p.faults.minor != accesses {
+        Some(format!(
+            "{} minor faults for {accesses} accesses",
+            p.faults.minor
+        ))
+    } else if p.faults.major != 0 {
+        Some(format!("{} major fault(s)", p.faults.major))
+    } else if p.dummy_faults.minor + p.dummy_faults.major != 0 {
+        Some("the dummy pass F took a fault".into())
+    } else {
+        None
+    }
 }
 
-fn finish(ctx: &mut Ctx, mut r: BenchResult, passes: &[Pass], accesses: u64) {
-    r.set_observations(passes.iter().map(|p| p.per(accesses)).collect());
-    let dummy: Vec<f64> = passes.iter().map(|p| p.dummy_ns).collect();
+/// Keeps the passes that really measured one minor fault per access, says
+/// how many were left out and why, and withholds the result when too many
+/// were (more than 5%, or fewer than 3 left).
+fn finish(
+    ctx: &mut Ctx,
+    mut r: BenchResult,
+    passes: &[Pass],
+    accesses: u64,
+    preconditions: &[bool],
+) {
+    let mut kept: Vec<&Pass> = Vec::new();
+    let mut why: Vec<String> = Vec::new();
+    for (i, p) in passes.iter().enumerate() {
+        match disturbed(p, accesses, preconditions.get(i).copied().unwrap_or(true)) {
+            None => kept.push(p),
+            Some(w) => why.push(format!("pass {}: {w}", i + 1)),
+        }
+    }
+    let dropped = passes.len() - kept.len();
+    r.add_evidence(
+        "each pass took exactly one minor fault per access, no major fault, none in F (getrusage), its file resident (mincore); disturbed passes are left out",
+        format!("at most {:.0}% of passes left out, at least 3 kept", MAX_DROPPED_SHARE * 100.0),
+        if why.is_empty() {
+            format!("all {} passes clean", passes.len())
+        } else {
+            format!("{dropped} of {} left out ({})", passes.len(), why.join("; "))
+        },
+        dropped as f64 <= MAX_DROPPED_SHARE * passes.len() as f64 && kept.len() >= 3,
+    );
+    r.set_observations(kept.iter().map(|p| p.per(accesses)).collect());
+    let dummy: Vec<f64> = kept.iter().map(|p| p.dummy_ns).collect();
     let dummy_summary = yamba_stats::Summary::of(&dummy);
     r.method = Some(yamba_core::results::Method {
-        kind: "direct".into(),
+        // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
         iterations: accesses,
-        unroll: 1,
         dummy_ns: dummy_summary.as_ref().map(|s| s.median),
         dummy: dummy_summary,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: ctx.plan().target_precision,
-        budget_s: ctx.plan().budget.as_secs_f64(),
-        elapsed_s: 0.0,
-        stopped: format!(
-            "{} passes of {accesses} accesses, each on fresh mappings",
-            passes.len()
-        ),
+        ..yamba_core::results::Method::direct(
+            accesses,
+            ctx.plan().target_precision,
+            ctx.plan().budget.as_secs_f64(),
+            0.0,
+            format!(
+                "{} passes of {accesses} accesses, each on fresh mappings",
+                passes.len()
+            ),
+        )
     });
-    fault_evidence(&mut r, passes, accesses);
     ctx.push(r);
 }
 
@@ -130,7 +147,7 @@ fn run_anon(ctx: &mut Ctx) -> Result<(), String> {
     r.param("pages_per_pass", pages)
         .param("page_bytes", page_size())
         .param("huge_pages", "off (MADV_NOHUGEPAGE)");
-    finish(ctx, r, &ps, pages as u64);
+    finish(ctx, r, &ps, pages as u64, &[]);
     Ok(())
 }
 
@@ -153,11 +170,14 @@ fn run_cached(ctx: &mut Ctx) -> Result<(), String> {
     let targets: Vec<usize> = (0..pages).step_by(stride).collect();
     let clock = ctx.clock();
     let mut resident_min = usize::MAX;
+    let mut all_resident: Vec<bool> = Vec::new();
     let mut mapped = Vec::new();
     let mut sums_ok = true;
     let mut one = || -> Result<Pass, String> {
         let map = FileMap::new(&file.file, file.bytes, Readahead::Kernel)?;
-        resident_min = resident_min.min(map.resident_pages()?);
+        let resident = map.resident_pages()?;
+        resident_min = resident_min.min(resident);
+        all_resident.push(resident == pages);
         // SAFETY: map is a live mapping of the whole file; reads only.
         let p = unsafe { touch_pass(clock, map.as_ptr() as *mut u8, &targets, false) };
         sums_ok &= p.sum == ScratchFile::expected_sum(&targets);
@@ -166,11 +186,13 @@ fn run_cached(ctx: &mut Ctx) -> Result<(), String> {
     };
     one()?;
     let ps = passes(ctx, if ctx.quick() { 8 } else { 30 }, &mut one)?;
+    // The untimed first pass's residency is not one of the passes'.
+    all_resident.remove(0);
     let mut r = ctx.result(None);
     r.param("file_pages", pages)
         .param("touch_one_page_in", stride)
         .param("accesses_per_pass", accesses);
-    r.add_evidence(
+    r.add_note_evidence(
         "every page of the file was in the page cache before each pass (mincore)",
         format!("{pages} resident"),
         format!("at least {resident_min} resident"),
@@ -198,6 +220,42 @@ fn run_cached(ctx: &mut Ctx) -> Result<(), String> {
             *m >= accesses,
         );
     }
-    finish(ctx, r, &ps, accesses as u64);
+    finish(ctx, r, &ps, accesses as u64, &all_resident);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::adapter::Faults;
+
+    fn pass(minor: u64, major: u64, dummy_minor: u64) -> Pass {
+        Pass {
+            ns: 1000.0,
+            dummy_ns: 100.0,
+            faults: Faults { minor, major },
+            dummy_faults: Faults {
+                minor: dummy_minor,
+                major: 0,
+            },
+            sum: 0,
+        }
+    }
+
+    #[test]
+    fn a_disturbed_pass_is_named_and_a_clean_one_is_not() {
+        assert_eq!(disturbed(&pass(8, 0, 0), 8, true), None);
+        assert!(disturbed(&pass(7, 0, 0), 8, true)
+            .unwrap()
+            .contains("7 minor faults"));
+        assert!(disturbed(&pass(8, 1, 0), 8, true)
+            .unwrap()
+            .contains("major"));
+        assert!(disturbed(&pass(8, 0, 1), 8, true)
+            .unwrap()
+            .contains("dummy"));
+        assert!(disturbed(&pass(8, 0, 0), 8, false)
+            .unwrap()
+            .contains("resident"));
+    }
 }
