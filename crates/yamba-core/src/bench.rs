@@ -157,7 +157,7 @@ impl Session {
     /// Detects and calibrates the clock and measures BASE.
     pub fn prepare(config: RunConfig) -> Session {
         let clock = Clock::detect(if config.quick { 50 } else { 250 });
-        let base = measure_base(&clock, if config.quick { 10_000 } else { 100_000 });
+        let base = measure_base(&clock, if config.quick { 10_000 } else { 20_000 });
         // Remember the CPUs usable before any benchmark pins itself.
         crate::affinity::usable_cpus();
         let cpu = if config.no_pin {
