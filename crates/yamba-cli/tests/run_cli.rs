@@ -289,3 +289,43 @@ fn repetitions_are_pooled_per_result() {
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("--repeat 0: must be between 1 and 1000"));
 }
+
+/// A saved baseline is compared when the run ends; an unreadable one is
+/// refused before anything is measured.
+#[test]
+fn baseline_is_compared_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    let o = yamba()
+        .current_dir(dir.path())
+        .args(["run", "--quick", "cpu.loop", "--out"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "cpu.loop",
+            "--out",
+            "new.json",
+            "--baseline",
+        ])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("against the baseline"), "{stdout}");
+    assert!(stdout.contains("cpu.loop"), "{stdout}");
+    let o = yamba()
+        .current_dir(dir.path())
+        .args(["run", "cpu.loop", "--baseline", "missing.json"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--baseline missing.json"));
+    assert!(!dir.path().join("results").exists());
+}

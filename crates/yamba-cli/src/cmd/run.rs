@@ -82,6 +82,14 @@ pub struct Args {
     /// Seed for --shuffle.
     #[arg(long, value_name = "N", requires = "shuffle")]
     pub seed: Option<u64>,
+    /// A saved results file to compare this run against when it ends
+    /// (the same table as `yamba compare BASELINE NEW`).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// With --baseline: exit with status 1 when a result got significantly
+    /// slower than the baseline by more than P percent.
+    #[arg(long, value_name = "P", requires = "baseline")]
+    pub threshold: Option<f64>,
     /// Exit with status 1 when any benchmark failed or was withheld.
     #[arg(long)]
     pub strict: bool,
@@ -113,6 +121,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .unwrap_or_else(|| yamba_core::clock::monotonic_raw_ns());
     if args.shuffle {
         shuffle(&mut benches, seed);
+    }
+    let baseline = match &args.baseline {
+        Some(p) => Some(
+            ResultsFile::read(p).map_err(|e| anyhow::anyhow!("--baseline {}: {e}", p.display()))?,
+        ),
+        None => None,
+    };
+    if let Some(t) = args.threshold {
+        if !(t.is_finite() && t >= 0.0) {
+            bail!("--threshold {t}: must be a percentage ≥ 0");
+        }
     }
     let out_path = match &args.out {
         Some(p) => p.clone(),
@@ -171,6 +190,27 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
         Format::Csv => print!("{}", yamba_report::export::results_csv(&file)),
     }
+    let mut regressions = 0;
+    if let Some(base) = &baseline {
+        let c = yamba_report::compare::compare(base, &file, 0.95);
+        if args.format == Format::Table {
+            println!(
+                "\nagainst the baseline {}:",
+                args.baseline.as_ref().unwrap().display()
+            );
+            print!("{}", yamba_report::compare::table(&c));
+        }
+        if let Some(t) = args.threshold {
+            for r in c.regressions(t) {
+                regressions += 1;
+                eprintln!(
+                    "yamba: {} is {:.1}% slower than the baseline (threshold {t}%)",
+                    r.key,
+                    r.worse_pct.unwrap_or(f64::NAN)
+                );
+            }
+        }
+    }
     eprintln!("yamba: results written to {}", out_path.display());
     if interrupted {
         eprintln!(
@@ -187,7 +227,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
-    Ok(if args.strict && bad > 0 { 1 } else { 0 })
+    Ok(if (args.strict && bad > 0) || regressions > 0 {
+        1
+    } else {
+        0
+    })
 }
 
 fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
