@@ -23,6 +23,9 @@ enum Command {
     Run(cmd::run::Args),
     /// List every benchmark, its platform adapter, and whether it can run here.
     List(cmd::list::Args),
+    /// Runs one benchmark for a parent `yamba run` (internal).
+    #[command(name = "__bench", hide = true)]
+    Bench(cmd::bench_child::Args),
     /// FreeBSD ministat: compare columns of numbers with Student's t.
     Ministat(cmd::ministat::Args),
     /// Plot observations (series or histogram) or a curve, in the terminal or to SVG/PNG.
@@ -50,6 +53,7 @@ fn main() {
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
         Command::List(a) => cmd::list::run(a),
+        Command::Bench(a) => cmd::bench_child::run(a),
         Command::Ministat(a) => cmd::ministat::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Obs(a) => cmd::obs::run(a),

@@ -151,6 +151,20 @@ pub struct Session {
     pub config: RunConfig,
     /// CPU benchmarks are pinned to (None when pinning is off).
     pub cpu: Option<usize>,
+    /// An executable that runs one benchmark as `EXE __bench ID MODE
+    /// SCRATCH`, reading [`SessionState`] on stdin (the `yamba` binary):
+    /// when set, isolated benchmarks run in fresh processes, not forks.
+    pub bench_exe: Option<std::path::PathBuf>,
+}
+
+/// A session as a child process receives it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionState {
+    pub clock: crate::clock::ClockInfo,
+    pub base: Base,
+    pub machine: Machine,
+    pub config: RunConfig,
+    pub cpu: Option<usize>,
 }
 
 impl Session {
@@ -171,6 +185,29 @@ impl Session {
             machine: Machine::describe(),
             config,
             cpu,
+            bench_exe: None,
+        }
+    }
+
+    pub fn state(&self) -> SessionState {
+        SessionState {
+            clock: self.clock.info().clone(),
+            base: self.base.clone(),
+            machine: self.machine.clone(),
+            config: self.config.clone(),
+            cpu: self.cpu,
+        }
+    }
+
+    /// The session a parent handed over; nothing is calibrated again.
+    pub fn from_state(s: SessionState) -> Session {
+        Session {
+            clock: Clock::from_info(s.clock),
+            base: s.base,
+            machine: s.machine,
+            config: s.config,
+            cpu: s.cpu,
+            bench_exe: None,
         }
     }
 

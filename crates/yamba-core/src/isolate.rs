@@ -1,9 +1,13 @@
 //! Runs a benchmark in a child process, so that a crash or a hang becomes a
 //! "failed" result with its reason and the suite goes on.
 //!
-//! The child is forked (no exec: it inherits the session's calibrated clock
-//! and BASE), leads its own process group so everything it starts can be
-//! killed with it, and sends its results back as JSON through a pipe.
+//! The child is either a fresh executable (`run_in_exec`: the `yamba`
+//! binary re-run as `yamba __bench`, handed the session's calibrated clock
+//! and BASE on its standard input, so every benchmark starts from the same
+//! small process whatever ran before it) or a fork of this process
+//! (`run_in_child`: for library callers such as tests). Either way the child
+//! leads its own process group, so everything it starts can be killed with
+//! it, and sends its results back as length-prefixed JSON.
 
 use crate::results::BenchResult;
 use std::io::Read;
@@ -99,17 +103,11 @@ fn child<F: FnOnce() -> Vec<BenchResult>>(fd: i32, work: F) -> ! {
     let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
     let code = match results {
         Ok(results) => {
-            // Length-prefixed, so the parent need not wait for EOF: a process
-            // the benchmark forked may still hold the pipe open.
-            let body = serde_json::to_vec(&results).unwrap_or_default();
-            let mut json = (body.len() as u64).to_le_bytes().to_vec();
-            json.extend_from_slice(&body);
+            let json = frame(&results);
             let mut off = 0;
             while off < json.len() {
                 // SAFETY: writing from a valid buffer to our pipe end.
-                let n = unsafe {
-                    libc::write(fd, json[off..].as_ptr().cast(), json.len() - off)
-                };
+                let n = unsafe { libc::write(fd, json[off..].as_ptr().cast(), json.len() - off) };
                 if n <= 0 {
                     break;
                 }
@@ -123,9 +121,71 @@ fn child<F: FnOnce() -> Vec<BenchResult>>(fd: i32, work: F) -> ! {
     unsafe { libc::_exit(code) }
 }
 
+/// Results as the parent reads them: length-prefixed JSON, so the parent
+/// need not wait for EOF (a process the benchmark forked may still hold the
+/// pipe open).
+pub fn frame(results: &[BenchResult]) -> Vec<u8> {
+    let body = serde_json::to_vec(results).unwrap_or_default();
+    let mut out = (body.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Runs `exe args` in a process group of its own, `input` on its standard
+/// input; it must write its results with [`frame`] to its standard output
+/// and exit. Waits at most `timeout`.
+pub fn run_in_exec(
+    timeout: Duration,
+    exe: &std::path::Path,
+    args: &[String],
+    input: Vec<u8>,
+) -> (ChildOutcome, ChildUsage) {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let started = Instant::now();
+    let spawned = std::process::Command::new(exe)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            return (
+                ChildOutcome::Failed(format!("cannot start {}: {e}", exe.display())),
+                ChildUsage::default(),
+            )
+        }
+    };
+    let pid = child.id() as i32;
+    // The session can exceed a pipe's buffer: feed it while reading.
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let fd = stdout.as_raw_fd();
+    let (bytes, cut_short) = read_until(&mut stdout, fd, started, timeout);
+    if cut_short.is_some() {
+        // SAFETY: killing the child's own process group.
+        unsafe { libc::killpg(pid, libc::SIGKILL) };
+    }
+    let (status, usage) = reap(pid, started);
+    // SAFETY: anything the benchmark left behind in its group dies with it.
+    unsafe { libc::killpg(pid, libc::SIGKILL) };
+    let _ = feeder.join();
+    let outcome = match cut_short {
+        Some(why) => ChildOutcome::Failed(why),
+        None => decode(status, &bytes),
+    };
+    (outcome, usage)
+}
+
 /// Reads the pipe to EOF; stops early on timeout or Ctrl-C.
 fn read_until(
-    reader: &mut std::fs::File,
+    reader: &mut impl Read,
     fd: i32,
     started: Instant,
     timeout: Duration,
@@ -140,7 +200,10 @@ fn read_until(
         if left.is_zero() {
             return (
                 bytes,
-                Some(format!("timed out after {:.0} s (hung?)", timeout.as_secs_f64())),
+                Some(format!(
+                    "timed out after {:.0} s (hung?)",
+                    timeout.as_secs_f64()
+                )),
             );
         }
         let mut pfd = libc::pollfd {
@@ -198,7 +261,10 @@ fn reap(pid: i32, started: Instant) -> (i32, ChildUsage) {
 fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {
     if libc::WIFSIGNALED(status) {
         let sig = libc::WTERMSIG(status);
-        return ChildOutcome::Failed(format!("crashed: killed by signal {sig} ({})", signal_name(sig)));
+        return ChildOutcome::Failed(format!(
+            "crashed: killed by signal {sig} ({})",
+            signal_name(sig)
+        ));
     }
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)

@@ -3,7 +3,7 @@
 
 use crate::bench::{Benchmark, Session};
 use crate::cpustates::CpuTimes;
-use crate::isolate::{run_in_child, ChildOutcome, ChildUsage};
+use crate::isolate::{run_in_child, run_in_exec, ChildOutcome, ChildUsage};
 use crate::results::{Accounting, BenchResult, Mode, Status};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -192,7 +192,16 @@ pub fn run_one(
     let timeout = Duration::from_secs(session.config.timeout_s.unwrap_or(bench.timeout_s));
     let before = CpuTimes::read().ok();
     let work = || run_here(session, bench, mode, &scratch);
-    let (outcome, usage) = if session.config.isolate {
+    let (outcome, usage) = if let (true, Some(exe)) = (session.config.isolate, &session.bench_exe) {
+        let args = vec![
+            "__bench".to_string(),
+            bench.id.to_string(),
+            mode.as_str().to_string(),
+            scratch.to_string_lossy().into_owned(),
+        ];
+        let state = serde_json::to_vec(&session.state()).unwrap_or_default();
+        run_in_exec(timeout, exe, &args, state)
+    } else if session.config.isolate {
         run_in_child(timeout, work)
     } else {
         let t0 = Instant::now();
@@ -232,8 +241,9 @@ pub fn run_one(
 }
 
 /// Runs the benchmark in this process: pins, raises priority if asked,
-/// catches the benchmark's own error as a failed result.
-fn run_here(
+/// catches the benchmark's own error as a failed result. What an isolated
+/// child process does.
+pub fn run_here(
     session: &Session,
     bench: &'static Benchmark,
     mode: Mode,

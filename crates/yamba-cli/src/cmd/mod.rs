@@ -1,4 +1,5 @@
 //! One module per subcommand: `Args` (clap) and `run(Args) -> anyhow::Result<i32>` (the exit code).
+pub mod bench_child;
 pub mod blocks;
 pub mod compare;
 pub mod export;

@@ -144,7 +144,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if interactive {
         eprintln!("yamba: calibrating the clock and measuring BASE…");
     }
-    let session = Session::prepare(config);
+    let mut session = Session::prepare(config);
+    // Each benchmark in a fresh `yamba __bench` process: none inherits the
+    // memory of this one, whatever ran before it.
+    session.bench_exe = std::env::current_exe().ok();
     let mut file = ResultsFile {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,

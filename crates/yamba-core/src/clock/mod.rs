@@ -102,6 +102,16 @@ impl Clock {
         clock
     }
 
+    /// The clock a calibration describes: how a child process gets the
+    /// session's clock without calibrating again.
+    pub fn from_info(info: ClockInfo) -> Clock {
+        Clock {
+            kind: info.kind,
+            ns_per_tick: info.tick_ns,
+            info,
+        }
+    }
+
     pub fn kind(&self) -> ClockKind {
         self.kind
     }
@@ -173,7 +183,10 @@ fn choose_kind() -> (ClockKind, String) {
     #[cfg(target_arch = "x86_64")]
     {
         match x86_64::invariant_tsc() {
-            Ok(()) => (ClockKind::Tsc, "invariant TSC (constant_tsc, nonstop_tsc)".into()),
+            Ok(()) => (
+                ClockKind::Tsc,
+                "invariant TSC (constant_tsc, nonstop_tsc)".into(),
+            ),
             Err(why) => (
                 ClockKind::MonotonicRaw,
                 format!("TSC not usable: {why}; using CLOCK_MONOTONIC_RAW"),
@@ -268,7 +281,10 @@ mod tests {
         let r1 = monotonic_raw_ns();
         let by_clock = clock.ticks_to_ns(t1 - t0);
         let by_raw = (r1 - r0) as f64;
-        assert!((by_clock / by_raw - 1.0).abs() < 0.01, "{by_clock} vs {by_raw}");
+        assert!(
+            (by_clock / by_raw - 1.0).abs() < 0.01,
+            "{by_clock} vs {by_raw}"
+        );
     }
 
     #[test]
