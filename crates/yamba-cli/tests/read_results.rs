@@ -2,13 +2,12 @@
 //! `export` and `plot` on results files built here, checking output, exit
 //! codes and error lines.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use yamba_core::base::Base;
 use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
-use yamba_core::results::{BenchResult, Mode, ResultsFile, Status, Tool};
+use yamba_core::results::{BenchResult, Mode, ResultsFile, Tool};
 use yamba_core::{Machine, Unit};
 
 fn result(id: &str, mode: Mode, obs: Vec<f64>) -> BenchResult {

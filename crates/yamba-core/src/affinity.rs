@@ -35,6 +35,7 @@ pub fn pin_current_thread(cpu: usize) -> Result<(), String> {
 }
 
 /// The CPU the calling thread is running on now.
+#[inline]
 pub fn current_cpu() -> Option<usize> {
     // SAFETY: sched_getcpu has no preconditions.
     let c = unsafe { libc::sched_getcpu() };

@@ -64,11 +64,9 @@ impl CpuTimes {
         let pct = |x: f64| 100.0 * x / total;
         CpuStates {
             user: pct(d(self.user, later.user) + d(self.nice, later.nice)),
-            system: pct(
-                d(self.system, later.system)
-                    + d(self.irq, later.irq)
-                    + d(self.softirq, later.softirq),
-            ),
+            system: pct(d(self.system, later.system)
+                + d(self.irq, later.irq)
+                + d(self.softirq, later.softirq)),
             idle: pct(d(self.idle, later.idle)),
             iowait: pct(d(self.iowait, later.iowait)),
             steal: pct(d(self.steal, later.steal)),
@@ -128,7 +126,9 @@ mod tests {
         assert!((s.system - 10.0).abs() < 1e-9);
         assert!((s.idle - 50.0).abs() < 1e-9);
         assert!((s.steal - 10.0).abs() < 1e-9);
-        assert!(s.line().starts_with("CPU states: 30.00% user, 10.00% system, 50.00% idle"));
+        assert!(s
+            .line()
+            .starts_with("CPU states: 30.00% user, 10.00% system, 50.00% idle"));
         assert!(CpuTimes::parse("intr 1 2").is_none());
     }
 

@@ -143,7 +143,10 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             .find(|&d| loop_ns <= 0.01 * d as f64 * per_op_ns)
             .unwrap_or(plan.max_unroll.min(32))
     });
-    assert!(DEGREES.contains(&m), "unroll degree {m} is not one of {DEGREES:?}");
+    assert!(
+        DEGREES.contains(&m),
+        "unroll degree {m} is not one of {DEGREES:?}"
+    );
     let groups = match plan.fixed_iterations {
         Some(iters) => (iters / m as u64).max(1),
         None => ((target_ns / (per_op_ns.max(0.01) * m as f64)).ceil() as u64).max(1),

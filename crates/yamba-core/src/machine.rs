@@ -52,7 +52,9 @@ impl Machine {
                 .and_then(|l| l.split_once(':'))
                 .map(|(_, v)| v.trim().to_string())
         };
-        let flags = field("flags").or_else(|| field("Features")).unwrap_or_default();
+        let flags = field("flags")
+            .or_else(|| field("Features"))
+            .unwrap_or_default();
         let uname = uname();
         // SAFETY: sysconf has no preconditions.
         let (online, page) = unsafe {
@@ -228,7 +230,8 @@ pub fn count_cpu_list(s: &str) -> usize {
         .filter(|p| !p.is_empty())
         .map(|p| match p.split_once('-') {
             Some((a, b)) => {
-                b.parse::<usize>().unwrap_or(0) + 1 - a.parse::<usize>().unwrap_or(0).min(b.parse().unwrap_or(0))
+                b.parse::<usize>().unwrap_or(0) + 1
+                    - a.parse::<usize>().unwrap_or(0).min(b.parse().unwrap_or(0))
             }
             None => 1,
         })

@@ -508,6 +508,9 @@ mod tests {
             ResultsFile::from_json("{\"schema\":\"yamba-results\",\"schema_version\":99}"),
             Err(ReadError::Version(99))
         ));
-        assert!(matches!(ResultsFile::from_json("[1,"), Err(ReadError::Json(_))));
+        assert!(matches!(
+            ResultsFile::from_json("[1,"),
+            Err(ReadError::Json(_))
+        ));
     }
 }

@@ -100,7 +100,10 @@ mod tests {
 
     #[test]
     fn serializes_as_symbols() {
-        assert_eq!(serde_json::to_string(&Unit::GigabytesPerSecond).unwrap(), "\"GB/s\"");
+        assert_eq!(
+            serde_json::to_string(&Unit::GigabytesPerSecond).unwrap(),
+            "\"GB/s\""
+        );
         let u: Unit = serde_json::from_str("\"ns\"").unwrap();
         assert_eq!(u, Unit::Nanoseconds);
     }

@@ -145,9 +145,19 @@ fn cold_single_operations_subtract_base_and_evict() {
         black_box(buf[i]);
     };
     let hot = yamba_core::harness::measure_single(&clock, base.base_ns, &p, None, || {}, &mut load);
-    let cold = yamba_core::harness::measure_single(&clock, base.base_ns, &p, Some(&mut ev), || {}, &mut load);
+    let cold = yamba_core::harness::measure_single(
+        &clock,
+        base.base_ns,
+        &p,
+        Some(&mut ev),
+        || {},
+        &mut load,
+    );
     let hot_m = Summary::of(&hot.observations).unwrap().median;
     let cold_m = Summary::of(&cold.observations).unwrap().median;
     assert_eq!(hot.method.base_subtracted_ns, Some(base.base_ns));
-    assert!(cold_m > hot_m, "cold {cold_m} ns should exceed hot {hot_m} ns");
+    assert!(
+        cold_m > hot_m,
+        "cold {cold_m} ns should exceed hot {hot_m} ns"
+    );
 }

@@ -81,10 +81,18 @@ fn failures_are_isolated_and_the_run_goes_on() {
 
     let crash = by_id("t.crash");
     assert_eq!(crash.status, Status::Failed);
-    assert!(crash.reason.as_ref().unwrap().contains("SIGSEGV"), "{:?}", crash.reason);
+    assert!(
+        crash.reason.as_ref().unwrap().contains("SIGSEGV"),
+        "{:?}",
+        crash.reason
+    );
     let hang = by_id("t.hang");
     assert_eq!(hang.status, Status::Failed);
-    assert!(hang.reason.as_ref().unwrap().contains("timed out"), "{:?}", hang.reason);
+    assert!(
+        hang.reason.as_ref().unwrap().contains("timed out"),
+        "{:?}",
+        hang.reason
+    );
     assert_eq!(by_id("t.panic").status, Status::Failed);
     assert_eq!(by_id("t.err").reason.as_deref(), Some("no such device"));
     let needs = by_id("t.needs");
@@ -127,17 +135,28 @@ fn failures_are_isolated_and_the_run_goes_on() {
     assert_eq!(back.machine, file.machine);
     assert_eq!(back.clock, file.clock);
     // It matches the published JSON Schema, and the schema is not vacuous.
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results.schema.json");
-    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let schema_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/results.schema.json"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator.iter_errors(&v).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&v)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{errors:#?}");
     v["results"][0]["status"] = "bogus".into();
     assert!(!validator.is_valid(&v));
     v["results"][0]["status"] = "failed".into();
     v["results"][0].as_object_mut().unwrap().remove("reason");
-    assert!(!validator.is_valid(&v), "a failed result without a reason must not validate");
+    assert!(
+        !validator.is_valid(&v),
+        "a failed result without a reason must not validate"
+    );
 }
 
 #[test]

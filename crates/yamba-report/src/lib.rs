@@ -1,9 +1,9 @@
 //! Reading yamba results.
-pub mod ministat;
-pub mod table;
+pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod ministat;
 pub mod plot;
 pub mod select;
-pub mod blocks;
 pub mod stone;
+pub mod table;

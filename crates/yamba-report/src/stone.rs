@@ -6,10 +6,9 @@
 //! everything here is pure, so it can be tested on fixed numbers.
 
 use crate::ministat::{self, MinistatOptions};
-use std::collections::BTreeMap;
 use yamba_core::base::Base;
 use yamba_core::clock::ClockInfo;
-use yamba_core::results::{Accounting, BenchResult, Method, Mode, ResultsFile, Status, Tool};
+use yamba_core::results::{Accounting, BenchResult, Method, Mode, ResultsFile, Tool};
 use yamba_core::{Machine, Unit};
 use yamba_stats::Summary;
 
@@ -230,38 +229,22 @@ pub const CLOCK_AGREEMENT: f64 = 0.01;
 pub fn results_file(series: &Series, ctx: &Context) -> ResultsFile {
     let runs = &series.runs;
     let name = series.name();
-    let mut r = BenchResult {
-        id: format!("stone.{name}"),
-        benchmark: "stone".into(),
-        area: "stone".into(),
-        description: format!("one run of `{}`, spawn to exit", display_command(series)),
-        unit: Unit::Nanoseconds,
-        mode: Mode::Hot,
-        status: Status::Ok,
-        reason: None,
-        adapter: "posix-spawn-wait4".into(),
-        params: BTreeMap::new(),
-        method: Some(Method {
-            kind: "direct".into(),
-            iterations: 1,
-            unroll: 1,
-            dummy_ns: None,
-            dummy: None,
-            base_subtracted_ns: None,
-            warmup_ns: 0.0,
-            target_precision: 0.0,
-            budget_s: 0.0,
-            elapsed_s: runs.iter().map(|r| r.wall_ns).sum::<f64>() / 1e9,
-            stopped: format!("{} runs as asked", runs.len()),
-        }),
-        summary: None,
-        observations: Vec::new(),
-        evidence: Vec::new(),
-        warnings: Vec::new(),
-        series: None,
-        extra: BTreeMap::new(),
-        accounting: None,
-    };
+    let mut r = BenchResult::new(
+        format!("stone.{name}"),
+        "stone",
+        "stone",
+        Unit::Nanoseconds,
+        Mode::Hot,
+        "posix-spawn-wait4",
+    );
+    r.description = format!("one run of `{}`, spawn to exit", display_command(series));
+    r.method = Some(Method::direct(
+        1,
+        0.0,
+        0.0,
+        runs.iter().map(|r| r.wall_ns).sum::<f64>() / 1e9,
+        format!("{} runs as asked", runs.len()),
+    ));
     r.set_observations(runs.iter().map(|r| r.cycles_ns).collect());
     r.param("command", &series.command)
         .param("shell", series.shell)

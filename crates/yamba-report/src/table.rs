@@ -219,7 +219,6 @@ fn row(r: &BenchResult) -> [String; 8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
     use yamba_core::{Mode, Unit};
 
     fn result(id: &str, obs: Vec<f64>, status: Status) -> BenchResult {

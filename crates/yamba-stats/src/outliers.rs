@@ -49,7 +49,10 @@ mod tests {
         assert_eq!(kept.len(), 49);
         assert_eq!(layers[0].removed, 1);
         let (_, layers) = remove_outlier_layers(&v, 3);
-        assert_eq!(layers.iter().map(|l| l.removed).collect::<Vec<_>>(), vec![1, 0, 0]);
+        assert_eq!(
+            layers.iter().map(|l| l.removed).collect::<Vec<_>>(),
+            vec![1, 0, 0]
+        );
     }
 
     proptest! {

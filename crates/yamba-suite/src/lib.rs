@@ -10,6 +10,8 @@ pub mod fs;
 pub mod ipc;
 pub mod mem;
 pub mod net;
+#[cfg(target_os = "linux")]
+mod os;
 pub mod proc;
 pub mod sched;
 pub mod signal;
@@ -53,9 +55,7 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Benchmark>, String> {
         let matched: Vec<&'static Benchmark> = all
             .iter()
             .copied()
-            .filter(|b| {
-                b.id == name || b.area == name || b.id.starts_with(&format!("{name}."))
-            })
+            .filter(|b| b.id == name || b.area == name || b.id.starts_with(&format!("{name}.")))
             .collect();
         if matched.is_empty() {
             return Err(format!(
@@ -81,7 +81,11 @@ mod tests {
         for (i, b) in all.iter().enumerate() {
             assert!(b.id.starts_with(&format!("{}.", b.area)), "{}", b.id);
             assert!(!b.description.is_empty(), "{} has no description", b.id);
-            assert!(all[i + 1..].iter().all(|c| c.id != b.id), "duplicate {}", b.id);
+            assert!(
+                all[i + 1..].iter().all(|c| c.id != b.id),
+                "duplicate {}",
+                b.id
+            );
         }
     }
 

@@ -2,18 +2,13 @@
 //! mincore, 2× the bytes ⇒ 2× the time for uncached reads, a knee at a
 //! memory cgroup's limit, and the benchmarks run end to end.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use support::{find, serial};
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 use yamba_suite::fs::{self, adapter, cache_size, files};
-
-/// These tests time file I/O and compare ratios: run concurrently they
-/// would contend for the same disk, so each holds this lock throughout.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A scratch directory on the target directory's filesystem (a disk here,
 /// unlike /tmp on many machines).
@@ -25,17 +20,6 @@ fn run(bench: &'static Benchmark) -> Vec<BenchResult> {
     let dir = scratch();
     let session = Session::prepare(RunConfig::quick());
     yamba_core::runner::run_one(&session, bench, Mode::Hot, dir.path())
-}
-
-fn find<'a>(rs: &'a [BenchResult], id: &str) -> &'a BenchResult {
-    rs.iter().find(|r| r.id == id).unwrap_or_else(|| {
-        panic!(
-            "no result {id} in {:?}",
-            rs.iter()
-                .map(|r| (&r.id, r.status, &r.reason))
-                .collect::<Vec<_>>()
-        )
-    })
 }
 
 fn assert_ok(r: &BenchResult) {

@@ -4,10 +4,11 @@
 //! measured in one run, never absolute times; statistical checks get up to
 //! three attempts (the machine is shared and noisy).
 
+mod support;
+
 use std::collections::BTreeMap;
-use yamba_core::{
-    runner::run_one, BenchResult, Benchmark, Clock, Mode, RunConfig, Session, Status,
-};
+use support::{attempts, find, serial};
+use yamba_core::{BenchResult, Benchmark, Clock, Mode, RunConfig, Status};
 use yamba_suite::ipc;
 
 fn run_with(b: &'static Benchmark, settings: &[(&str, &str)]) -> Vec<BenchResult> {
@@ -15,23 +16,12 @@ fn run_with(b: &'static Benchmark, settings: &[(&str, &str)]) -> Vec<BenchResult
 }
 
 fn run_mode(b: &'static Benchmark, settings: &[(&str, &str)], mode: Mode) -> Vec<BenchResult> {
-    let dir = tempfile::tempdir().unwrap();
     let mut config = RunConfig::quick();
     config.settings = settings
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect::<BTreeMap<_, _>>();
-    let session = Session::prepare(config);
-    run_one(&session, b, mode, dir.path())
-}
-
-fn find<'a>(rs: &'a [BenchResult], id: &str) -> &'a BenchResult {
-    rs.iter().find(|r| r.id == id).unwrap_or_else(|| {
-        panic!(
-            "no result {id} in {:?}",
-            rs.iter().map(|r| &r.id).collect::<Vec<_>>()
-        )
-    })
+    support::run_config(config, b, mode)
 }
 
 fn evidence<'a>(r: &'a BenchResult, starts: &str) -> &'a yamba_core::Evidence {
@@ -39,29 +29,6 @@ fn evidence<'a>(r: &'a BenchResult, starts: &str) -> &'a yamba_core::Evidence {
         .iter()
         .find(|e| e.check.starts_with(starts))
         .unwrap_or_else(|| panic!("{} has no evidence '{starts}…': {:?}", r.id, r.evidence))
-}
-
-/// Up to three attempts of a statistical check; the last failure is reported.
-/// The benchmarks pin to one CPU: tests of this file run one at a time so
-/// they do not measure each other.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn attempts<T>(mut f: impl FnMut() -> Result<T, String>) -> T {
-    let mut last = String::new();
-    for i in 1..=3 {
-        match f() {
-            Ok(t) => return t,
-            Err(e) => {
-                eprintln!("attempt {i}: {e}");
-                last = e;
-            }
-        }
-    }
-    panic!("failed 3 attempts: {last}");
 }
 
 #[test]

@@ -4,28 +4,21 @@
 //! (The rate-limited link test across network namespaces is in
 //! `crates/yamba-cli/tests/netns.rs`: it runs the real `yamba serve`.)
 
+mod support;
+
 use std::path::Path;
 use std::time::Duration;
+use support::serial;
 use yamba_core::affinity::{default_cpu, other_cpu};
-use yamba_core::runner::run_one;
-use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Status};
 use yamba_suite::fs::remote::{REMOTE_BLOCK, REMOTE_READ};
 use yamba_suite::net::agent::{Agent, AgentHandle, ServerConfig};
 use yamba_suite::net::{bandwidth, connect, rtt};
 
 const TOKEN: &str = "net-test-token";
 
-/// The tests of this file measure: one at a time, or they time each other.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn run(config: RunConfig, bench: &'static Benchmark) -> Vec<BenchResult> {
-    let dir = tempfile::tempdir().unwrap();
-    let session = Session::prepare(config);
-    run_one(&session, bench, Mode::Hot, dir.path())
+    support::run_config(config, bench, Mode::Hot)
 }
 
 /// Every result is Ok, has observations, and all its evidence held.

@@ -2,9 +2,10 @@
 //! that spins a known time lengthens fork + wait by that time, heavy forks
 //! cost more than light ones, and a failed check withholds the number.
 
-use std::sync::{Mutex, OnceLock};
-use yamba_core::runner::run_one;
-use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+mod support;
+
+use support::{assert_ok_with as assert_ok, run_logged as run};
+use yamba_core::{Mode, Session, Status};
 use yamba_suite::proc::{check::Tally, exec, fork, thread};
 
 /// One session for the file; tests run one at a time so that forking
@@ -13,57 +14,7 @@ use yamba_suite::proc::{check::Tally, exec, fork, thread};
 /// behind other engineers' compilers, which the spin ground truth would
 /// measure instead of the spin.
 fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
-    static S: OnceLock<Session> = OnceLock::new();
-    static L: Mutex<()> = Mutex::new(());
-    let guard = L.lock().unwrap_or_else(|e| e.into_inner());
-    let s = S.get_or_init(|| {
-        Session::prepare(RunConfig {
-            realtime: true,
-            ..RunConfig::quick()
-        })
-    });
-    (s, guard)
-}
-
-fn run(s: &Session, b: &'static Benchmark, mode: Mode) -> Vec<BenchResult> {
-    let dir = tempfile::tempdir().unwrap();
-    let rs = run_one(s, b, mode, dir.path());
-    for r in &rs {
-        eprintln!(
-            "{} {:?}: {:?} median {:?} p99 {:?} n {:?} {:?}",
-            r.id,
-            r.mode,
-            r.status,
-            r.median(),
-            r.summary.as_ref().map(|s| s.p99),
-            r.summary.as_ref().map(|s| s.n),
-            r.reason
-        );
-    }
-    rs
-}
-
-/// Every gating check present held, and the ones named are among them.
-fn assert_ok(r: &BenchResult, checks: &[&str]) {
-    assert_eq!(
-        r.status,
-        Status::Ok,
-        "{}: {:?} {:?}",
-        r.id,
-        r.reason,
-        r.evidence
-    );
-    for c in checks {
-        assert!(
-            r.evidence
-                .iter()
-                .any(|e| e.check.contains(c) && e.ok && e.gating),
-            "{}: no passing check '{c}' in {:?}",
-            r.id,
-            r.evidence
-        );
-    }
-    assert!(r.median().unwrap() > 0.0, "{}", r.id);
+    support::quick_session(true)
 }
 
 #[test]

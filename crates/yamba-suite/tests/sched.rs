@@ -2,39 +2,16 @@
 //! known length, a sleep the kernel counts), a constructed timeline for the
 //! switch pairing, and the kernel's own switch counts.
 
+mod support;
+
 use std::time::Duration;
-use yamba_core::{
-    runner::run_one, BenchResult, Benchmark, Clock, Mode, RunConfig, Session, Status,
-};
+use support::{attempts, serial};
+use yamba_core::{BenchResult, Benchmark, Clock, Mode, RunConfig, Status};
 use yamba_suite::sched::gaps::{self, Gap};
 use yamba_suite::sched::{interruptions, preemption};
 
 fn run(b: &'static Benchmark) -> Vec<BenchResult> {
-    let dir = tempfile::tempdir().unwrap();
-    let session = Session::prepare(RunConfig::quick());
-    run_one(&session, b, Mode::Hot, dir.path())
-}
-
-/// The benchmarks pin to one CPU: tests of this file run one at a time so
-/// they do not measure each other.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn attempts<T>(mut f: impl FnMut() -> Result<T, String>) -> T {
-    let mut last = String::new();
-    for i in 1..=3 {
-        match f() {
-            Ok(t) => return t,
-            Err(e) => {
-                eprintln!("attempt {i}: {e}");
-                last = e;
-            }
-        }
-    }
-    panic!("failed 3 attempts: {last}");
+    support::run_config(RunConfig::quick(), b, Mode::Hot)
 }
 
 /// A spin of known length injected into the loop is found at the moment it

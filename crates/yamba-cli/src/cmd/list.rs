@@ -55,7 +55,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Format::Table => {
-            let header = ["id", "area", "unit", "modes", "adapter", "runs here", "description"];
+            let header = [
+                "id",
+                "area",
+                "unit",
+                "modes",
+                "adapter",
+                "runs here",
+                "description",
+            ];
             let mut widths = header.map(|h| h.chars().count());
             for r in &rows {
                 for i in 0..6 {

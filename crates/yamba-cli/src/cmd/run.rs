@@ -118,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut benches = yamba_suite::select(&args.names).map_err(anyhow::Error::msg)?;
     let seed = args
         .seed
-        .unwrap_or_else(|| yamba_core::clock::monotonic_raw_ns());
+        .unwrap_or_else(yamba_core::clock::monotonic_raw_ns);
     if args.shuffle {
         shuffle(&mut benches, seed);
     }

@@ -2,7 +2,6 @@
 #![allow(dead_code)]
 
 use rand::{Rng, SeedableRng};
-use std::collections::BTreeMap;
 use yamba_core::base::Base;
 use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
 use yamba_core::machine::Machine;

@@ -39,7 +39,10 @@ mod imp {
     pub const SYS_GETPPID: i64 = 173;
 }
 
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
 mod imp {
     pub const NAME: &str = "libc";
 
@@ -88,9 +91,30 @@ pub mod calls {
             1 => direct_call!(yamba_call1, "rdi" = a[0]),
             2 => direct_call!(yamba_call2, "rdi" = a[0], "rsi" = a[1]),
             3 => direct_call!(yamba_call3, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2]),
-            4 => direct_call!(yamba_call4, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
-            5 => direct_call!(yamba_call5, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4]),
-            6 => direct_call!(yamba_call6, "rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4], "r9" = a[5]),
+            4 => direct_call!(
+                yamba_call4,
+                "rdi" = a[0],
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3]
+            ),
+            5 => direct_call!(
+                yamba_call5,
+                "rdi" = a[0],
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4]
+            ),
+            6 => direct_call!(
+                yamba_call6,
+                "rdi" = a[0],
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4],
+                "r9" = a[5]
+            ),
             // The 7th argument goes on the stack, just above the return address.
             _ => unsafe {
                 std::arch::asm!("push {g}", "call {f}", "add rsp, 8", f = sym yamba_call7, g = in(reg) a[6],
@@ -109,8 +133,21 @@ pub mod calls {
             2 => no_call!("rdi" = a[0], "rsi" = a[1]),
             3 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2]),
             4 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
-            5 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4]),
-            6 => no_call!("rdi" = a[0], "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4], "r9" = a[5]),
+            5 => no_call!(
+                "rdi" = a[0],
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4]
+            ),
+            6 => no_call!(
+                "rdi" = a[0],
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4],
+                "r9" = a[5]
+            ),
             _ => unsafe {
                 std::arch::asm!("push {g}", "add rsp, 8", g = in(reg) a[6],
                     in("rdi") a[0], in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
@@ -130,10 +167,18 @@ pub mod calls {
             1 => black_box(yamba_call1 as extern "C" fn(u64) -> u64)(a[0]),
             2 => black_box(yamba_call2 as extern "C" fn(u64, u64) -> u64)(a[0], a[1]),
             3 => black_box(yamba_call3 as extern "C" fn(u64, u64, u64) -> u64)(a[0], a[1], a[2]),
-            4 => black_box(yamba_call4 as extern "C" fn(u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3]),
-            5 => black_box(yamba_call5 as extern "C" fn(u64, u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3], a[4]),
-            6 => black_box(yamba_call6 as extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3], a[4], a[5]),
-            _ => black_box(yamba_call7 as extern "C" fn(u64, u64, u64, u64, u64, u64, u64) -> u64)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]),
+            4 => black_box(yamba_call4 as extern "C" fn(u64, u64, u64, u64) -> u64)(
+                a[0], a[1], a[2], a[3],
+            ),
+            5 => black_box(yamba_call5 as extern "C" fn(u64, u64, u64, u64, u64) -> u64)(
+                a[0], a[1], a[2], a[3], a[4],
+            ),
+            6 => black_box(yamba_call6 as extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64)(
+                a[0], a[1], a[2], a[3], a[4], a[5],
+            ),
+            _ => black_box(yamba_call7 as extern "C" fn(u64, u64, u64, u64, u64, u64, u64) -> u64)(
+                a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+            ),
         };
         black_box(r);
     }

@@ -130,7 +130,10 @@ mod tests {
         };
         for n in 0..=7 {
             let sym = format!("<yamba_call{n}>");
-            assert!(out.contains(&format!("{sym}:")), "{sym} is not a function in the binary");
+            assert!(
+                out.contains(&format!("{sym}:")),
+                "{sym} is not a function in the binary"
+            );
             let sites = out
                 .lines()
                 .filter(|l| l.contains("call") && l.contains(&sym))

@@ -31,7 +31,8 @@ fn run_loop(ctx: &mut Ctx) -> Result<(), String> {
     }
     let started = std::time::Instant::now();
     let mut obs = Vec::new();
-    while obs.len() < plan.min_observations || (started.elapsed() < plan.budget && obs.len() < 2000) {
+    while obs.len() < plan.min_observations || (started.elapsed() < plan.budget && obs.len() < 2000)
+    {
         obs.push(time_loop());
     }
     let mut r = ctx.result(None);

@@ -52,7 +52,8 @@ pub static READ_DEVZERO: Benchmark = Benchmark {
 };
 
 fn run_read_devzero(ctx: &mut Ctx) -> Result<(), String> {
-    let file = std::fs::File::open("/dev/zero").map_err(|e| format!("cannot open /dev/zero: {e}"))?;
+    let file =
+        std::fs::File::open("/dev/zero").map_err(|e| format!("cannot open /dev/zero: {e}"))?;
     let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
     let mut byte = [1u8; 1];
     let mut short = 0u64;

@@ -11,7 +11,8 @@ pub static BASE: Benchmark = Benchmark {
     id: "cpu.base",
     area: "cpu",
     unit: Unit::Nanoseconds,
-    description: "BASE: two consecutive timestamps on the harness clock (the cost of measuring nothing)",
+    description:
+        "BASE: two consecutive timestamps on the harness clock (the cost of measuring nothing)",
     adapter: "clock",
     run: run_base,
     ..Benchmark::TEMPLATE
@@ -30,7 +31,8 @@ fn run_base(ctx: &mut Ctx) -> Result<(), String> {
         b.share_within_2x_min > 0.5,
     );
     r.extra.insert("base_ns".into(), b.base_ns.into());
-    r.extra.insert("share_within_2x_min".into(), b.share_within_2x_min.into());
+    r.extra
+        .insert("share_within_2x_min".into(), b.share_within_2x_min.into());
     ctx.push(r);
     Ok(())
 }
@@ -64,11 +66,17 @@ fn run_clock_gettime(ctx: &mut Ctx) -> Result<(), String> {
     // SAFETY: getauxval has no preconditions.
     let vdso = unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) } != 0;
     let source = ctx.machine().clocksource.clone().unwrap_or_default();
-    let vdso_capable = matches!(source.as_str(), "tsc" | "kvm-clock" | "arch_sys_counter" | "hyperv_clocksource_tsc_page");
+    let vdso_capable = matches!(
+        source.as_str(),
+        "tsc" | "kvm-clock" | "arch_sys_counter" | "hyperv_clocksource_tsc_page"
+    );
     r.add_note_evidence(
         "served in user space by the vDSO (no system call)",
         "vDSO mapped and a vDSO-capable clocksource",
-        format!("vDSO {}, clocksource {source}", if vdso { "mapped" } else { "absent" }),
+        format!(
+            "vDSO {}, clocksource {source}",
+            if vdso { "mapped" } else { "absent" }
+        ),
         vdso && vdso_capable,
     );
     if !(vdso && vdso_capable) {

@@ -164,17 +164,9 @@ fn run_batch(ctx: &mut Ctx, op: Op) -> Result<(), String> {
 
 fn direct_method(n: u64, how: &str, started: Instant) -> yamba_core::results::Method {
     yamba_core::results::Method {
-        kind: "direct".into(),
+        // Kept as given, even 0 (`Method::direct` would raise 0 to 1).
         iterations: n,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: 0.0,
-        budget_s: 0.0,
-        elapsed_s: started.elapsed().as_secs_f64(),
-        stopped: how.into(),
+        ..yamba_core::results::Method::direct(n, 0.0, 0.0, started.elapsed().as_secs_f64(), how)
     }
 }
 

@@ -216,20 +216,19 @@ fn push_results(
             .param("caching", caching.as_str())
             .param("filesystem", fs_name);
         r.method = Some(yamba_core::results::Method {
-            kind: "direct".into(),
+            // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
             iterations: reference.passes,
-            unroll: 1,
-            dummy_ns: None,
-            dummy: None,
             base_subtracted_ns: Some(ctx.base_ns()),
-            warmup_ns: 0.0,
-            target_precision: 0.0,
-            budget_s: 0.0,
-            elapsed_s: 0.0,
-            stopped: format!(
-                "each observation times {} whole pass(es) of {} bytes",
-                reference.passes, reference.pass_bytes
-            ),
+            ..yamba_core::results::Method::direct(
+                reference.passes,
+                0.0,
+                0.0,
+                0.0,
+                format!(
+                    "each observation times {} whole pass(es) of {} bytes",
+                    reference.passes, reference.pass_bytes
+                ),
+            )
         });
         r.series = Some(Series {
             x_label: "file size".into(),

@@ -167,29 +167,7 @@ mod imp {
         unsafe { libc::sched_yield() };
     }
 
-    /// Anonymous memory shared with children forked after this call.
-    pub fn map_shared(bytes: usize) -> Result<*mut u8, String> {
-        // SAFETY: a fresh anonymous mapping; the kernel zeroes it.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(format!("mmap(MAP_SHARED): {}", io::Error::last_os_error()));
-        }
-        Ok(p.cast())
-    }
-
-    pub fn unmap(p: *mut u8, bytes: usize) {
-        // SAFETY: p/bytes came from map_shared.
-        unsafe { libc::munmap(p.cast(), bytes) };
-    }
+    pub(crate) use crate::os::{map_shared, unmap};
 
     /// fork(2). Ok(0) in the child, Ok(pid) in the parent.
     pub fn fork() -> Result<i32, String> {
@@ -245,13 +223,6 @@ mod imp {
             get("voluntary_ctxt_switches:")?,
             get("nonvoluntary_ctxt_switches:")?,
         ))
-    }
-
-    /// The CPU the calling thread runs on (vDSO getcpu).
-    #[inline]
-    pub fn current_cpu() -> i32 {
-        // SAFETY: no preconditions.
-        unsafe { libc::sched_getcpu() }
     }
 
     /// Time CPU `cpu` has been busy (not idle or iowait) and its total
@@ -368,9 +339,6 @@ mod imp {
     }
     pub fn process_switches(_: i32) -> Option<(u64, u64)> {
         None
-    }
-    pub fn current_cpu() -> i32 {
-        -1
     }
     pub fn run_delay_ns(_: Option<i32>) -> Option<u64> {
         None

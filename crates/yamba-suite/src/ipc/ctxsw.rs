@@ -220,7 +220,7 @@ fn run_futex(ctx: &mut Ctx) -> Result<(), String> {
                 peer_st.served.store(n, Ordering::Relaxed);
                 if n % 16 == 1 {
                     peer_st.samples.fetch_add(1, Ordering::Relaxed);
-                    if adapter::current_cpu() != cpu as i32 {
+                    if yamba_core::affinity::current_cpu() != Some(cpu) {
                         peer_st.wrong.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -251,7 +251,7 @@ fn run_futex(ctx: &mut Ctx) -> Result<(), String> {
         }
         if calls % 16 == 1 {
             samples += 1;
-            if adapter::current_cpu() != cpu as i32 {
+            if yamba_core::affinity::current_cpu() != Some(cpu) {
                 wrong += 1;
             }
         }

@@ -149,7 +149,7 @@ fn measure(
         }
         if obs.len() % 16 == 1 {
             samples += 1;
-            if adapter::current_cpu() != me as i32 {
+            if yamba_core::affinity::current_cpu() != Some(me) {
                 wrong += 1;
             }
         }
@@ -165,17 +165,14 @@ fn measure(
     r.description = format!("one-way transfer to a peer process: {}", t.describe());
     r.set_observations(obs);
     r.method = Some(Method {
-        kind: "direct".into(),
-        iterations: 1,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
         base_subtracted_ns: Some(base),
-        warmup_ns: 0.0,
-        target_precision: plan.target_precision,
-        budget_s: plan.budget.as_secs_f64(),
-        elapsed_s: started.elapsed().as_secs_f64(),
-        stopped: "budget spent".into(),
+        ..Method::direct(
+            1,
+            plan.target_precision,
+            plan.budget.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+            "budget spent",
+        )
     });
     r.param("transport", t.name())
         .param("placement", placement.name())

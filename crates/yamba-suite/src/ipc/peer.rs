@@ -63,7 +63,7 @@ impl PeerStats {
     pub fn sample_cpu(&self, count: u64, pinned: usize) {
         if count % 16 == 1 {
             self.cpu_samples.fetch_add(1, Ordering::Relaxed);
-            if adapter::current_cpu() != pinned as i32 {
+            if yamba_core::affinity::current_cpu() != Some(pinned) {
                 self.wrong_cpu.fetch_add(1, Ordering::Relaxed);
             }
         }

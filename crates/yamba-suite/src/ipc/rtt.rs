@@ -127,7 +127,7 @@ pub fn measure(
         }
         if calls % 16 == 1 {
             samples += 1;
-            if adapter::current_cpu() != me as i32 {
+            if yamba_core::affinity::current_cpu() != Some(me) {
                 wrong += 1;
             }
         }

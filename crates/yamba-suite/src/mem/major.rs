@@ -143,20 +143,20 @@ pub fn workload_result(ctx: &Ctx, w: Workload, passes: &[MajorPass]) -> BenchRes
     let dummy: Vec<f64> = passes.iter().map(|p| p.pass.dummy_ns).collect();
     let dummy_summary = yamba_stats::Summary::of(&dummy);
     r.method = Some(Method {
-        kind: "direct".into(),
+        // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
         iterations: accesses as u64,
-        unroll: 1,
         dummy_ns: dummy_summary.as_ref().map(|s| s.median),
         dummy: dummy_summary,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: 0.0,
-        budget_s: 0.0,
-        elapsed_s: 0.0,
-        stopped: format!(
-            "{} passes; each observation = (pass − dummy pass) / major faults of the pass",
-            passes.len()
-        ),
+        ..Method::direct(
+            accesses as u64,
+            0.0,
+            0.0,
+            0.0,
+            format!(
+                "{} passes; each observation = (pass − dummy pass) / major faults of the pass",
+                passes.len()
+            ),
+        )
     });
     let most_resident = passes.iter().map(|p| p.resident_before).max().unwrap_or(0);
     r.add_evidence(

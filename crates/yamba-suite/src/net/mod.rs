@@ -93,18 +93,5 @@ pub(crate) fn size_setting(ctx: &Ctx, key: &str) -> Result<Option<u64>, String> 
 /// How a series of timed repetitions was taken: each observation is one
 /// repetition the benchmark timed itself (`direct`).
 pub(crate) fn direct_method(ctx: &Ctx, started: Instant, stopped: &str) -> Method {
-    let plan = ctx.plan();
-    Method {
-        kind: "direct".into(),
-        iterations: 1,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: plan.target_precision,
-        budget_s: plan.budget.as_secs_f64(),
-        elapsed_s: started.elapsed().as_secs_f64(),
-        stopped: stopped.into(),
-    }
+    ctx.direct_method(1, started, stopped)
 }

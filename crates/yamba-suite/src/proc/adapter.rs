@@ -15,9 +15,8 @@ mod imp {
         Signal(i32),
     }
 
-    fn os_err(what: &str) -> String {
-        format!("{what}: {}", std::io::Error::last_os_error())
-    }
+    use crate::os::os_err;
+    pub(crate) use crate::os::SharedPage;
 
     /// fork(2) through libc (atfork handlers included, as any program pays);
     /// the child runs `child` and `_exit`s with what it returns. `child`
@@ -227,46 +226,6 @@ mod imp {
         fn drop(&mut self) {
             // SAFETY: unmapping our own mapping.
             unsafe { libc::munmap(self.ptr.cast(), self.len) };
-        }
-    }
-
-    /// A page shared with forked children (MAP_SHARED), for the timestamps
-    /// they take.
-    pub struct SharedPage {
-        ptr: *mut std::sync::atomic::AtomicU64,
-    }
-
-    impl SharedPage {
-        pub fn new() -> Result<SharedPage, String> {
-            // SAFETY: a fresh 4 KiB shared anonymous mapping, zero-filled.
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    4096,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            if p == libc::MAP_FAILED {
-                return Err(os_err("cannot map a shared page"));
-            }
-            Ok(SharedPage { ptr: p.cast() })
-        }
-
-        /// Slot `i` (0..512) of the page.
-        pub fn slot(&self, i: usize) -> &std::sync::atomic::AtomicU64 {
-            assert!(i < 512);
-            // SAFETY: within the mapped page; AtomicU64 has u64's layout.
-            unsafe { &*self.ptr.add(i) }
-        }
-    }
-
-    impl Drop for SharedPage {
-        fn drop(&mut self) {
-            // SAFETY: unmapping our own mapping.
-            unsafe { libc::munmap(self.ptr.cast(), 4096) };
         }
     }
 

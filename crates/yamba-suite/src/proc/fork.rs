@@ -247,16 +247,13 @@ pub(crate) fn direct_method(
     elapsed_s: f64,
 ) -> yamba_core::results::Method {
     yamba_core::results::Method {
-        kind: "direct".into(),
-        iterations: 1,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
         base_subtracted_ns: Some(base_ns),
-        warmup_ns: 0.0,
-        target_precision: plan.target_precision,
-        budget_s: plan.budget.as_secs_f64(),
-        elapsed_s,
-        stopped: "budget spent".into(),
+        ..yamba_core::results::Method::direct(
+            1,
+            plan.target_precision,
+            plan.budget.as_secs_f64(),
+            elapsed_s,
+            "budget spent",
+        )
     }
 }

@@ -20,13 +20,6 @@ mod imp {
         }
     }
 
-    /// The CPU the calling thread runs on (vDSO getcpu), -1 if unknown.
-    #[inline]
-    pub fn current_cpu() -> i32 {
-        // SAFETY: no preconditions.
-        unsafe { libc::sched_getcpu() }
-    }
-
     /// Runs `f` in a forked child that leads a new session, and so (with
     /// CONFIG_SCHED_AUTOGROUP) a scheduling group of its own; returns the
     /// child's exit code. `f` reports back through memory from
@@ -68,32 +61,7 @@ mod imp {
             .map_err(|e| format!("cannot set the autogroup's nice to {nice}: {e}"))
     }
 
-    /// Anonymous memory shared with children forked after this call.
-    pub fn map_shared(bytes: usize) -> Result<*mut u8, String> {
-        // SAFETY: a fresh anonymous mapping; the kernel zeroes it.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(format!(
-                "mmap(MAP_SHARED): {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok(p.cast())
-    }
-
-    pub fn unmap(p: *mut u8, bytes: usize) {
-        // SAFETY: p/bytes came from map_shared.
-        unsafe { libc::munmap(p.cast(), bytes) };
-    }
+    pub(crate) use crate::os::{map_shared, unmap};
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -106,10 +74,6 @@ mod imp {
 
     pub fn thread_switches() -> (u64, u64) {
         (0, 0)
-    }
-
-    pub fn current_cpu() -> i32 {
-        -1
     }
 
     pub fn run_in_new_session<F: FnOnce() -> i32>(_: F) -> Result<i32, String> {

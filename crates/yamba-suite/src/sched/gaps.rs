@@ -87,11 +87,10 @@ pub fn record<H: FnMut(u64)>(
     // Touch the gap buffer so recording a gap never faults.
     gaps.resize(max_gaps, Gap { start: 0, end: 0 });
     gaps.clear();
-    let want = cpu.map(|c| c as i32);
     let (mut samples, mut wrong) = (0u64, 0u64);
     let mut sample = || {
         samples += 1;
-        if want.is_some_and(|c| adapter::current_cpu() != c) {
+        if cpu.is_some_and(|c| yamba_core::affinity::current_cpu() != Some(c)) {
             wrong += 1;
         }
     };

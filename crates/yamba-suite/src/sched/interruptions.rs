@@ -114,7 +114,7 @@ impl NoiseReport {
 pub fn noise_report(clock: &Clock, duration: Duration) -> NoiseReport {
     let base = yamba_core::base::measure_base(clock, 2_000).base_ns;
     let threshold = gaps::default_threshold_ns(base);
-    let cpu = usize::try_from(adapter::current_cpu()).ok();
+    let cpu = yamba_core::affinity::current_cpu();
     let rec = gaps::record(
         clock,
         duration.as_nanos() as f64,
@@ -152,17 +152,15 @@ fn run_interruptions(ctx: &mut Ctx) -> Result<(), String> {
 
     let step_ns = clock.ticks_to_ns(rec.mean_step_ticks() as u64);
     let method = Method {
-        kind: "direct".into(),
+        // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
         iterations: rec.iterations,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: 0.0,
-        budget_s: duration_ns / 1e9,
-        elapsed_s: report.duration_s,
-        stopped: "duration reached".into(),
+        ..Method::direct(
+            rec.iterations,
+            0.0,
+            duration_ns / 1e9,
+            report.duration_s,
+            "duration reached",
+        )
     };
     let evidence = |r: &mut BenchResult| {
         r.add_evidence(

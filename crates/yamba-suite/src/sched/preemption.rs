@@ -220,18 +220,17 @@ fn run_preemption(ctx: &mut Ctx) -> Result<(), String> {
 
     let mut r = ctx.result(None);
     r.set_observations(costs);
+    let iterations = a.iterations + b.iterations;
     r.method = Some(Method {
-        kind: "direct".into(),
-        iterations: a.iterations + b.iterations,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: 0.0,
-        budget_s: duration_ns / 1e9,
-        elapsed_s: clock.ticks_to_ns(union) / 1e9,
-        stopped: "duration reached".into(),
+        // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
+        iterations,
+        ..Method::direct(
+            iterations,
+            0.0,
+            duration_ns / 1e9,
+            clock.ticks_to_ns(union) / 1e9,
+            "duration reached",
+        )
     });
     r.param("cpu", cpu)
         .param("threshold_ns", threshold)

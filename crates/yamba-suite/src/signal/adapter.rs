@@ -15,9 +15,7 @@ static FAULTS: AtomicU64 = AtomicU64::new(0);
 static FAULT_PAGE: AtomicUsize = AtomicUsize::new(0);
 static PAGE_LEN: AtomicUsize = AtomicUsize::new(4096);
 
-fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
+use crate::os::os_err;
 
 extern "C" fn counting_handler(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
     HANDLED.fetch_add(1, Ordering::Relaxed);
@@ -197,42 +195,6 @@ pub fn kill_and_reap(pid: i32) {
     unsafe {
         libc::kill(pid, libc::SIGKILL);
         libc::waitpid(pid, std::ptr::null_mut(), 0);
-    }
-}
-
-/// A page shared with a peer process (MAP_SHARED) for its counters.
-pub struct SharedWords(*mut AtomicU64);
-
-impl SharedWords {
-    pub fn new() -> Result<SharedWords, String> {
-        // SAFETY: a fresh shared anonymous page.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(os_err("cannot map a shared page"));
-        }
-        Ok(SharedWords(p.cast()))
-    }
-
-    pub fn word(&self, i: usize) -> &AtomicU64 {
-        assert!(i < 512);
-        // SAFETY: within the mapped page.
-        unsafe { &*self.0.add(i) }
-    }
-}
-
-impl Drop for SharedWords {
-    fn drop(&mut self) {
-        // SAFETY: our own mapping.
-        unsafe { libc::munmap(self.0.cast(), 4096) };
     }
 }
 

@@ -5,8 +5,9 @@
 //! median, labelled as such. Measured with the peer on our CPU (two
 //! context switches) and on another CPU (two cross-CPU wake-ups).
 
-use super::adapter::{self, Handler, SharedWords};
+use super::adapter::{self, Handler};
 use super::check::exact_count;
+use crate::os::SharedPage;
 use crate::proc::check::{setting_f64, CpuWait};
 use std::sync::atomic::Ordering;
 use yamba_core::affinity::pin_current_thread;
@@ -54,9 +55,9 @@ fn one_placement(ctx: &mut Ctx, suffix: &str, peer_cpu: Option<usize>) -> Result
     // Blocked except inside sigsuspend, so no signal is lost between the
     // send and the wait, in us or in the peer (which inherits the mask).
     let mask = adapter::block(libc::SIGUSR1);
-    let shared = SharedWords::new()?;
+    let shared = SharedPage::new()?;
     let (pid, tid) = (adapter::getpid(), adapter::gettid());
-    let pin_failed = shared.word(1);
+    let pin_failed = shared.slot(1);
     // A known delay in the peer before it replies (ground-truth tests).
     let delay_us = setting_f64(ctx, "signal.peer_delay_us", 0.0)?;
     let clock = ctx.clock();
@@ -72,7 +73,7 @@ fn one_placement(ctx: &mut Ctx, suffix: &str, peer_cpu: Option<usize>) -> Result
             if delay_us > 0.0 {
                 clock.spin_ns(delay_us * 1e3);
             }
-            shared.word(0).store(adapter::handled(), Ordering::SeqCst);
+            shared.slot(0).store(adapter::handled(), Ordering::SeqCst);
             adapter::send(pid, tid, libc::SIGUSR1);
         }
     })?;
@@ -84,8 +85,8 @@ fn one_placement(ctx: &mut Ctx, suffix: &str, peer_cpu: Option<usize>) -> Result
         adapter::send(peer, peer, libc::SIGUSR1);
         mask.suspend();
     });
-    let (ours, theirs) = (adapter::handled(), shared.word(0).load(Ordering::SeqCst));
-    let pinned = shared.word(1).load(Ordering::SeqCst) == 0;
+    let (ours, theirs) = (adapter::handled(), shared.slot(0).load(Ordering::SeqCst));
+    let pinned = shared.slot(1).load(Ordering::SeqCst) == 0;
     adapter::kill_and_reap(peer);
     drop(mask);
     let mut r = ctx.measured_result(Some(suffix), m);

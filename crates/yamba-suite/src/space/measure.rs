@@ -342,20 +342,14 @@ fn describe(kind: Kind) -> &'static str {
 }
 
 fn method(ctx: &Ctx, repeats: usize, elapsed_s: f64) -> yamba_core::results::Method {
-    yamba_core::results::Method {
-        kind: "direct".into(),
-        iterations: 1,
-        unroll: 1,
-        dummy_ns: None,
-        dummy: None,
-        base_subtracted_ns: None,
-        warmup_ns: 0.0,
-        target_precision: ctx.plan().target_precision,
-        budget_s: ctx.plan().budget.as_secs_f64(),
+    yamba_core::results::Method::direct(
+        1,
+        ctx.plan().target_precision,
+        ctx.plan().budget.as_secs_f64(),
         elapsed_s,
-        stopped: format!(
+        format!(
             "{repeats} create/destroy cycles after one warm-up; slope over the last {} of {STEPS} steps",
             STEPS / 2 + 1
         ),
-    }
+    )
 }
