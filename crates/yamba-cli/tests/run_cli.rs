@@ -329,3 +329,37 @@ fn baseline_is_compared_at_the_end() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--baseline missing.json"));
     assert!(!dir.path().join("results").exists());
 }
+
+/// A benchmark in its fresh `__bench` process still sees every CPU the run
+/// may use, though the runner pins it to one before it starts.
+#[test]
+fn isolated_benchmarks_can_place_a_peer_on_another_cpu() {
+    if yamba_core::affinity::usable_cpus().len() < 2 {
+        eprintln!("skipped: this machine lets the tests use one CPU only");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "ipc.rtt",
+            "--set",
+            "transports=pipe",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let cross = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "ipc.rtt.pipe.cross_cpu")
+        .unwrap();
+    assert_ne!(cross["status"], "skipped", "{cross}");
+}

@@ -201,6 +201,9 @@ impl Session {
 
     /// The session a parent handed over; nothing is calibrated again.
     pub fn from_state(s: SessionState) -> Session {
+        // Remember the CPUs usable before the benchmark pins itself, as the
+        // parent did in `prepare` (this process inherited its mask).
+        crate::affinity::usable_cpus();
         Session {
             clock: Clock::from_info(s.clock),
             base: s.base,
