@@ -9,30 +9,39 @@ fn yamba() -> Command {
     c
 }
 
+/// Runs `yamba ARGS --out r.json` in `dir`; asserts success and returns
+/// the results file and standard output.
+fn run_ok(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = dir.join("r.json");
+    let o = yamba()
+        .current_dir(dir)
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let file = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    (file, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 #[test]
 fn crash_and_hang_fail_alone_and_the_run_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r.json");
-    let o = yamba()
-        .current_dir(dir.path())
-        .args([
+    let (v, stdout) = run_ok(
+        dir.path(),
+        &[
             "run",
             "--quick",
             "testing.crash",
             "testing.hang",
             "cpu.syscall.getppid",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
+        ],
     );
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["complete"], true);
     let results = v["results"].as_array().unwrap();
     let status = |id: &str| {
@@ -256,23 +265,17 @@ fn interrupt_keeps_what_finished() {
 #[test]
 fn repetitions_are_pooled_per_result() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r.json");
-    let o = yamba()
-        .current_dir(dir.path())
-        .args([
+    let (v, _) = run_ok(
+        dir.path(),
+        &[
             "run",
             "--quick",
             "--repeat",
             "3",
             "cpu.loop",
             "cpu.syscall.getppid",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        ],
+    );
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 2, "one pooled result per id");
     for r in results {
@@ -339,22 +342,10 @@ fn isolated_benchmarks_can_place_a_peer_on_another_cpu() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r.json");
-    let o = yamba()
-        .current_dir(dir.path())
-        .args([
-            "run",
-            "--quick",
-            "ipc.rtt",
-            "--set",
-            "transports=pipe",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let (v, _) = run_ok(
+        dir.path(),
+        &["run", "--quick", "ipc.rtt", "--set", "transports=pipe"],
+    );
     let cross = v["results"]
         .as_array()
         .unwrap()
