@@ -147,26 +147,18 @@ mod imp {
     pub struct SharedCounters {
         ptr: *mut u64,
         len: usize,
+        bytes: usize,
     }
 
     impl SharedCounters {
         pub fn new(len: usize) -> io::Result<SharedCounters> {
             let bytes = (len.max(1) * 8).next_multiple_of(page_size());
-            // SAFETY: an anonymous shared mapping, zero-filled; unmapped in Drop.
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    bytes,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            if p == libc::MAP_FAILED {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(SharedCounters { ptr: p.cast(), len })
+            let p = crate::os::map_shared(bytes).map_err(io::Error::other)?;
+            Ok(SharedCounters {
+                ptr: p.cast(),
+                len,
+                bytes,
+            })
         }
 
         fn slot(&self, i: usize) -> &std::sync::atomic::AtomicU64 {
@@ -188,9 +180,7 @@ mod imp {
 
     impl Drop for SharedCounters {
         fn drop(&mut self) {
-            let bytes = (self.len.max(1) * 8).next_multiple_of(page_size());
-            // SAFETY: unmapping our own mapping.
-            unsafe { libc::munmap(self.ptr.cast(), bytes) };
+            crate::os::unmap(self.ptr.cast(), self.bytes);
         }
     }
 
