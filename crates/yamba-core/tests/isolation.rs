@@ -68,8 +68,13 @@ static GOOD: Benchmark = Benchmark {
     ..Benchmark::TEMPLATE
 };
 
+/// The interrupt flag is process-wide: the test that raises it must not
+/// run beside one that expects a whole run.
+static INTERRUPT_FLAG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn failures_are_isolated_and_the_run_goes_on() {
+    let _flag = INTERRUPT_FLAG.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let mut config = RunConfig::quick();
     config.scratch_dir = Some(dir.path().to_path_buf());
@@ -161,6 +166,7 @@ fn failures_are_isolated_and_the_run_goes_on() {
 
 #[test]
 fn interrupt_stops_the_run_and_keeps_what_finished() {
+    let _flag = INTERRUPT_FLAG.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let mut config = RunConfig::quick();
     config.scratch_dir = Some(dir.path().to_path_buf());
