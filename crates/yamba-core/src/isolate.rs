@@ -77,13 +77,26 @@ where
     }
     // SAFETY: fds[0] is an open fd we own from here on.
     let mut reader = unsafe { std::fs::File::from_raw_fd(fds[0]) };
-    let (bytes, cut_short) = read_until(&mut reader, fds[0], started, timeout);
+    collect(&mut reader, fds[0], pid, started, timeout)
+}
+
+/// Reads the child's framed results (up to the timeout or Ctrl-C), kills
+/// its process group — at once if it is late, and in any case afterwards,
+/// so nothing the benchmark started outlives it — and reaps it.
+fn collect(
+    reader: &mut impl Read,
+    fd: i32,
+    pid: i32,
+    started: Instant,
+    timeout: Duration,
+) -> (ChildOutcome, ChildUsage) {
+    let (bytes, cut_short) = read_until(reader, fd, started, timeout);
     if cut_short.is_some() {
         // SAFETY: killing the child's own process group.
         unsafe { libc::killpg(pid, libc::SIGKILL) };
     }
     let (status, usage) = reap(pid, started);
-    // Anything the benchmark left behind in its group dies with it.
+    // SAFETY: as above; anything the benchmark left behind dies with it.
     unsafe { libc::killpg(pid, libc::SIGKILL) };
     let outcome = match cut_short {
         Some(why) => ChildOutcome::Failed(why),
@@ -167,20 +180,9 @@ pub fn run_in_exec(
     });
     let mut stdout = child.stdout.take().expect("piped stdout");
     let fd = stdout.as_raw_fd();
-    let (bytes, cut_short) = read_until(&mut stdout, fd, started, timeout);
-    if cut_short.is_some() {
-        // SAFETY: killing the child's own process group.
-        unsafe { libc::killpg(pid, libc::SIGKILL) };
-    }
-    let (status, usage) = reap(pid, started);
-    // SAFETY: anything the benchmark left behind in its group dies with it.
-    unsafe { libc::killpg(pid, libc::SIGKILL) };
+    let done = collect(&mut stdout, fd, pid, started, timeout);
     let _ = feeder.join();
-    let outcome = match cut_short {
-        Some(why) => ChildOutcome::Failed(why),
-        None => decode(status, &bytes),
-    };
-    (outcome, usage)
+    done
 }
 
 /// Reads the pipe to EOF; stops early on timeout or Ctrl-C.
