@@ -101,8 +101,19 @@ fn build_c(dir: &Path) -> Option<PathBuf> {
 
 const SPIN: u64 = 20_000;
 
+/// The tests that time a known spin, and those that compile C or start
+/// threads beside them, take turns: on two CPUs a compiler running in the
+/// next test preempts a spin and spoils its mean (seen in CI: 23663 ticks
+/// for 20000, three attempts running).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn c_header_counts_exactly_and_times_a_known_block() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let Some(exe) = build_c(dir.path()) else {
         return;
@@ -184,6 +195,7 @@ fn c_header_counts_exactly_and_times_a_known_block() {
 
 #[test]
 fn c_periodic_reports_add_up_and_go_to_the_chosen_fd() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let Some(exe) = build_c(dir.path()) else {
         return;
@@ -246,6 +258,7 @@ fn early(flag: bool) -> Option<u32> {
 /// One test for the whole Rust side: the registry is process-wide.
 #[test]
 fn rust_macro_counts_exactly_and_times_a_known_block() {
+    let _serial = serial();
     time_block::set_interval(0.0);
     let value = yamba_core::time_block!(6 * 7);
     assert_eq!(value, 42, "the macro evaluates to the block's value");
@@ -356,6 +369,7 @@ fn overhead() {
 /// must compile without a warning, and a C++ program must report its site.
 #[test]
 fn header_builds_as_strict_c99_and_cpp() {
+    let _serial = serial();
     let root = repo_root();
     let dir = tempfile::tempdir().unwrap();
     let c = Command::new("cc")
