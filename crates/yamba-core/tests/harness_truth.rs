@@ -7,6 +7,14 @@ use yamba_core::harness::{measure_loop, Plan};
 use yamba_core::Clock;
 use yamba_stats::Summary;
 
+/// These tests time known work: they take turns rather than compete for
+/// the machine's two CPUs.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn plan(budget_ms: u64) -> Plan {
     Plan {
         budget: Duration::from_millis(budget_ms),
@@ -49,6 +57,7 @@ fn within<F: FnMut() -> f64>(mut ratio: F, want: f64, tolerance: f64) -> f64 {
 
 #[test]
 fn linearity_twice_the_work_measures_twice_the_time() {
+    let _serial = serial();
     let clock = Clock::detect(50);
     within(
         || {
@@ -63,6 +72,7 @@ fn linearity_twice_the_work_measures_twice_the_time() {
 
 #[test]
 fn subtraction_an_empty_body_measures_zero() {
+    let _serial = serial();
     let clock = Clock::detect(50);
     let resolution = clock.info().resolution_ns;
     let mut last = 0.0;
@@ -78,6 +88,7 @@ fn subtraction_an_empty_body_measures_zero() {
 
 #[test]
 fn agreement_with_clock_monotonic_on_a_10ms_operation() {
+    let _serial = serial();
     let clock = Clock::detect(50);
     let a = black_box(6364136223846793005u64);
     // Size a dependent chain to about 15 ms from the fastest of many short
@@ -125,6 +136,7 @@ fn agreement_with_clock_monotonic_on_a_10ms_operation() {
 
 #[test]
 fn cold_single_operations_subtract_base_and_evict() {
+    let _serial = serial();
     use yamba_core::cold::Evictor;
     let clock = Clock::detect(20);
     let base = yamba_core::base::measure_base(&clock, 2000);
