@@ -12,6 +12,7 @@ use yamba_core::{Machine, Plan, RunConfig, Session};
 use yamba_suite::mem::adapter::Pages;
 use yamba_suite::mem::chase::Order;
 use yamba_suite::mem::curve::{measure_curve, CurveConfig};
+use yamba_suite::mem::latency::{name_levels, CAPACITY_TOLERANCE};
 use yamba_suite::mem::plateau::detect;
 
 fn session() -> Session {
@@ -53,12 +54,22 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
         let p = detect(&curve.xy());
         let lat_l1 = curve.at(l1 / 4.0).unwrap().median_ns;
         let lat_mem = curve.at(2.0 * llc as f64).unwrap().median_ns;
+        // Capacity: where the curve crosses the midpoint to the next level.
+        let levels = name_levels(&m, &curve, &p);
         let size_ok = |i: usize, want: f64| {
-            p.get(i)
-                .is_some_and(|p| (0.5..=2.0).contains(&(p.last_bytes / want)))
+            levels.get(i).is_some_and(|l| {
+                l.capacity_bytes
+                    .is_some_and(|c| (c / want - 1.0).abs() <= CAPACITY_TOLERANCE)
+            })
         };
         eprintln!("attempt {attempt}: curve {:?}", curve.xy());
         eprintln!("plateaus {p:?}");
+        for l in &levels {
+            eprintln!(
+                "{}: capacity {:?} flat to {:?} sysfs {:?}",
+                l.name, l.capacity_bytes, l.flat_to_bytes, l.sysfs_bytes
+            );
+        }
         last = format!(
             "L1 {} L2 {} mem/L1 {:.1}",
             size_ok(0, l1),

@@ -14,7 +14,7 @@
 use super::adapter::{self, Pages};
 use super::chase::Order;
 use super::curve::{measure_curve, Curve, CurveConfig};
-use super::plateau::{detect, Plateau};
+use super::plateau::{capacity, detect, Plateau};
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::machine::parse_size;
@@ -145,9 +145,16 @@ pub struct Level {
     /// plateau; for memory, the largest working set).
     pub point: usize,
     pub plateau: Option<usize>,
-    pub detected_bytes: Option<f64>,
+    /// Where the curve crosses the midpoint between this level's plateau
+    /// and the next level's ([`super::plateau::capacity`]).
+    pub capacity_bytes: Option<f64>,
+    /// Where this level's plateau ends: fully effective up to here.
+    pub flat_to_bytes: Option<f64>,
     pub sysfs_bytes: Option<u64>,
 }
+
+/// A detected capacity within this share of sysfs's agrees with it.
+pub const CAPACITY_TOLERANCE: f64 = 0.25;
 
 /// A plateau at half the memory latency or more is memory (seen with
 /// fewer TLB misses), not a cache.
@@ -167,16 +174,30 @@ pub fn name_levels(machine: &Machine, curve: &Curve, plateaus: &[Plateau]) -> Ve
         .filter(|p| p.bytes as u64 >= beyond)
         .map(|p| p.median_ns)
         .fold(f64::INFINITY, f64::min);
-    let mut levels: Vec<Level> = plateaus
+    let caches = plateaus
+        .iter()
+        .take_while(|p| !(past_llc && p.latency_ns >= MEMORY_SHARE * mem_ns))
+        .count();
+    let xy = curve.xy();
+    let mut levels: Vec<Level> = plateaus[..caches]
         .iter()
         .enumerate()
-        .take_while(|(_, p)| !(past_llc && p.latency_ns >= MEMORY_SHARE * mem_ns))
-        .map(|(i, p)| Level {
-            name: format!("L{}", i + 1),
-            point: p.points[p.points.len() / 2],
-            plateau: Some(i),
-            detected_bytes: Some(p.last_bytes),
-            sysfs_bytes: machine.cache_bytes(i as u32 + 1),
+        .map(|(i, p)| {
+            // The next level: the next plateau, or memory past the caches.
+            let next_ns = match plateaus.get(i + 1) {
+                Some(next) => Some(next.latency_ns),
+                None if past_llc => Some(curve.points[last].median_ns),
+                None => None,
+            };
+            let end = *p.points.last().unwrap();
+            Level {
+                name: format!("L{}", i + 1),
+                point: p.points[p.points.len() / 2],
+                plateau: Some(i),
+                capacity_bytes: next_ns.and_then(|n| capacity(&xy, end, p.latency_ns, n)),
+                flat_to_bytes: Some(p.last_bytes),
+                sysfs_bytes: machine.cache_bytes(i as u32 + 1),
+            }
         })
         .collect();
     if past_llc {
@@ -184,7 +205,8 @@ pub fn name_levels(machine: &Machine, curve: &Curve, plateaus: &[Plateau]) -> Ve
             name: "memory".into(),
             point: last,
             plateau: None,
-            detected_bytes: None,
+            capacity_bytes: None,
+            flat_to_bytes: None,
             sysfs_bytes: None,
         });
     }
@@ -286,21 +308,30 @@ fn curve_result(
             Some(i) => (plateaus[i].latency_ns, Some(plateaus[i].first_bytes)),
             None => (curve.points[l.point].median_ns, None),
         };
-        let agree = match (l.detected_bytes, l.sysfs_bytes) {
+        let agree = match (l.capacity_bytes, l.sysfs_bytes) {
             (Some(d), Some(s)) => {
                 let ratio = d / s as f64;
-                let ok = (0.5..=2.0).contains(&ratio);
+                let ok = (ratio - 1.0).abs() <= CAPACITY_TOLERANCE;
                 r.add_note_evidence(
-                    format!("detected {} size agrees with sysfs within 2×", l.name),
+                    format!(
+                        "{} capacity (midpoint crossing) agrees with sysfs within ±{:.0}%",
+                        l.name,
+                        CAPACITY_TOLERANCE * 100.0
+                    ),
                     format!("{s} bytes (sysfs)"),
                     format!("{d:.0} bytes (ratio {ratio:.2})"),
                     ok,
                 );
                 if !ok {
+                    let what = if ratio < 1.0 - CAPACITY_TOLERANCE {
+                        "effectively smaller than sysfs says (shared with other cores or tenants, or not all of it reachable)"
+                    } else {
+                        "larger than sysfs says (the next level's latency is close to this one's)"
+                    };
                     r.warn(format!(
-                        "{}: the curve says {:.0} KiB, sysfs says {} KiB",
+                        "{}: {what}: the curve says {} KiB, sysfs says {} KiB",
                         l.name,
-                        d / 1024.0,
+                        (d / 1024.0).round(),
                         s / 1024
                     ));
                 }
@@ -310,8 +341,10 @@ fn curve_result(
         };
         table.push(json!({
             "level": l.name, "latency_ns": latency,
-            "first_bytes": first, "detected_bytes": l.detected_bytes,
-            "sysfs_bytes": l.sysfs_bytes, "agrees_within_2x": agree,
+            "first_bytes": first,
+            "capacity_bytes": l.capacity_bytes,
+            "fully_effective_up_to_bytes": l.flat_to_bytes,
+            "sysfs_bytes": l.sysfs_bytes, "agrees_with_sysfs": agree,
         }));
     }
     let sysfs_levels = ctx

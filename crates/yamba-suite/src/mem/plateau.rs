@@ -1,7 +1,14 @@
 //! Plateaus of a latency-by-working-set curve: each cache level is a run of
-//! sizes at about one latency; the size where a run ends is that level's
-//! capacity as the chase sees it; the run that reaches the largest sizes is
-//! main memory.
+//! sizes at about one latency, and the run that reaches the largest sizes
+//! is main memory.
+//!
+//! A level's *capacity* is not where its plateau ends: physically indexed
+//! caches with 4 KiB pages start losing lines to set conflicts long before
+//! they are full (a 1 MiB L2 is flat only to ~350 KiB). The mean latency of
+//! a chase is a linear mix of hit and miss latency, so the working set
+//! where it crosses the *arithmetic* midpoint between a level's plateau and
+//! the next level's is where half the loads still hit: that is
+//! [`capacity`]. The plateau's end is kept as "fully effective up to".
 
 use serde::Serialize;
 
@@ -85,6 +92,25 @@ pub fn detect(curve: &[[f64; 2]]) -> Vec<Plateau> {
         .collect()
 }
 
+/// The working set, in bytes, where `curve` first rises through the
+/// arithmetic midpoint between `level_ns` and `next_ns`, searching after
+/// the point `from` (the level's plateau's last point); interpolated
+/// linearly in log(size) between the two points around the crossing. A
+/// single point above the midpoint with the next back below it is noise,
+/// not the crossing. `None` when the curve never gets there.
+pub fn capacity(curve: &[[f64; 2]], from: usize, level_ns: f64, next_ns: f64) -> Option<f64> {
+    let mid = (level_ns + next_ns) / 2.0;
+    let above = |j: usize| curve.get(j).is_some_and(|p| p[1] >= mid);
+    let j =
+        (from + 1..curve.len()).find(|&j| above(j) && (j + 1 == curve.len() || above(j + 1)))?;
+    let ([x0, y0], [x1, y1]) = (curve[j - 1], curve[j]);
+    if y1 <= y0 {
+        return Some(x1);
+    }
+    let t = ((mid - y0) / (y1 - y0)).clamp(0.0, 1.0);
+    Some((x0.ln() + t * (x1.ln() - x0.ln())).exp())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +173,47 @@ mod tests {
         let p = detect(&c);
         assert_eq!(p.len(), 1, "{p:#?}");
         assert_eq!(p[0].points.len(), 9);
+    }
+
+    #[test]
+    fn capacity_is_the_midpoint_crossing_not_the_plateau_end() {
+        // The Zen 4 curve of issue 11 (2 MiB pages): flat at 3.76 ns to
+        // 256 KiB, a gradual rise to the 12 ns L3 plateau; L2 is 1 MiB.
+        let k = 1024.0;
+        let c = [
+            [128.0 * k, 3.76],
+            [181.0 * k, 3.75],
+            [256.0 * k, 3.76],
+            [362.0 * k, 4.9],
+            [512.0 * k, 5.6],
+            [741.0 * k, 6.4],
+            [1024.0 * k, 8.8],
+            [1448.0 * k, 11.7],
+            [2048.0 * k, 12.0],
+            [2896.0 * k, 12.2],
+        ];
+        let p = detect(&c);
+        assert_eq!(p.len(), 2, "{p:#?}");
+        assert!(p[0].last_bytes < 600.0 * k, "{p:#?}");
+        let from = *p[0].points.last().unwrap();
+        let cap = capacity(&c, from, p[0].latency_ns, p[1].latency_ns).unwrap();
+        assert!((0.85..=1.0).contains(&(cap / (1024.0 * k))), "{}", cap / k);
+        // A sharp step is found between the two points around it.
+        let step = [[32.0, 1.0], [45.0, 1.0], [64.0, 5.0], [90.0, 5.0]];
+        let cap = capacity(&step, 1, 1.0, 5.0).unwrap();
+        assert!(cap > 45.0 && cap < 64.0, "{cap}");
+        // One stray point above the midpoint is not the crossing.
+        let stray = [
+            [1.0, 1.0],
+            [2.0, 1.0],
+            [4.0, 9.0],
+            [8.0, 1.1],
+            [16.0, 9.0],
+            [32.0, 9.0],
+        ];
+        assert!(capacity(&stray, 1, 1.0, 9.0).unwrap() > 8.0);
+        // A curve that never gets there has no capacity.
+        assert_eq!(capacity(&step, 1, 1.0, 50.0), None);
     }
 
     #[test]
