@@ -82,7 +82,8 @@ pub fn record<H: FnMut(u64)>(
     mut hook: H,
 ) -> Recording {
     let thr = clock.ns_to_ticks(threshold_ns).max(1);
-    let dur = clock.ns_to_ticks(duration_ns);
+    // Rounded up: the recording lasts at least the duration asked for.
+    let dur = clock.ns_to_ticks(duration_ns) + 1;
     let mut gaps = Vec::with_capacity(max_gaps);
     // Touch the gap buffer so recording a gap never faults.
     gaps.resize(max_gaps, Gap { start: 0, end: 0 });
