@@ -5,7 +5,9 @@ use rand::{Rng, SeedableRng};
 use yamba_core::base::Base;
 use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
 use yamba_core::machine::Machine;
-use yamba_core::results::{BenchResult, Method, Mode, ResultsFile, Series, Status, Tool};
+use yamba_core::results::{
+    BenchResult, BlockKind, Certainty, Method, Mode, ResultsFile, Series, Status, Tool,
+};
 use yamba_core::units::Unit;
 use yamba_stats::Summary;
 
@@ -52,6 +54,8 @@ pub fn base() -> Base {
     let obs = vec![20.0, 21.0, 20.0, 22.0, 20.0, 20.0];
     Base {
         base_ns: 20.0,
+        mean_ns: 20.5,
+        quantum_ns: 1.0,
         base_ticks: 40,
         share_within_2x_min: 1.0,
         summary: Summary::of(&obs).unwrap(),
@@ -95,6 +99,38 @@ pub fn file(results: Vec<BenchResult>) -> ResultsFile {
         results,
         notes: vec![],
     }
+}
+
+/// A result measured in one process per element of `processes`, as a
+/// precise run pools them: observations concatenated, one block per process.
+pub fn blocked(id: &str, mode: Mode, unit: Unit, processes: Vec<Vec<f64>>) -> BenchResult {
+    let medians = processes
+        .iter()
+        .map(|p| Summary::of(p).unwrap().median)
+        .collect();
+    let sizes = processes.iter().map(Vec::len).collect();
+    let mut r = result(id, mode, unit, processes.concat());
+    r.certainty = Certainty::from_blocks(BlockKind::Process, medians, sizes, 0.0, vec![]);
+    r
+}
+
+/// `blocks` processes of `n` timings each around `median`: each process
+/// off by a log-normal factor of spread `between` (what varies from run
+/// to run), its observations spread by `within` around that.
+pub fn processes(
+    seed: u64,
+    blocks: usize,
+    n: usize,
+    median: f64,
+    between: f64,
+    within: f64,
+) -> Vec<Vec<f64>> {
+    let offsets = lognormal(seed ^ 0x5eed, blocks, 1.0, between);
+    offsets
+        .iter()
+        .enumerate()
+        .map(|(i, o)| lognormal(seed * 1000 + i as u64, n, median * o, within))
+        .collect()
 }
 
 /// `n` timings around `median` with log-normal noise of relative spread
