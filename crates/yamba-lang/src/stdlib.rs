@@ -215,6 +215,8 @@ pub struct PageOutRecord {
     /// File pages in memory after eviction: what the next pass starts with.
     pub resident_after_evict: usize,
     pub steps: Vec<String>,
+    /// How long the page-out itself took (it is inside the timed calls).
+    pub ns: f64,
 }
 
 /// The host side of a running class: scratch files, mappings, and the
@@ -303,6 +305,7 @@ fn host_map_file(h: &mut Host, args: &[Value]) -> Result<Value, String> {
 /// Evicts the scratch file mapped at `addr` and records the pass before it.
 fn host_page_out(h: &mut Host, args: &[Value]) -> Result<Value, String> {
     let faults = Faults::now().since(h.last_faults);
+    let t0 = std::time::Instant::now();
     let addr = int_arg(args, 0) as usize;
     let (map, fi) = h
         .maps
@@ -339,6 +342,7 @@ fn host_page_out(h: &mut Host, args: &[Value]) -> Result<Value, String> {
         resident_before_evict: before,
         resident_after_evict: after,
         steps,
+        ns: t0.elapsed().as_nanos() as f64,
     });
     h.last_faults = Faults::now();
     Ok(Value::Void)
