@@ -173,7 +173,7 @@ pub fn lex(file: usize, text: &str, diags: &mut Vec<Diag>) -> Vec<Token> {
         let ch = text[i..].chars().next().unwrap();
         diags.push(Diag::error(
             Span::new(file, i, i + ch.len_utf8()),
-            format!("unexpected character '{ch}'"),
+            format!("unexpected character {ch:?}"),
         ));
         i += ch.len_utf8();
     }

@@ -127,8 +127,25 @@ impl Sources {
     /// A diagnostic rendered like rustc's: header, `--> file:line:col`,
     /// the line, a caret under the span, notes. No colour.
     pub fn render(&self, d: &Diag) -> String {
+        // Control characters render with no width, so no caret would show:
+        // draw them as '?', keeping every byte offset.
+        let shown: Vec<String> = self
+            .files
+            .iter()
+            .map(|(_, t)| {
+                t.chars()
+                    .map(|c| {
+                        if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+                            "?".repeat(c.len_utf8())
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let mut files = SimpleFiles::new();
-        for (p, t) in &self.files {
+        for ((p, _), t) in self.files.iter().zip(&shown) {
             files.add(p.display().to_string(), t.as_str());
         }
         let text_len = self.text(d.span.file).len();
