@@ -89,7 +89,7 @@ fn mutated_examples_never_panic_and_every_error_has_a_location() {
     let seed = std::env::var("YAMBA_FUZZ_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::random::<u64>());
+        .unwrap_or_else(rand::random::<u64>);
     println!("seed {seed} (YAMBA_FUZZ_SEED reruns it)");
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let budget = Duration::from_secs(3);
@@ -105,7 +105,7 @@ fn mutated_examples_never_panic_and_every_error_has_a_location() {
         let path = dir.path().join(victim.file_name().unwrap());
         std::fs::write(&path, &text).unwrap();
         let main = dir.path().join("pagefault_linux.yamba");
-        let result = std::panic::catch_unwind(|| Program::load(&[main.clone()]));
+        let result = std::panic::catch_unwind(|| Program::load(std::slice::from_ref(&main)));
         let Ok(result) = result else {
             panic!(
                 "panic on a mutation of {} (seed {seed}):\n{text}",
