@@ -16,7 +16,7 @@ $Y asm 'add rax, rax' --unroll 2048 --repeat 5 --out "$tmp/u1.json" >/dev/null 2
 $Y asm 'add rax, rax' --unroll 4096 --repeat 5 --out "$tmp/u2.json" >/dev/null 2>&1
 echo "load before the page faults: $(load)"
 $Y lang run examples/pagefault_linux.yamba --class Y_pagefault_x86_64_Linux --repeat 3 --out "$tmp/pf.json" >/dev/null 2>&1 || true
-$Y run mem.pagefault.major --repeat 3 --out "$tmp/major.json" >/dev/null 2>&1 || true
+$Y run mem.pagefault.major --set fault_pages=2048 --repeat 3 --out "$tmp/major.json" >/dev/null 2>&1 || true
 
 python3 - "$tmp" <<'PY'
 import json, sys
