@@ -6,21 +6,9 @@
 //! be trusted for short intervals.
 
 use crate::clock::Clock;
-use serde::{Deserialize, Serialize};
 use yamba_stats::Summary;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Base {
-    /// The minimum observation, in nanoseconds: what is subtracted.
-    pub base_ns: f64,
-    /// The minimum in clock ticks.
-    pub base_ticks: u64,
-    /// Share of observations within 2× the minimum (the seed's "narrow").
-    pub share_within_2x_min: f64,
-    pub summary: Summary,
-    /// Every observation, in nanoseconds, in the order taken.
-    pub observations: Vec<f64>,
-}
+pub use yamba_results::base::Base;
 
 /// Measures BASE with `n` observations.
 pub fn measure_base(clock: &Clock, n: usize) -> Base {

@@ -4,7 +4,7 @@ use crate::base::{measure_base, Base};
 use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
-use crate::machine::Machine;
+use crate::machine::{Describe, Machine};
 use crate::results::{BenchResult, Method, Mode};
 use crate::units::Unit;
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,7 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use yamba_core::results::{BenchResult, ResultsFile, Status};
+use yamba_results::{BenchResult, ResultsFile, Status};
 
 /// What the comparison of one result concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -125,7 +125,7 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
 }
 
 fn status_name(s: Status) -> String {
-    crate::export::status_str(s).to_string()
+    s.as_str().to_string()
 }
 
 /// A row for a result present in only one run (`in_a`: which).
@@ -366,13 +366,13 @@ fn fmt_val(v: Option<f64>, unit: &str) -> String {
         Some(v) => {
             let u = unit_of(unit);
             let (div, sym) = u.map_or((1.0, unit), |u| u.scale_for(v));
-            format!("{} {sym}", yamba_core::units::format_sig(v / div))
+            format!("{} {sym}", yamba_results::units::format_sig(v / div))
         }
         None => "-".into(),
     }
 }
 
-fn unit_of(symbol: &str) -> Option<yamba_core::units::Unit> {
+fn unit_of(symbol: &str) -> Option<yamba_results::units::Unit> {
     serde_json::from_value(serde_json::Value::String(symbol.to_string())).ok()
 }
 

@@ -4,7 +4,7 @@ use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use yamba_core::results::{now_rfc3339, ResultsFile, Tool, SCHEMA_NAME, SCHEMA_VERSION};
+use yamba_core::results::{now_rfc3339, ResultsFile};
 use yamba_core::runner::{run_benchmarks, Observer};
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 
@@ -148,25 +148,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // Each benchmark in a fresh `yamba __bench` process: none inherits the
     // memory of this one, whatever ran before it.
     session.bench_exe = std::env::current_exe().ok();
-    let mut file = ResultsFile {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "yamba".into(),
-            version: yamba_core::VERSION.into(),
-        },
-        started: now_rfc3339(),
-        finished: None,
-        complete: false,
-        interrupted: false,
-        command: std::env::args().collect(),
-        config: serde_json::to_value(&session.config)?,
-        machine: session.machine.clone(),
-        clock: session.clock.info().clone(),
-        base: session.base.clone(),
-        results: Vec::new(),
-        notes: run_notes(&session, args.shuffle.then_some(seed)),
-    };
+    let mut file = ResultsFile::new(
+        std::env::args().collect(),
+        serde_json::to_value(&session.config)?,
+        session.machine.clone(),
+        session.clock.info().clone(),
+        session.base.clone(),
+    );
+    file.notes = run_notes(&session, args.shuffle.then_some(seed));
     file.write_atomic(&out_path)
         .with_context(|| format!("cannot write {}", out_path.display()))?;
 
@@ -175,9 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     drop(observer);
     let interrupted = yamba_core::interrupt::interrupted();
     file.results = yamba_core::runner::merge_repetitions(&results);
-    file.finished = Some(now_rfc3339());
-    file.complete = !interrupted;
-    file.interrupted = interrupted;
+    file.finish(interrupted);
     file.write_atomic(&out_path)
         .with_context(|| format!("cannot write {}", out_path.display()))?;
 

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use yamba_core::clock::monotonic_ns;
 use yamba_core::Clock;
+use yamba_core::Describe;
 use yamba_report::stone::{self, Series, StoneRun};
 
 #[derive(clap::Args)]
