@@ -22,6 +22,7 @@ pub mod machine;
 mod perf_sys;
 pub mod profile;
 pub mod results;
+pub mod run_session;
 pub mod runner;
 pub mod time_block;
 pub mod unroll;
