@@ -13,8 +13,10 @@ pub mod net;
 #[cfg(target_os = "linux")]
 mod os;
 pub mod proc;
+pub mod remote;
 pub mod sched;
 pub mod session;
+pub mod shared;
 pub mod signal;
 pub mod space;
 pub mod testing;
