@@ -13,29 +13,9 @@
 //! clock can be trusted for short intervals.
 
 use crate::clock::Clock;
-use serde::{Deserialize, Serialize};
 use yamba_stats::Summary;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Base {
-    /// The minimum observation, in nanoseconds.
-    pub base_ns: f64,
-    /// Mean of the readings up to twice the median, in nanoseconds: what
-    /// is subtracted from single timings (0 in files written before it
-    /// was recorded: then the minimum was subtracted).
-    #[serde(default)]
-    pub mean_ns: f64,
-    /// The clock's quantum (smallest step between readings), in ns.
-    #[serde(default)]
-    pub quantum_ns: f64,
-    /// The minimum in clock ticks.
-    pub base_ticks: u64,
-    /// Share of observations within 2× the minimum (the seed's "narrow").
-    pub share_within_2x_min: f64,
-    pub summary: Summary,
-    /// Every observation, in nanoseconds, in the order taken.
-    pub observations: Vec<f64>,
-}
+pub use yamba_results::base::Base;
 
 /// Measures BASE with `n` observations.
 pub fn measure_base(clock: &Clock, n: usize) -> Base {
@@ -69,18 +49,6 @@ pub fn measure_base(clock: &Clock, n: usize) -> Base {
         share_within_2x_min: within as f64 / n as f64,
         summary: Summary::of(&observations).expect("non-empty"),
         observations,
-    }
-}
-
-impl Base {
-    /// What is subtracted from a single timing: the mean of the central
-    /// readings (the minimum for files that predate it).
-    pub fn subtract_ns(&self) -> f64 {
-        if self.mean_ns > 0.0 {
-            self.mean_ns
-        } else {
-            self.base_ns
-        }
     }
 }
 

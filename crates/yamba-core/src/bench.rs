@@ -4,7 +4,7 @@ use crate::base::{measure_base, Base};
 use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
-use crate::machine::Machine;
+use crate::machine::{Describe, Machine};
 use crate::results::{BenchResult, Certainty, Method, Mode};
 use crate::units::Unit;
 use serde::{Deserialize, Serialize};
@@ -139,10 +139,7 @@ impl Default for RunConfig {
     }
 }
 
-/// Blocks (fresh processes) per benchmark in a precise run: enough for a
-/// Student-t interval with 5 degrees of freedom, and for `compare`'s exact
-/// rank test to call a change at 99% (it needs ≥ 5 a side; ≥ 4 at 95%).
-pub const PRECISE_BLOCKS: usize = 6;
+pub use crate::results::PRECISE_BLOCKS;
 
 fn one() -> usize {
     1

@@ -15,7 +15,7 @@
 
 use crate::clock::Clock;
 use crate::cold::Evictor;
-use crate::results::Method;
+use crate::results::{Method, MethodKind};
 use crate::stop::StopRule;
 use crate::unroll::{run_unrolled, DEGREES};
 use std::time::{Duration, Instant};
@@ -191,7 +191,7 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     Measured {
         observations,
         method: Method {
-            kind: "loop".into(),
+            kind: MethodKind::Loop,
             iterations,
             unroll: m,
             dummy_ns: dummy.as_ref().map(|s| s.median),
@@ -262,7 +262,7 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
     Measured {
         observations: obs,
         method: Method {
-            kind: "single".into(),
+            kind: MethodKind::Single,
             iterations: 1,
             unroll: 1,
             dummy_ns: None,

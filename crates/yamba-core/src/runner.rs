@@ -3,7 +3,7 @@
 
 use crate::bench::{Benchmark, Session};
 use crate::cpustates::CpuTimes;
-use crate::isolate::{run_in_child, run_in_exec, ChildOutcome, ChildUsage};
+use crate::isolate::{run_bench_in_exec, run_in_child, ChildOutcome, ChildUsage};
 use crate::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -293,14 +293,7 @@ pub fn run_one(
     let before = CpuTimes::read().ok();
     let work = || run_here(session, bench, mode, &scratch);
     let (outcome, usage) = if let (true, Some(exe)) = (session.config.isolate, &session.bench_exe) {
-        let args = vec![
-            "__bench".to_string(),
-            bench.id.to_string(),
-            mode.as_str().to_string(),
-            scratch.to_string_lossy().into_owned(),
-        ];
-        let state = serde_json::to_vec(&session.state()).unwrap_or_default();
-        run_in_exec(timeout, exe, &args, state)
+        run_bench_in_exec(session, exe, bench, mode, &scratch, timeout)
     } else if session.config.isolate {
         run_in_child(timeout, work)
     } else {

@@ -18,7 +18,7 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use yamba_core::results::{BenchResult, BlockKind, ResultsFile, Status};
+use yamba_results::{BenchResult, BlockKind, ResultsFile, Status};
 
 /// What the comparison of one result concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -150,7 +150,7 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
 }
 
 fn status_name(s: Status) -> String {
-    crate::export::status_str(s).to_string()
+    s.as_str().to_string()
 }
 
 /// A row for a result present in only one run (`in_a`: which).
@@ -504,13 +504,13 @@ fn fmt_val(v: Option<f64>, unit: &str) -> String {
         Some(v) => {
             let u = unit_of(unit);
             let (div, sym) = u.map_or((1.0, unit), |u| u.scale_for(v));
-            format!("{} {sym}", yamba_core::units::format_sig(v / div))
+            format!("{} {sym}", yamba_results::units::format_sig(v / div))
         }
         None => "-".into(),
     }
 }
 
-fn unit_of(symbol: &str) -> Option<yamba_core::units::Unit> {
+fn unit_of(symbol: &str) -> Option<yamba_results::units::Unit> {
     serde_json::from_value(serde_json::Value::String(symbol.to_string())).ok()
 }
 
@@ -597,7 +597,7 @@ pub fn footer(c: &Comparison) -> String {
          --threshold fails only on a significant slowdown larger than it",
         c.confidence * 100.0,
         c.min_blocks,
-        yamba_core::bench::PRECISE_BLOCKS,
+        yamba_results::results::PRECISE_BLOCKS,
         c.min_change_pct
     )
 }

@@ -2,8 +2,8 @@
 //! result, the median with its 95% interval auto-scaled to a unit that
 //! suits it, and every warning, skip and failure spelled out in the notes.
 
-use yamba_core::units::format_sig;
-use yamba_core::{BenchResult, Status};
+use yamba_results::units::format_sig;
+use yamba_results::{BenchResult, Status};
 
 /// Renders results as an aligned text table.
 pub fn render(results: &[BenchResult]) -> String {
@@ -110,7 +110,7 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
             let status = text(row, "status").unwrap_or_else(|| "ok".into());
             match row.get("median_ns").and_then(|v| v.as_f64()) {
                 Some(ns) if status == "ok" => {
-                    let (div, sym) = yamba_core::Unit::Nanoseconds.scale_for(ns);
+                    let (div, sym) = yamba_results::Unit::Nanoseconds.scale_for(ns);
                     format!("{} {sym}", format_sig(ns / div))
                 }
                 _ => status,
@@ -233,7 +233,7 @@ fn row(r: &BenchResult) -> [String; 8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yamba_core::{Mode, Unit};
+    use yamba_results::{Mode, Unit};
 
     fn result(id: &str, obs: Vec<f64>, status: Status) -> BenchResult {
         let mut r = BenchResult::new(id, id, "cpu", Unit::Nanoseconds, Mode::Hot, "test");

@@ -5,9 +5,9 @@
 
 mod support;
 
-use yamba_core::results::{Mode, Status};
-use yamba_core::units::Unit;
 use yamba_report::compare::{compare, hodges_lehmann_shift_ci, table, Verdict};
+use yamba_results::units::Unit;
+use yamba_results::{Mode, Status};
 
 /// Two runs of 6 processes × 30 observations; processes vary by 2% from
 /// one to the next, observations by 5% inside a process; B shifted.
@@ -15,10 +15,7 @@ fn pair(
     seed: u64,
     shift: f64,
     unit: Unit,
-) -> (
-    yamba_core::results::ResultsFile,
-    yamba_core::results::ResultsFile,
-) {
+) -> (yamba_results::ResultsFile, yamba_results::ResultsFile) {
     let run = |seed: u64, median: f64| {
         support::file(vec![support::blocked(
             "cpu.x",
@@ -58,11 +55,7 @@ fn detects_a_ten_percent_slowdown() {
     assert!(c_regression(&a, &b, 5.0) && !c_regression(&a, &b, 20.0));
 }
 
-fn c_regression(
-    a: &yamba_core::results::ResultsFile,
-    b: &yamba_core::results::ResultsFile,
-    t: f64,
-) -> bool {
+fn c_regression(a: &yamba_results::ResultsFile, b: &yamba_results::ResultsFile, t: f64) -> bool {
     !compare(a, b, 0.95).regressions(t).is_empty()
 }
 
@@ -213,7 +206,7 @@ fn warns_when_the_machine_changed() {
     let mut b = support::sample_file();
     b.machine.cpu_model = "Intel Xeon Other".into();
     b.machine.kernel = "6.9.0".into();
-    b.clock.kind = yamba_core::clock::ClockKind::MonotonicRaw;
+    b.clock.kind = yamba_results::ClockKind::MonotonicRaw;
     b.tool.version = "0.2.0".into();
     b.config = serde_json::json!({"quick": true, "cpu": 1, "no_pin": false});
     let w = compare(&a, &b, 0.95).warnings;

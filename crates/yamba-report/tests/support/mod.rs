@@ -2,13 +2,13 @@
 #![allow(dead_code)]
 
 use rand::{Rng, SeedableRng};
-use yamba_core::base::Base;
-use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
-use yamba_core::machine::Machine;
-use yamba_core::results::{
-    BenchResult, BlockKind, Certainty, Method, Mode, ResultsFile, Series, Status, Tool,
+use yamba_results::clock::{Calibration, ClockInfo, ClockKind};
+use yamba_results::units::Unit;
+use yamba_results::Base;
+use yamba_results::Machine;
+use yamba_results::{
+    BenchResult, BlockKind, Certainty, Method, MethodKind, Mode, ResultsFile, Series, Status,
 };
-use yamba_core::units::Unit;
 use yamba_stats::Summary;
 
 pub fn machine() -> Machine {
@@ -70,7 +70,7 @@ pub fn result(id: &str, mode: Mode, unit: Unit, obs: Vec<f64>) -> BenchResult {
     let mut r = BenchResult::new(id, benchmark, area, unit, mode, "test");
     r.description = format!("test result {id}");
     r.method = Some(Method {
-        kind: "loop".into(),
+        kind: MethodKind::Loop,
         iterations: 1000,
         unroll: 4,
         ..Method::direct(1000, 0.01, 1.0, 0.5, "precision reached")
@@ -80,25 +80,19 @@ pub fn result(id: &str, mode: Mode, unit: Unit, obs: Vec<f64>) -> BenchResult {
 }
 
 pub fn file(results: Vec<BenchResult>) -> ResultsFile {
-    ResultsFile {
-        schema: "yamba-results".into(),
-        schema_version: 1,
-        tool: Tool {
-            name: "yamba".into(),
-            version: "0.1.0".into(),
-        },
-        started: "2026-11-23T00:00:00Z".into(),
-        finished: Some("2026-11-23T00:01:00Z".into()),
-        complete: true,
-        interrupted: false,
-        command: vec!["yamba".into(), "run".into()],
-        config: serde_json::json!({"quick": true, "cpu": null, "no_pin": false}),
-        machine: machine(),
-        clock: clock(),
-        base: base(),
-        results,
-        notes: vec![],
-    }
+    let mut f = ResultsFile::new(
+        vec!["yamba".into(), "run".into()],
+        serde_json::json!({"quick": true, "cpu": null, "no_pin": false}),
+        machine(),
+        clock(),
+        base(),
+    );
+    f.tool.version = "0.1.0".into();
+    f.started = "2026-11-23T00:00:00Z".into();
+    f.finished = Some("2026-11-23T00:01:00Z".into());
+    f.complete = true;
+    f.results = results;
+    f
 }
 
 /// A result measured in one process per element of `processes`, as a
