@@ -18,7 +18,45 @@ mod imp {
         ret
     }
 
+    /// `syscall` with three arguments (read, write).
+    #[inline(always)]
+    pub fn syscall3(nr: i64, a: i64, b: i64, c: i64) -> i64 {
+        let ret: i64;
+        // SAFETY: the caller passes arguments valid for system call `nr`
+        // (here: read into a buffer it owns); rcx and r11 are clobbered.
+        unsafe {
+            std::arch::asm!("syscall", inlateout("rax") nr => ret,
+                in("rdi") a, in("rsi") b, in("rdx") c,
+                out("rcx") _, out("r11") _, options(nostack));
+        }
+        ret
+    }
+
     pub const SYS_GETPPID: i64 = 110;
+    pub const SYS_READ: i64 = 0;
+
+    // The call-wrapped shape: a function whose whole body is the system
+    // call and `ret` (what libc's wrappers are, less their error handling),
+    // written as machine code so no compiler can inline it.
+    std::arch::global_asm!(
+        ".text",
+        ".p2align 4",
+        ".globl yamba_sys_getppid",
+        "yamba_sys_getppid:",
+        "mov eax, 110",
+        "syscall",
+        "ret",
+        ".p2align 4",
+        ".globl yamba_sys_read",
+        "yamba_sys_read:",
+        "xor eax, eax",
+        "syscall",
+        "ret",
+        ".p2align 4",
+        ".globl yamba_just_ret",
+        "yamba_just_ret:",
+        "ret",
+    );
 }
 
 #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
@@ -36,7 +74,40 @@ mod imp {
         ret
     }
 
+    /// `svc #0` with three arguments (read, write).
+    #[inline(always)]
+    pub fn syscall3(nr: i64, a: i64, b: i64, c: i64) -> i64 {
+        let ret: i64;
+        // SAFETY: the caller passes arguments valid for system call `nr`.
+        unsafe {
+            std::arch::asm!("svc #0", in("x8") nr, inlateout("x0") a => ret,
+                in("x1") b, in("x2") c, options(nostack));
+        }
+        ret
+    }
+
     pub const SYS_GETPPID: i64 = 173;
+    pub const SYS_READ: i64 = 63;
+
+    std::arch::global_asm!(
+        ".text",
+        ".p2align 4",
+        ".globl yamba_sys_getppid",
+        "yamba_sys_getppid:",
+        "mov x8, #173",
+        "svc #0",
+        "ret",
+        ".p2align 4",
+        ".globl yamba_sys_read",
+        "yamba_sys_read:",
+        "mov x8, #63",
+        "svc #0",
+        "ret",
+        ".p2align 4",
+        ".globl yamba_just_ret",
+        "yamba_just_ret:",
+        "ret",
+    );
 }
 
 #[cfg(not(all(
@@ -51,10 +122,109 @@ mod imp {
         unsafe { libc::syscall(nr as libc::c_long) as i64 }
     }
 
+    pub fn syscall3(nr: i64, a: i64, b: i64, c: i64) -> i64 {
+        // SAFETY: the caller passes arguments valid for system call `nr`.
+        unsafe { libc::syscall(nr as libc::c_long, a, b, c) as i64 }
+    }
+
     pub const SYS_GETPPID: i64 = libc::SYS_getppid as i64;
+    pub const SYS_READ: i64 = libc::SYS_read as i64;
+
+    #[no_mangle]
+    #[inline(never)]
+    pub extern "C" fn yamba_sys_getppid() -> i64 {
+        syscall0(SYS_GETPPID)
+    }
+
+    #[no_mangle]
+    #[inline(never)]
+    pub extern "C" fn yamba_sys_read(fd: i64, buf: *mut u8, n: i64) -> i64 {
+        syscall3(SYS_READ, fd, buf as i64, n)
+    }
+
+    #[no_mangle]
+    #[inline(never)]
+    pub extern "C" fn yamba_just_ret() {}
 }
 
 pub use imp::*;
+
+/// The same system calls in the three shapes a caller may have: the raw
+/// instruction inline, a call to a function whose body is the instruction
+/// and `ret`, and libc's wrapper.
+pub mod shapes {
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    extern "C" {
+        fn yamba_sys_getppid() -> i64;
+        fn yamba_sys_read(fd: i64, buf: *mut u8, n: i64) -> i64;
+        fn yamba_just_ret();
+    }
+    #[cfg(not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )))]
+    use super::imp::{yamba_just_ret, yamba_sys_getppid, yamba_sys_read};
+
+    #[inline(always)]
+    pub fn getppid_inline() -> i64 {
+        super::syscall0(super::SYS_GETPPID)
+    }
+
+    #[inline(always)]
+    pub fn getppid_call() -> i64 {
+        // SAFETY: the function makes the system call with no arguments and
+        // clobbers only what the C calling convention allows.
+        unsafe { yamba_sys_getppid() }
+    }
+
+    #[inline(always)]
+    pub fn getppid_libc() -> i64 {
+        // SAFETY: getppid has no preconditions.
+        unsafe { libc::getppid() as i64 }
+    }
+
+    #[inline(always)]
+    pub fn read_inline(fd: i32, buf: &mut [u8; 1]) -> i64 {
+        super::syscall3(super::SYS_READ, fd as i64, buf.as_mut_ptr() as i64, 1)
+    }
+
+    #[inline(always)]
+    pub fn read_call(fd: i32, buf: &mut [u8; 1]) -> i64 {
+        // SAFETY: reads one byte into a one-byte buffer the caller owns.
+        unsafe { yamba_sys_read(fd as i64, buf.as_mut_ptr(), 1) }
+    }
+
+    #[inline(always)]
+    pub fn read_libc(fd: i32, buf: &mut [u8; 1]) -> i64 {
+        // SAFETY: reads one byte into a one-byte buffer the caller owns.
+        unsafe { libc::read(fd, buf.as_mut_ptr().cast(), 1) as i64 }
+    }
+
+    /// Whether libc takes its single-threaded fast paths: glibc's
+    /// `__libc_single_threaded`, found at run time (None where libc has no
+    /// such flag). Once a process has had a second thread — also in a fork
+    /// of it — glibc's read() goes through its cancellation-point path,
+    /// ~20 ns more.
+    pub fn libc_single_threaded() -> Option<bool> {
+        // SAFETY: dlsym with a NUL-terminated name; the symbol, when
+        // present, is glibc's one-byte flag, read once.
+        unsafe {
+            let p = libc::dlsym(libc::RTLD_DEFAULT, c"__libc_single_threaded".as_ptr());
+            (!p.is_null()).then(|| std::ptr::read_volatile(p as *const u8) != 0)
+        }
+    }
+
+    /// A call to a function that only returns: what the call-wrapped shape
+    /// costs beyond the inline one when the kernel is not crossed.
+    #[inline(always)]
+    pub fn just_call() {
+        // SAFETY: the function does nothing but return.
+        unsafe { yamba_just_ret() }
+    }
+}
 
 /// Direct calls to the `yamba_callN` procedures, written as machine code so
 /// the compiler can neither drop, inline, nor turn them into indirect calls:
