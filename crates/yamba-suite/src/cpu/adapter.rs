@@ -326,6 +326,139 @@ pub mod calls {
         }
     }
 
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! chained_call {
+        ($f:ident, $a:expr, $($reg:tt = $v:expr),*) => {{
+            let r: u64;
+            // SAFETY: as in direct_call; the first argument goes in rdi and
+            // the result comes back in rax. `nomem`: the callee touches no
+            // memory of ours, so the chained value stays in registers (through
+            // memory, store forwarding would join the chain).
+            unsafe {
+                std::arch::asm!("call {f}", f = sym $f, in("rdi") $a, $(in($reg) $v,)*
+                    lateout("rax") r, clobber_abi("C"), options(nomem))
+            };
+            r
+        }};
+    }
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! chained_none {
+        ($a:expr, $($reg:tt = $v:expr),*) => {{
+            let r: u64;
+            // SAFETY: one register move; constraints and clobbers match chained_call.
+            unsafe {
+                std::arch::asm!("mov rax, rdi", in("rdi") $a, $(in($reg) $v,)*
+                    lateout("rax") r, clobber_abi("C"), options(nomem))
+            };
+            r
+        }};
+    }
+
+    /// One N-argument call (N ≥ 1) whose first argument is `first` and
+    /// whose result is returned, so a loop can feed each call's result to
+    /// the next call: the calls form one dependency chain (latency).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn call_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
+        match n {
+            0 | 1 => chained_call!(yamba_call1, first,),
+            2 => chained_call!(yamba_call2, first, "rsi" = a[1]),
+            3 => chained_call!(yamba_call3, first, "rsi" = a[1], "rdx" = a[2]),
+            4 => chained_call!(yamba_call4, first, "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
+            5 => chained_call!(
+                yamba_call5,
+                first,
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4]
+            ),
+            6 => chained_call!(
+                yamba_call6,
+                first,
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4],
+                "r9" = a[5]
+            ),
+            _ => {
+                let r: u64;
+                // SAFETY: as in `call`'s 7-argument case; result in rax.
+                unsafe {
+                    std::arch::asm!("push {g}", "call {f}", "add rsp, 8", f = sym yamba_call7, g = in(reg) a[6],
+                        in("rdi") first, in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
+                        lateout("rax") r, clobber_abi("C"), options(nomem))
+                };
+                r
+            }
+        }
+    }
+
+    /// F for [`call_chained`]: the same argument placement and a register
+    /// move from the first argument to the result, without the call.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn dummy_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
+        match n {
+            0 | 1 => chained_none!(first,),
+            2 => chained_none!(first, "rsi" = a[1]),
+            3 => chained_none!(first, "rsi" = a[1], "rdx" = a[2]),
+            4 => chained_none!(first, "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
+            5 => chained_none!(first, "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4]),
+            6 => chained_none!(
+                first,
+                "rsi" = a[1],
+                "rdx" = a[2],
+                "rcx" = a[3],
+                "r8" = a[4],
+                "r9" = a[5]
+            ),
+            _ => {
+                let r: u64;
+                // SAFETY: as in `dummy`'s 7-argument case.
+                unsafe {
+                    std::arch::asm!("push {g}", "add rsp, 8", "mov rax, rdi", g = in(reg) a[6],
+                        in("rdi") first, in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
+                        lateout("rax") r, clobber_abi("C"), options(nomem))
+                };
+                r
+            }
+        }
+    }
+
+    /// Elsewhere: the chained call through a function pointer the
+    /// optimiser cannot see through.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub fn call_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
+        use std::hint::black_box;
+        match n {
+            0 | 1 => black_box(yamba_call1 as extern "C" fn(u64) -> u64)(first),
+            2 => black_box(yamba_call2 as extern "C" fn(u64, u64) -> u64)(first, a[1]),
+            3 => black_box(yamba_call3 as extern "C" fn(u64, u64, u64) -> u64)(first, a[1], a[2]),
+            4 => black_box(yamba_call4 as extern "C" fn(u64, u64, u64, u64) -> u64)(
+                first, a[1], a[2], a[3],
+            ),
+            5 => black_box(yamba_call5 as extern "C" fn(u64, u64, u64, u64, u64) -> u64)(
+                first, a[1], a[2], a[3], a[4],
+            ),
+            6 => black_box(yamba_call6 as extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64)(
+                first, a[1], a[2], a[3], a[4], a[5],
+            ),
+            _ => black_box(yamba_call7 as extern "C" fn(u64, u64, u64, u64, u64, u64, u64) -> u64)(
+                first, a[1], a[2], a[3], a[4], a[5], a[6],
+            ),
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub fn dummy_chained(_n: u32, first: u64, a: &[u64; 7]) -> u64 {
+        std::hint::black_box(a);
+        std::hint::black_box(first)
+    }
+
     /// Elsewhere: a call the optimiser cannot see through (function pointer
     /// passed through `black_box`); an indirect, well-predicted call.
     #[cfg(not(target_arch = "x86_64"))]
