@@ -12,7 +12,7 @@ use yamba_core::{Machine, Plan, RunConfig, Session};
 use yamba_suite::mem::adapter::Pages;
 use yamba_suite::mem::chase::Order;
 use yamba_suite::mem::curve::{measure_curve, CurveConfig};
-use yamba_suite::mem::latency::{name_levels, CAPACITY_TOLERANCE};
+use yamba_suite::mem::latency::{merge_within_sysfs, name_levels, CAPACITY_TOLERANCE};
 use yamba_suite::mem::plateau::detect;
 
 fn session() -> Session {
@@ -31,27 +31,30 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
     let m = Machine::describe();
     let l1 = m.cache_bytes(1).expect("sysfs L1d size") as f64;
     let l2 = m.cache_bytes(2).expect("sysfs L2 size") as f64;
-    let llc = m.llc_bytes() as usize;
+    // Sizes from the effective LLC (sysfs's may be the host's 480 MiB).
+    let sizing = yamba_suite::mem::llc::Sizing::new(&s.clock, &m);
+    let max = yamba_suite::mem::latency::max_bytes(true, &sizing);
+    let llc = sizing.llc;
     let mut plan = Plan::quick();
     plan.budget = Duration::from_millis(25);
     plan.min_observation_ns = 50_000.0;
     plan.min_observations = 5;
     let cfg = CurveConfig {
         min_bytes: 4096,
-        max_bytes: 2 * llc,
+        max_bytes: max,
         points_per_octave: 3,
         stride: 64,
         order: Order::Random,
         pages: Pages::Base,
         plan,
         total_budget: Duration::from_secs(20),
-        mandatory_bytes: 2 * llc,
+        mandatory_bytes: max,
         max_warmup_ns: 20e6,
     };
     let mut last = String::new();
     for attempt in 1..=3 {
         let curve = measure_curve(&s.clock, &cfg).unwrap();
-        let p = detect(&curve.xy());
+        let p = merge_within_sysfs(&m, detect(&curve.xy()));
         let lat_l1 = curve.at(l1 / 4.0).unwrap().median_ns;
         let lat_mem = curve.at(2.0 * llc as f64).unwrap().median_ns;
         // Capacity: where the curve crosses the midpoint to the next level.

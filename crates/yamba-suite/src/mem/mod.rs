@@ -10,6 +10,7 @@ pub mod chase;
 pub mod curve;
 pub mod kernels;
 pub mod latency;
+pub mod llc;
 pub mod major;
 pub mod naive;
 pub mod pagefault;
