@@ -7,7 +7,7 @@ mod support;
 
 use support::{find, quick_session};
 use yamba_core::Mode;
-use yamba_suite::cpu::syscall::{GETPPID, READ_DEVZERO};
+use yamba_suite::cpu::syscall::GETPPID;
 
 /// The shapes' table is attached to the inline result, names every shape,
 /// and the gap's evidence quotes what the machine says.

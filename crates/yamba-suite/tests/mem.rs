@@ -266,3 +266,65 @@ fn huge_page_chain_is_seen_on_huge_pages() {
     let _base = Chain::new(4 << 20, 64, Order::Random, Pages::Base, 1).unwrap();
     assert_eq!(anon_huge_bytes().unwrap().saturating_sub(before), 0);
 }
+
+/// Ground truth: sysfs's coherency_line_size. The stride sweep's line
+/// must be it (up to three attempts for noise).
+#[test]
+fn line_size_is_sysfs_coherency_line_size() {
+    let _g = serial();
+    let m = Machine::describe();
+    let Some(want) = m.caches.first().and_then(|c| c.line_bytes) else {
+        eprintln!("skipped: sysfs gives no coherency_line_size here");
+        return;
+    };
+    support::attempts(|| {
+        let rs = run(&yamba_suite::mem::line::LINE);
+        let r = find(&rs, "mem.line");
+        eprintln!(
+            "{:?} {:?} {:?} {:?}",
+            r.status,
+            r.reason,
+            r.median(),
+            r.series
+        );
+        match (r.status, r.median()) {
+            (yamba_core::Status::Ok, Some(l)) if l as u64 == want => Ok(()),
+            _ => Err(format!(
+                "line {:?} ({:?}), sysfs {want}",
+                r.median(),
+                r.reason
+            )),
+        }
+    });
+}
+
+/// The TLB's share: nothing at a few pages, a rise before 64K pages, and
+/// the 2 MiB chases really on huge pages (where THP can be had).
+#[test]
+fn tlb_reach_is_a_rise_of_the_4k_over_2m_difference() {
+    let _g = serial();
+    let m = Machine::describe();
+    if let Some(why) =
+        yamba_suite::mem::adapter::thp_unavailable(m.transparent_hugepages.as_deref())
+    {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    support::attempts(|| {
+        let rs = run(&yamba_suite::mem::tlb::TLB);
+        let r = find(&rs, "mem.tlb");
+        eprintln!(
+            "{:?} {:?} {:?} {:?}",
+            r.status,
+            r.reason,
+            r.median(),
+            r.extra.get("steps")
+        );
+        let reach = r.median().unwrap_or(0.0);
+        if r.status == yamba_core::Status::Ok && (16.0..65536.0).contains(&reach) {
+            Ok(())
+        } else {
+            Err(format!("{:?} {:?} reach {reach}", r.status, r.reason))
+        }
+    });
+}
