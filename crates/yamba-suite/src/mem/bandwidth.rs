@@ -151,7 +151,9 @@ pub fn threaded(
     cpus: &[usize],
 ) -> Result<(Vec<f64>, bool), String> {
     let n = cpus.len();
-    let per = bytes_per_array / n;
+    // Whole 64 KiB blocks per thread: a tail past the last whole block
+    // would never be copied, and the copy's check would fail on it.
+    let per = (bytes_per_array / n / (64 << 10)).max(1) * (64 << 10);
     let start = Barrier::new(n + 1);
     let end = Barrier::new(n + 1);
     let stop = AtomicBool::new(false);
@@ -258,7 +260,8 @@ fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::V
             "8 × the LLC per array, at least 32 MiB, all arrays at most MemAvailable/4",
         )
     };
-    let bytes = sizing.bounded(times, 32 << 20, share);
+    // Whole MiB, so every thread's share is whole 64 KiB blocks.
+    let bytes = sizing.bounded(times, 32 << 20, share) >> 20 << 20;
     Ok((bytes, sizing.llc, sizing.describe(rule)))
 }
 
