@@ -12,8 +12,8 @@
 //! one table [`COLUMNS`].
 
 use std::fmt::Write as _;
-use yamba_core::results::{BenchResult, Mode, ResultsFile, Status};
-use yamba_core::units::Unit;
+use yamba_results::units::Unit;
+use yamba_results::{BenchResult, Mode, ResultsFile, Status};
 
 /// lmbench's summary tables, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -541,7 +541,7 @@ fn find<'a>(
                 Status::Ok => Ok(r),
                 s => Err(format!(
                     "{id} {}: {}",
-                    crate::export::status_str(s),
+                    s.as_str(),
                     r.reason.as_deref().unwrap_or("no reason given")
                 )),
             };

@@ -19,10 +19,13 @@ use super::plateau::{capacity, detect, Plateau};
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::machine::parse_size;
-use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, Series, Unit};
+use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, Replication, Series, Unit};
 
 pub static LATENCY: Benchmark = Benchmark {
     id: "mem.latency",
+    replication: Replication::OneProcess {
+        why: "a curve of working-set sizes to past the last-level cache: costly to repeat",
+    },
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "load-to-use latency by working-set size: dependent pointer chase over a random cycle, base pages",
@@ -35,6 +38,9 @@ pub static LATENCY: Benchmark = Benchmark {
 
 pub static LATENCY_HUGE: Benchmark = Benchmark {
     id: "mem.latency.huge",
+    replication: Replication::OneProcess {
+        why: "a curve of working-set sizes to past the last-level cache: costly to repeat",
+    },
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "load-to-use latency by working-set size on 2 MiB transparent huge pages (TLB misses removed)",
@@ -482,7 +488,7 @@ mod tests {
     use super::*;
     use crate::mem::curve::Point;
     use yamba_core::harness::Measured;
-    use yamba_core::machine::CacheLevel;
+    use yamba_core::machine::{CacheLevel, Describe};
     use yamba_core::results::Method;
 
     fn machine(sizes: &[u64]) -> Machine {
