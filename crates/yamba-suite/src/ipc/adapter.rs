@@ -268,6 +268,23 @@ mod imp {
             .ok()
     }
 
+    /// Puts the calling thread (and the processes it forks afterwards) in
+    /// SCHED_BATCH — no wake-up preemption — or back in SCHED_OTHER.
+    /// Either needs no privilege.
+    pub fn set_batch(batch: bool) -> Result<(), String> {
+        let policy = if batch {
+            libc::SCHED_BATCH
+        } else {
+            libc::SCHED_OTHER
+        };
+        // SAFETY: param is a valid sched_param; 0 is the calling thread.
+        let r = unsafe {
+            let param: libc::sched_param = std::mem::zeroed();
+            libc::sched_setscheduler(0, policy, &param)
+        };
+        check(r, "sched_setscheduler").map(|_| ())
+    }
+
     /// Time a task has spent runnable but waiting for a CPU, in ns
     /// (schedstat's run_delay): of process `pid`'s main thread, or of the
     /// calling thread when `pid` is None. None without schedstats.
@@ -342,6 +359,9 @@ mod imp {
     }
     pub fn run_delay_ns(_: Option<i32>) -> Option<u64> {
         None
+    }
+    pub fn set_batch(_: bool) -> Result<(), String> {
+        Err(WHY.into())
     }
     pub fn cpu_time_ns(_: Option<i32>) -> Option<u64> {
         None

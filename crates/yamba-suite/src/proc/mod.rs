@@ -1,6 +1,7 @@
 //! Area `proc`: creating and destroying processes and threads — fork
 //! light and heavy (with their tails), vfork, posix_spawn, fork + exec,
-//! thread create + join, and fork split into creation and exit + reap.
+//! thread create + join, fork split into creation and exit + reap, and
+//! a command run through the shell.
 
 #[cfg(target_os = "linux")]
 pub mod adapter;
@@ -10,6 +11,8 @@ pub mod check;
 pub mod exec;
 #[cfg(target_os = "linux")]
 pub mod fork;
+#[cfg(target_os = "linux")]
+pub mod shell;
 #[cfg(target_os = "linux")]
 pub mod thread;
 
@@ -24,6 +27,7 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &exec::VFORK,
     &exec::SPAWN,
     &exec::FORK_EXEC,
+    &shell::SHELL_BENCH,
     &thread::THREAD,
 ];
 
