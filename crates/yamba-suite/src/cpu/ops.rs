@@ -14,10 +14,11 @@
 //! operation, in a register, and cannot fold the chain: compiled today,
 //! lmbench's own integer add chain is folded away (0.01 ns). The
 //! operands keep each chain's values in range: division alternates
-//! between two quotients (x = s / x), the remainder chain is x = (s mod x)
-//! + 1 at a fixed point (the add's measured latency is subtracted), float
-//! multiplies alternate ×c and ×1/c (two multiplies per step). There is no
-//! float remainder: no instruction computes one (fmod is a library loop).
+//! between two quotients (x = s / x), the remainder chain is
+//! x = (s mod x) + 1 at a fixed point (the add's measured latency is
+//! subtracted), float multiplies alternate ×c and ×1/c (two multiplies per
+//! step). There is no float remainder: no instruction computes one (fmod
+//! is a library loop).
 //!
 //! Latencies are also given in core cycles, against the dependent-add
 //! chain of `cpu.mhz` measured in turns with them. Evidence (gating): each

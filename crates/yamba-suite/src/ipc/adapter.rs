@@ -270,8 +270,15 @@ mod imp {
 
     /// Puts the calling thread (and the processes it forks afterwards) in
     /// SCHED_BATCH — no wake-up preemption — or back in SCHED_OTHER.
-    /// Either needs no privilege.
-    pub fn set_batch(batch: bool) -> Result<(), String> {
+    /// Either needs no privilege. A real-time thread is left as it is
+    /// (equal-priority SCHED_FIFO tasks do not preempt each other either):
+    /// Ok(false) then.
+    pub fn set_batch(batch: bool) -> Result<bool, String> {
+        // SAFETY: no arguments but the calling thread.
+        let now = unsafe { libc::sched_getscheduler(0) };
+        if now == libc::SCHED_FIFO || now == libc::SCHED_RR {
+            return Ok(false);
+        }
         let policy = if batch {
             libc::SCHED_BATCH
         } else {
@@ -282,7 +289,7 @@ mod imp {
             let param: libc::sched_param = std::mem::zeroed();
             libc::sched_setscheduler(0, policy, &param)
         };
-        check(r, "sched_setscheduler").map(|_| ())
+        check(r, "sched_setscheduler").map(|_| true)
     }
 
     /// Time a task has spent runnable but waiting for a CPU, in ns
@@ -360,7 +367,7 @@ mod imp {
     pub fn run_delay_ns(_: Option<i32>) -> Option<u64> {
         None
     }
-    pub fn set_batch(_: bool) -> Result<(), String> {
+    pub fn set_batch(_: bool) -> Result<bool, String> {
         Err(WHY.into())
     }
     pub fn cpu_time_ns(_: Option<i32>) -> Option<u64> {

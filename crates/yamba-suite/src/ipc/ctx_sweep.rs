@@ -16,8 +16,8 @@
 //! working set: that is what the curve shows. One result per size, the
 //! curve over N in `series`, the headline at N = 2.
 //!
-//! The ring runs in SCHED_BATCH (no privilege needed), which only turns
-//! off wake-up preemption: otherwise, with several processes runnable,
+//! The ring runs in SCHED_BATCH (no privilege needed; a real-time run
+//! stays real-time), which only turns off wake-up preemption: otherwise, with several processes runnable,
 //! the scheduler often lets the woken process preempt the one that woke
 //! it before that one blocks, and such a hop is two switches (up to 1.4
 //! per hop at 8 processes here). With it, every hop is one switch.
@@ -160,11 +160,10 @@ pub fn measure_point(
     // after fork); each child fills its own, which gives it private pages.
     let mut sets: Vec<Vec<u64>> = (0..procs).map(|_| vec![0u64; words]).collect();
     let want = known_sum(words);
-    for i in 1..procs {
+    for (i, buf) in sets.iter_mut().enumerate().skip(1) {
         let rd = ring.pipes[i - 1].0;
         let wr = ring.pipes[i].1;
         let slot = &slots.slot[i];
-        let buf = &mut sets[i];
         let pid = adapter::fork()?;
         if pid == 0 {
             fill(buf);
@@ -368,7 +367,11 @@ fn run_sweep(ctx: &mut Ctx) -> Result<(), String> {
         }
         let mut r = sweep_result(ctx, bytes, &points, started);
         match &batch {
-            Ok(()) => r.param("policy", "SCHED_BATCH (no wake-up preemption)"),
+            Ok(true) => r.param("policy", "SCHED_BATCH (no wake-up preemption)"),
+            Ok(false) => r.param(
+                "policy",
+                "real-time, as the run asked (no wake-up preemption)",
+            ),
             Err(e) => r.param("policy", "SCHED_OTHER").warn(format!(
                 "could not use SCHED_BATCH ({e}): some hops may be two switches"
             )),
