@@ -196,7 +196,25 @@ impl Arrays {
 
     /// For the triad: whether every element is b + 3·c = 7.
     pub fn triad_verified(&mut self) -> Option<bool> {
-        (self.kernel == Kernel::Triad).then(|| self.f64s(0).iter().all(|&x| x == 7.0))
+        self.triad_verified_to(self.words)
+    }
+
+    /// For the triad: whether the first `words` elements are b + 3·c = 7
+    /// and the rest still hold their initial pattern — what a triad that
+    /// has only got that far must have left (as for a copy: a pass over
+    /// arrays many times the cache may not finish within a short budget).
+    pub fn triad_verified_to(&mut self, words: usize) -> Option<bool> {
+        if self.kernel != Kernel::Triad {
+            return None;
+        }
+        let k = words.min(self.words);
+        let a = self.f64s(0);
+        let done = a[..k].iter().all(|&x| x == 7.0);
+        let untouched = a[k..]
+            .iter()
+            .enumerate()
+            .all(|(i, x)| x.to_bits() == pattern(k + i));
+        Some(done && untouched)
     }
 }
 
@@ -235,8 +253,20 @@ mod tests {
     fn triad_and_nt_copy_compute_what_they_claim() {
         let mut t = Arrays::new(Kernel::Triad, 16 << 10).unwrap();
         assert_eq!(t.triad_verified(), Some(false));
+        t.block(0, t.words / 4);
+        assert_eq!(t.triad_verified_to(t.words / 4), Some(true), "a quarter");
+        assert_eq!(t.triad_verified_to(t.words / 2), Some(false), "not half");
+        assert_eq!(t.triad_verified(), Some(false), "not all");
+        t.block(t.words / 2, t.words / 2 + 8);
+        assert_eq!(
+            t.triad_verified_to(t.words / 4),
+            Some(false),
+            "a stray block"
+        );
         t.block(0, t.words);
         assert_eq!(t.triad_verified(), Some(true));
+        t.f64s(0)[3] = 7.5;
+        assert_eq!(t.triad_verified(), Some(false), "one element wrong");
         if nt::unavailable().is_none() {
             let mut c = Arrays::new(Kernel::CopyNt, 16 << 10).unwrap();
             c.block(0, c.words);
