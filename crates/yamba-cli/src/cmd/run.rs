@@ -341,9 +341,16 @@ fn run_notes(session: &Session, shuffle_seed: Option<u64>) -> Vec<String> {
     let mut notes = Vec::new();
     let m = &session.machine;
     if let Some(h) = &m.hypervisor {
-        notes.push(format!(
-            "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
-        ));
+        notes.push(if yamba_core::machine::cpu_emulated(h) {
+            format!(
+                "running under an emulator ({h}): the CPU is emulated in software, so times \
+                 describe the emulator, not any CPU; results check code paths and evidence only"
+            )
+        } else {
+            format!(
+                "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
+            )
+        });
     }
     if let Some(note) = noise_note(session) {
         notes.push(note);
@@ -400,7 +407,7 @@ fn header(session: &Session) -> String {
         yamba_core::VERSION,
         m.cpu_model,
         m.online_cpus,
-        m.hypervisor.as_deref().map(|h| format!("hypervisor: {h}")).unwrap_or_else(|| "bare metal".into()),
+        m.hypervisor.as_deref().map(|h| format!("hypervisor: {h}")).unwrap_or_else(|| "no hypervisor detected".into()),
         m.kernel,
         c.kind,
         c.calibration.frequency_hz / 1e6,
