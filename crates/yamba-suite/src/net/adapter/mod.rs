@@ -1,10 +1,8 @@
-//! Platform adapter for the `net` area and the agent: sockets are std's
-//! (BSD sockets everywhere); what differs is how the agent opens a file
-//! without following links or blocking, and how it learns the path the
-//! kernel actually opened.
+//! Platform adapter for the `net` area: sockets are std's (BSD sockets
+//! everywhere), so what differs is only the name. (The agent's file
+//! handling is `crate::remote::adapter`.)
 //!
-//! The interface every implementation provides: `NAME`,
-//! `open_read_nofollow`, `fd_path`.
+//! The interface every implementation provides: `NAME`.
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter
