@@ -141,6 +141,28 @@ impl Chain {
         })
     }
 
+    /// A cycle through `offsets` (bytes into `mem`, 8-byte aligned, each
+    /// once) in the order given: for chases whose layout is the point (one
+    /// line per page, pairs of words `stride` apart).
+    pub fn from_offsets(mut mem: Anon, offsets: &[usize]) -> Result<Chain, String> {
+        if offsets.len() < 2 || offsets.iter().any(|&o| o % 8 != 0 || o + 8 > mem.len()) {
+            return Err("chain offsets must be ≥ 2, 8-byte aligned, inside the mapping".into());
+        }
+        let base = mem.as_ptr() as usize;
+        let words = mem.words();
+        for (i, &o) in offsets.iter().enumerate() {
+            words[o / 8] = (base + offsets[(i + 1) % offsets.len()]) as u64;
+        }
+        let bytes = mem.len();
+        Ok(Chain {
+            mem,
+            elements: offsets.len(),
+            stride: 8,
+            bytes,
+            first: base + offsets[0],
+        })
+    }
+
     /// Follows the chain `n` steps from its start and returns where it
     /// ended: n ≡ 0 (mod elements) must end at the start.
     pub fn follow(&self, n: usize) -> usize {

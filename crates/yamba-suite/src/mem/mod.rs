@@ -10,10 +10,13 @@ pub mod chase;
 pub mod curve;
 pub mod kernels;
 pub mod latency;
+pub mod line;
+pub mod llc;
 pub mod major;
 pub mod naive;
 pub mod pagefault;
 pub mod plateau;
+pub mod tlb;
 pub mod touch;
 
 use yamba_core::Benchmark;
@@ -22,6 +25,8 @@ use yamba_core::Benchmark;
 pub static BENCHMARKS: &[&Benchmark] = &[
     &latency::LATENCY,
     &latency::LATENCY_HUGE,
+    &tlb::TLB,
+    &line::LINE,
     &bandwidth::READ,
     &bandwidth::WRITE,
     &bandwidth::COPY,
