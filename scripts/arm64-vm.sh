@@ -86,35 +86,53 @@ cross_cargo() {
 }
 
 # Builds yamba and the test binaries of TESTLIST; writes $WORK/tests
-# (name, package directory, executable per line).
+# (name, package directory, executable, arguments per line). All test
+# binaries come from one cargo invocation, so features resolve once and
+# nothing is compiled twice for another package selection.
 build() {
   local list=${1:-}
   mkdir -p "$WORK"
   local t0=$SECONDS
-  (cd "$ROOT" && cross_cargo build --release --target $TARGET -p yamba-cli)
   : >"$WORK/tests"
   if [ -n "$list" ]; then
-    local pkg what args
+    local sel=() lines=() pkg what args lib=false
+    local -A seen=()
     while read -r pkg what args; do
       case "$pkg" in '' | '#'*) continue ;; esac
-      local sel name
+      [ -n "${seen[$pkg]:-}" ] || sel+=(-p "$pkg")
+      seen[$pkg]=1
       case "$what" in
-        lib) sel=(--lib); name="$pkg" ;;
-        test:*) sel=(--test "${what#test:}"); name="$pkg-${what#test:}" ;;
+        lib) lib=true ;;
+        test:*) sel+=(--test "${what#test:}") ;;
         *) die "$list: '$what' is neither lib nor test:NAME" ;;
       esac
-      local exe
-      exe=$(cd "$ROOT" && cross_cargo test --release --target $TARGET --no-run -p "$pkg" "${sel[@]}" \
-        --message-format=json-render-diagnostics |
-        jq -r 'select(.reason == "compiler-artifact" and .executable != null and .profile.test) | .executable' |
-        tail -1)
-      [ -n "$exe" ] || die "no test executable for '$pkg $what'"
-      local dir
-      dir=$(cd "$ROOT" && cargo metadata --no-deps --format-version 1 |
-        jq -r --arg p "$pkg" '.packages[] | select(.name == $p) | .manifest_path' | xargs dirname)
-      printf '%s\t%s\t%s\t%s\n' "$name" "$dir" "$exe" "$args" >>"$WORK/tests"
+      lines+=("$pkg"$'\t'"$what"$'\t'"$args")
     done <"$list"
+    $lib && sel+=(--lib)
+    (cd "$ROOT" && cross_cargo test --release --target $TARGET --no-run "${sel[@]}" \
+      --message-format=json-render-diagnostics) >"$WORK/artifacts.json"
+    local meta
+    meta=$(cd "$ROOT" && cargo metadata --no-deps --format-version 1)
+    local line
+    for line in "${lines[@]}"; do
+      IFS=$'\t' read -r pkg what args <<<"$line"
+      local dir kind target name
+      dir=$(jq -r --arg p "$pkg" '.packages[] | select(.name == $p) | .manifest_path' <<<"$meta" | xargs dirname)
+      case "$what" in
+        lib) kind=lib; target=${pkg//-/_}; name=$pkg ;;
+        test:*) kind=test; target=${what#test:}; name=$pkg-${what#test:} ;;
+      esac
+      local exe
+      exe=$(jq -r --arg m "$dir/Cargo.toml" --arg k "$kind" --arg t "$target" '
+        select(.reason == "compiler-artifact" and .executable != null and .profile.test
+               and .manifest_path == $m and any(.target.kind[]; . == $k) and .target.name == $t)
+        | .executable' "$WORK/artifacts.json" | tail -1)
+      [ -n "$exe" ] || die "no test executable for '$pkg $what'"
+      printf '%s\t%s\t%s\t%s\n' "$name" "$dir" "$exe" "$args" >>"$WORK/tests"
+    done
+    say "test binaries built in $((SECONDS - t0)) s"
   fi
+  (cd "$ROOT" && cross_cargo build --release --target $TARGET -p yamba-cli)
   say "built for $TARGET in $((SECONDS - t0)) s ($(wc -l <"$WORK/tests") test binaries)"
 }
 
