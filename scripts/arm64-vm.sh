@@ -149,7 +149,9 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 ln -s /proc/self/fd /dev/fd; ln -s fd/0 /dev/stdin; ln -s fd/1 /dev/stdout; ln -s fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm && mount -t devpts pts /dev/pts && mount -t tmpfs shm /dev/shm
-mount -t tmpfs -o size=75% tmp /tmp
+# The image holds the tree at its host path: a checkout under /tmp must not
+# be hidden by a tmpfs (the initramfs root is writable memory already).
+[ -n "$(ls -A /tmp)" ] || mount -t tmpfs -o size=75% tmp /tmp
 mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 hostname arm64-vm
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
