@@ -32,6 +32,11 @@ mod imp;
 
 pub use imp::*;
 
+/// Architecture-specific, OS-independent pieces: optimisation barriers
+/// that keep values in registers, and dependent-operation chains.
+mod arch;
+pub use arch::{chains, opaque};
+
 /// The same system calls in the three shapes a caller may have: the raw
 /// instruction inline, a call to a function whose body is the instruction
 /// and `ret`, and libc's wrapper.
