@@ -12,4 +12,5 @@ pub mod run;
 pub mod select;
 pub mod serve;
 pub mod stone;
+pub mod stress;
 pub mod top;
