@@ -480,8 +480,21 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
     let (sup, stressed) = supervise::supervise(&plan, during, Duration::from_millis(250))?;
     plan.confinement.release();
     // 4. After: memory back, nothing left.
-    let after = settle_memory(before, config.settle);
-    let left = sys::processes(&sup.groups, None);
+    // Interrupted: still check, but do not keep the user waiting long.
+    let settle = if sup.interrupted {
+        config.settle.min(Duration::from_secs(2))
+    } else {
+        config.settle
+    };
+    let after = settle_memory(before, settle);
+    // A crashed worker's children, killed with it, are reparented and
+    // reaped by init a moment later: give that up to 2 s.
+    let mut left = sys::processes(&sup.groups, None);
+    let t0 = Instant::now();
+    while !left.is_empty() && t0.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+        left = sys::processes(&sup.groups, None);
+    }
 
     let reproduce = format!(
         "yamba stress --seed {seed} --workers {workers} --stressors {} --cpu {}{}",
