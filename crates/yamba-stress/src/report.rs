@@ -10,7 +10,8 @@
 //! /proc/*/status), which is what others change; what no live process
 //! holds — a leaked kernel object, a file left on tmpfs — stays. Tolerances:
 //! - unreclaimable kernel memory (slab, kernel stacks, page tables) must
-//!   come back within max(16 MiB, 4 × the spread of the baseline readings).
+//!   come back within max(16 MiB, 4 × the spread of the baseline readings:
+//!   seven, 100 ms apart, the highest and the lowest left out).
 //!   16 MiB: the kernel keeps freed objects in per-CPU slab caches and
 //!   partly used slabs after heavy churn, and this stress's objects weigh
 //!   ~4–40 KiB each in kernel memory (the `space` area's numbers), so a leak
@@ -181,6 +182,12 @@ fn churn_results(ctx: &Context, out: &mut Vec<BenchResult>) {
                 "worker": r.index, "cpu": r.cpu, "ops": r.ops, "elapsed_s": r.elapsed_s,
                 "checks": r.checks, "peak_objects": r.peak_objects, "peak_fds": r.peak_fds,
                 "limits_not_set": r.limits_failed,
+                "cpu_s": r.cpu_s.0 + r.cpu_s.1,
+                "children_cpu_s": r.children_cpu_s.0 + r.children_cpu_s.1,
+                "cpu_share": if r.elapsed_s > 0.0 {
+                    (r.cpu_s.0 + r.cpu_s.1 + r.children_cpu_s.0 + r.children_cpu_s.1) / r.elapsed_s
+                } else { 0.0 },
+                "max_rss_kib": r.max_rss_kib,
             }))
             .collect::<Vec<_>>()),
     );
@@ -501,7 +508,7 @@ fn machine_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summa
         };
         r.add_evidence(
             format!(
-                "back to its baseline after every object was destroyed (tolerance: the larger of {:.0} MiB and 4 × the baseline's spread)",
+                "back to its baseline after every object was destroyed (tolerance: the larger of {:.0} MiB and 4 × the spread of the baseline's readings)",
                 floor / 1048576.0
             ),
             format!("≤ {} above", mib(tol)),

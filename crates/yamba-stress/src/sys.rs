@@ -144,6 +144,50 @@ pub fn maps() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The address ranges mapped, adjacent mappings merged whatever their
+/// permissions: an allocator arena that moves its read-write/PROT_NONE
+/// boundary as it grows and shrinks covers the same range throughout.
+/// The heap and the stack, which grow on their own, are left out.
+pub fn coverage(maps: &[String]) -> Vec<(u64, u64)> {
+    let mut r: Vec<(u64, u64)> = maps
+        .iter()
+        .filter(|l| !volatile_mapping(l))
+        .filter_map(|l| range(l))
+        .collect();
+    r.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(r.len());
+    for (a, b) in r {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// Lines of `maps` whose range is not wholly inside `covered`.
+pub fn outside(maps: &[String], covered: &[(u64, u64)]) -> Vec<String> {
+    maps.iter()
+        .filter(|l| !volatile_mapping(l))
+        .filter(|l| range(l).is_some_and(|(a, b)| !covered.iter().any(|&(x, y)| x <= a && b <= y)))
+        .cloned()
+        .collect()
+}
+
+fn range(line: &str) -> Option<(u64, u64)> {
+    let (a, b) = line.split_whitespace().next()?.split_once('-')?;
+    Some((
+        u64::from_str_radix(a, 16).ok()?,
+        u64::from_str_radix(b, 16).ok()?,
+    ))
+}
+
+/// Heap and stack lines move as the allocator and the stack grow; they are
+/// not objects anyone created.
+fn volatile_mapping(line: &str) -> bool {
+    line.ends_with("[heap]") || line.ends_with("[stack]")
+}
+
 /// Threads of this process (the space area's census).
 pub fn threads() -> u64 {
     census(SpaceKind::Thread).unwrap_or(0)

@@ -129,6 +129,41 @@ fn a_planted_fd_leak_is_detected_and_named() {
 }
 
 #[test]
+fn planted_mapping_and_file_leaks_are_detected() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, invariant, says) in [
+        (Kind::MmapAnon, "mappings", "left mapped: "),
+        (
+            Kind::File,
+            "files",
+            "file(s) left in the scratch directory: f",
+        ),
+    ] {
+        let o = run(&StressConfig {
+            seed: Some(8),
+            ops: Some(1500),
+            workers: 1,
+            stressors: vec![kind, Kind::Pipe],
+            error_tests: false,
+            plant: Plant {
+                leak: Some((kind, 20)),
+                ..Plant::default()
+            },
+            ..config(dir.path())
+        });
+        let r = find(&o, &format!("stress.invariant.{invariant}"));
+        assert_eq!(r.status, Status::Failed, "{invariant}");
+        assert!(
+            r.reason.as_deref().unwrap().contains(says),
+            "{:?}",
+            r.reason
+        );
+        assert_eq!(o.exit_code(), 1);
+    }
+}
+
+#[test]
 fn a_planted_wrong_error_code_is_reported_with_a_seed_that_replays_it() {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();

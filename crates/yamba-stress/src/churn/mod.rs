@@ -50,7 +50,7 @@ pub struct WorkerSpec {
     pub cpu: Option<usize>,
     /// The worker's own scratch directory (created by the supervisor).
     pub scratch: PathBuf,
-    /// Test plant: forget to close the fds of every Nth destroyed object of this kind.
+    /// Test plant: forget to release every Nth destroyed object of this kind.
     pub leak: Option<(Kind, u64)>,
     /// Test plant: die of SIGSEGV at this operation.
     pub crash_at: Option<u64>,
@@ -112,6 +112,10 @@ pub struct WorkerReport {
     pub baseline_fds: usize,
     pub end_fds: usize,
     pub limits_failed: Vec<String>,
+    /// CPU time of the worker (user, system) and of the children it reaped, in s.
+    pub cpu_s: (f64, f64),
+    pub children_cpu_s: (f64, f64),
+    pub max_rss_kib: u64,
 }
 
 const MAX_VIOLATIONS: usize = 32;
@@ -214,6 +218,10 @@ impl<'a> Worker<'a> {
         self.report.ops = self.op;
         self.report.elapsed_s = t0.elapsed().as_secs_f64();
         self.report.signals.self_handled = signals::HANDLED.load(Ordering::SeqCst);
+        let (me, rss) = rusage(libc::RUSAGE_SELF);
+        self.report.cpu_s = me;
+        self.report.max_rss_kib = rss;
+        self.report.children_cpu_s = rusage(libc::RUSAGE_CHILDREN).0;
         self.report
     }
 
@@ -249,7 +257,14 @@ impl<'a> Worker<'a> {
         } else if n >= kind.cap() {
             Action::Destroy
         } else {
-            match self.rng.gen_range(0..3) {
+            // A process or a thread has nothing to use (signals to
+            // children are the `signal` kind's): create or destroy.
+            let choices = if matches!(kind, Kind::Process | Kind::Thread) {
+                2
+            } else {
+                3
+            };
+            match self.rng.gen_range(0..choices) {
                 0 => Action::Create,
                 1 => Action::Destroy,
                 _ => Action::Use,
@@ -430,18 +445,7 @@ impl<'a> Worker<'a> {
         for c in changed {
             self.violation("fds", c);
         }
-        let maps = sys::maps();
-        let before: BTreeSet<&str> = self
-            .baseline_maps
-            .iter()
-            .map(|s| s.as_str())
-            .filter(|l| !volatile_mapping(l))
-            .collect();
-        let added: Vec<String> = maps
-            .iter()
-            .filter(|l| !volatile_mapping(l) && !before.contains(l.as_str()))
-            .cloned()
-            .collect();
+        let added = sys::outside(&sys::maps(), &sys::coverage(&self.baseline_maps));
         for m in added.into_iter().take(8) {
             self.violation("mappings", format!("left mapped: {m}"));
         }
@@ -475,10 +479,13 @@ impl<'a> Worker<'a> {
     }
 }
 
-/// Heap and stack lines move as the allocator and the stack grow; they are
-/// not objects a worker creates.
-fn volatile_mapping(line: &str) -> bool {
-    line.ends_with("[heap]") || line.ends_with("[stack]")
+/// (user, system) seconds and max RSS in KiB, from getrusage.
+fn rusage(who: i32) -> ((f64, f64), u64) {
+    // SAFETY: ru is a valid rusage for getrusage to fill.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(who, &mut ru) };
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    ((s(ru.ru_utime), s(ru.ru_stime)), ru.ru_maxrss as u64)
 }
 
 /// Reads `f` until it gives `want`, at most ~50 ms; returns the last value.

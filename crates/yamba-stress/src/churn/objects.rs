@@ -499,7 +499,8 @@ impl Worker<'_> {
     }
 
     /// Destroys `obj` (its fds released and listed in `released` by the
-    /// caller); `forget` (test plant) leaves its fds open.
+    /// caller); `forget` (test plant) leaves its fds open, its mapping
+    /// mapped, its file in place.
     pub(super) fn destroy_object(&mut self, obj: Object, forget: bool) {
         let page = self.page;
         let close_all = |o: &Object| {
@@ -541,13 +542,16 @@ impl Worker<'_> {
                 let p = check_file(*fd, *len, *sum);
                 close_all(&obj);
                 let path = self.spec.scratch.join(name);
-                let gone = std::fs::remove_file(&path).is_ok() && !path.exists();
+                let gone = forget || (std::fs::remove_file(&path).is_ok() && !path.exists());
                 p.or_else(|| {
                     (!gone).then(|| format!("file {} still exists after unlink", path.display()))
                 })
             }
             Object::MmapAnon { addr, pages, token } => {
                 let p = check_pages(*addr, *pages, page, *token);
+                if forget {
+                    return self.report_problem(&obj, p);
+                }
                 // SAFETY: unmapping this object's own mapping.
                 unsafe { libc::munmap(*addr as *mut libc::c_void, pages * page) };
                 p.or_else(|| {
@@ -563,6 +567,10 @@ impl Worker<'_> {
             } => {
                 let p = check_pages(*addr, *pages, page, *token)
                     .or_else(|| self.check_backing(*slice, *token));
+                if forget {
+                    // Its slice stays taken, as the mapping does.
+                    return self.report_problem(&obj, p);
+                }
                 // SAFETY: unmapping this object's own mapping.
                 unsafe { libc::munmap(*addr as *mut libc::c_void, pages * page) };
                 self.free_file_slots.push(*slice);
@@ -594,6 +602,10 @@ impl Worker<'_> {
                 p
             }
         };
+        self.report_problem(&obj, problem);
+    }
+
+    fn report_problem(&mut self, obj: &Object, problem: Option<String>) {
         if let Some(p) = problem {
             let inv = if p.contains("signal") {
                 "signals"

@@ -122,6 +122,18 @@ pub fn table(plants: TablePlants) -> Vec<&'static Case> {
     t
 }
 
+/// Names the table: a seed replays the same calls only with the same
+/// table (its entries, in this order).
+pub fn fingerprint(cases: &[&'static Case]) -> String {
+    let h = cases
+        .iter()
+        .flat_map(|c| c.name.bytes().chain([0]))
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+    format!("{} cases, fingerprint {h:016x}", cases.len())
+}
+
 /// Room for per-case counters (the table has fewer entries).
 pub const MAX_CASES: usize = 256;
 
@@ -257,7 +269,7 @@ pub fn run_call(
 /// What the process holds between calls: all of it must stay as it was.
 struct Census {
     fds: std::collections::BTreeMap<i32, String>,
-    maps: BTreeSet<String>,
+    maps: Vec<String>,
     files: BTreeSet<String>,
 }
 
@@ -271,10 +283,7 @@ fn census(scratch: &std::path::Path) -> Census {
         .unwrap_or_default();
     Census {
         fds: sys::fd_table(),
-        maps: sys::maps()
-            .into_iter()
-            .filter(|l| !l.ends_with("[heap]") && !l.ends_with("[stack]"))
-            .collect(),
+        maps: sys::maps(),
         files,
     }
 }
@@ -294,7 +303,10 @@ fn leaks(base: &Census, now: &Census) -> Option<String> {
     if children > 0 {
         what.push(format!("{children} child process(es) not reaped"));
     }
-    for m in now.maps.difference(&base.maps).take(4) {
+    for m in sys::outside(&now.maps, &sys::coverage(&base.maps))
+        .iter()
+        .take(4)
+    {
         what.push(format!("mapping {m}"));
     }
     for f in now.files.difference(&base.files).take(4) {

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# yamba stress, for the closing note of issue 16:
+#  1. a 60 s `yamba stress` with every stressor and the error tests, and the
+#     cost it causes to ipc.rtt.pipe, proc.fork.light and mem.pagefault.anon:
+#     what it finds (invariants, error tests) and what it costs;
+#  2. side by side with stress-ng on one comparable stressor, fork (fork a
+#     child that exits, reap it): operations per second, and the latency
+#     cost to ipc.rtt.pipe, measured by the same yamba harness for both
+#     (yamba: inside `yamba stress --measure`; stress-ng: `yamba run` idle,
+#     then again while stress-ng runs).
+# The machine's load is printed with the numbers: compare ratios in one run.
+#
+# Usage: bench/stress-vs-stress-ng.sh            (T=60 SIDE=20 WORKERS=2 to change)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T=${T:-60}
+SIDE=${SIDE:-20}
+WORKERS=${WORKERS:-2}
+command -v stress-ng >/dev/null || { echo "needs stress-ng: apt-get install stress-ng" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "needs python3 to read the results files" >&2; exit 1; }
+cargo build --release -q -p yamba-cli
+Y=$PWD/target/release/yamba
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cd "$out"
+cpus=$(nproc)
+echo "machine: $(nproc) CPUs, $(uname -r), load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "stress-ng: $(stress-ng --version)"
+echo
+
+echo "== 1. yamba stress --time $T (every stressor, error tests, cost on three benchmarks)"
+set +e
+"$Y" stress --time "$T" --measure ipc.rtt.pipe --measure proc.fork.light --measure mem.pagefault.anon \
+  --out full.json > full.txt 2> full.err
+code=$?
+set -e
+sed -n '/^stress: seed/,$p' full.txt
+echo "exit status $code (0: every invariant held and no error test found anything); load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - full.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for r in d["results"] if r["id"].startswith("stress.churn.")]
+print("\nchurn, operations per second per worker (create + use + destroy):")
+for r in rows:
+    p = r["params"]
+    print(f"  {r['id'][13:]:11s} {r['summary']['median']:10.0f}/s   created {p['created']:>8}  destroyed {p['destroyed']:>8}  used {p['used']:>8}")
+calls = sum(r["params"].get("calls", 0) for r in d["results"] if r["id"].startswith("stress.errors."))
+print(f"error-test calls: {calls}")
+PY
+echo
+
+echo "== 2. fork, side by side: $WORKERS workers, $SIDE s each"
+# yamba: churn processes only; its pipe round trip idle and under the stress in one invocation.
+"$Y" stress --time "$SIDE" --workers "$WORKERS" --stressors process --no-errors \
+  --measure ipc.rtt.pipe --out y.json > y.txt 2>&1 || true
+# stress-ng: the same harness measures the round trip idle, then while stress-ng forks.
+"$Y" run ipc.rtt --set transports=pipe --out ng-idle.json > /dev/null 2>&1
+stress-ng --fork "$WORKERS" -t "$SIDE" --metrics-brief --yaml ng.yaml > ng.txt 2>&1 &
+ng=$!
+sleep 2
+"$Y" run ipc.rtt --set transports=pipe --out ng-stressed.json > /dev/null 2>&1
+ng_done_before_measure_end=$(kill -0 $ng 2>/dev/null && echo no || echo yes)
+wait $ng || true
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$WORKERS" "$SIDE" "$ng_done_before_measure_end" <<'PY'
+import json, re, sys
+workers, side, ng_early = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+def res(path, rid):
+    d = json.load(open(path))
+    return next(r for r in d["results"] if r["id"] == rid)
+y = json.load(open("y.json"))
+proc = next(r for r in y["results"] if r["id"] == "stress.churn.process")
+elapsed = max(w["elapsed_s"] for w in next(r for r in y["results"] if r["id"] == "stress.churn")["extra"]["per_worker"])
+y_forks = proc["params"]["created"] / elapsed
+per_worker = next(r for r in y["results"] if r["id"] == "stress.churn")["extra"]["per_worker"]
+y_cpu = sum(w["cpu_s"] + w["children_cpu_s"] for w in per_worker) / (elapsed * len(per_worker))
+yi = next(r for r in y["results"] if r["id"] == "ipc.rtt.pipe.same_cpu.idle")
+ys = next(r for r in y["results"] if r["id"] == "ipc.rtt.pipe.same_cpu.stressed")
+ng = {}
+for line in open("ng.yaml"):
+    m = re.search(r"^\s*([a-z-]+):\s*([0-9.]+)\s*$", line)
+    if m:
+        ng[m.group(1)] = float(m.group(2))
+ng_ops = ng.get("bogo-ops-per-second-real-time")
+ng_cpu = (ng.get("user-time", 0) + ng.get("system-time", 0)) / (ng.get("wall-clock-time", 1) * workers)
+ni = res("ng-idle.json", "ipc.rtt.pipe.same_cpu")
+ns = res("ng-stressed.json", "ipc.rtt.pipe.same_cpu")
+def us(r, k="median"):
+    return r["summary"][k] / 1000 if r.get("summary") else float("nan")
+print(f"\n{'tool':10s} {'forks/s':>10s} {'CPU/worker':>10s}  {'rtt idle med':>12s} {'stressed med':>12s} {'ratio':>6s}  {'idle p99':>9s} {'stress p99':>10s}  status")
+for name, ops, cpu, i, s in [("yamba", y_forks, y_cpu, yi, ys), ("stress-ng", ng_ops, ng_cpu, ni, ns)]:
+    st = f"{i['status']}/{s['status']}"
+    print(f"{name:10s} {ops or float('nan'):10.0f} {100*cpu:9.0f}%  {us(i):10.2f}µs {us(s):10.2f}µs {us(s)/us(i):6.2f}  {us(i,'p99'):7.2f}µs {us(s,'p99'):8.2f}µs  {st}")
+print("\nforks/s: yamba counts processes created (each forked, held, signalled, told to exit and reaped);")
+print("stress-ng counts bogo ops of its fork stressor (fork, child _exit, wait), real time.")
+print("CPU/worker: user + system time of the worker and the children it reaped, over its wall time.")
+if ng_early == "yes":
+    print("WARNING: stress-ng ended before the measurement under it did: raise SIDE")
+PY
