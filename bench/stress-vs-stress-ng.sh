@@ -10,7 +10,7 @@
 #     then again while stress-ng runs).
 # The machine's load is printed with the numbers: compare ratios in one run.
 #
-# Usage: bench/stress-vs-stress-ng.sh            (T=60 SIDE=20 WORKERS=2 to change)
+# Usage: bench/stress-vs-stress-ng.sh   (T=60 SIDE=20 WORKERS=2 to change; SKIP_FULL=1 for part 2 only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${T:-60}
@@ -28,6 +28,7 @@ echo "machine: $(nproc) CPUs, $(uname -r), load average before: $(cut -d' ' -f1-
 echo "stress-ng: $(stress-ng --version)"
 echo
 
+if [ "${SKIP_FULL:-0}" != 1 ]; then
 echo "== 1. yamba stress --time $T (every stressor, error tests, cost on three benchmarks)"
 set +e
 "$Y" stress --time "$T" --measure ipc.rtt.pipe --measure proc.fork.light --measure mem.pagefault.anon \
@@ -48,6 +49,7 @@ calls = sum(r["params"].get("calls", 0) for r in d["results"] if r["id"].startsw
 print(f"error-test calls: {calls}")
 PY
 echo
+fi
 
 echo "== 2. fork, side by side: $WORKERS workers, $SIDE s each"
 # yamba: churn processes only; its pipe round trip idle and under the stress in one invocation.
@@ -77,10 +79,15 @@ y_cpu = sum(w["cpu_s"] + w["children_cpu_s"] for w in per_worker) / (elapsed * l
 yi = next(r for r in y["results"] if r["id"] == "ipc.rtt.pipe.same_cpu.idle")
 ys = next(r for r in y["results"] if r["id"] == "ipc.rtt.pipe.same_cpu.stressed")
 ng = {}
+in_metrics = False
 for line in open("ng.yaml"):
+    in_metrics = in_metrics or line.startswith("metrics:")
     m = re.search(r"^\s*([a-z-]+):\s*([0-9.]+)\s*$", line)
-    if m:
-        ng[m.group(1)] = float(m.group(2))
+    if in_metrics and m:
+        try:
+            ng[m.group(1)] = float(m.group(2))
+        except ValueError:
+            pass
 ng_ops = ng.get("bogo-ops-per-second-real-time")
 ng_cpu = (ng.get("user-time", 0) + ng.get("system-time", 0)) / (ng.get("wall-clock-time", 1) * workers)
 ni = res("ng-idle.json", "ipc.rtt.pipe.same_cpu")
