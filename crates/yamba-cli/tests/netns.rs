@@ -16,8 +16,8 @@ use std::time::Duration;
 use yamba_core::runner::run_one;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 use yamba_suite::fs::remote::REMOTE_READ;
-use yamba_suite::net::agent::{AgentError, Client};
 use yamba_suite::net::{bandwidth, rtt};
+use yamba_suite::remote::{AgentError, Client};
 
 const TOKEN: &str = "netns-test-token";
 

@@ -4,13 +4,19 @@ use crate::base::{measure_base, Base};
 use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
-use crate::machine::Machine;
-use crate::results::{BenchResult, Method, Mode};
+use crate::machine::{Describe, Machine};
+use crate::results::{BenchResult, Certainty, Method, Mode};
 use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Below this many clock quanta a single timing is withheld.
+pub const MIN_QUANTA: f64 = 2.0;
+/// Below this many it is labelled resolution-limited (each quantum more
+/// than 5% of the value).
+pub const RESOLVED_QUANTA: f64 = 20.0;
 
 /// A registered benchmark: a generic template whose `run` calls its
 /// platform adapter, described well enough for `yamba list`.
@@ -32,6 +38,8 @@ pub struct Benchmark {
     pub adapter: &'static str,
     /// Seconds after which the run is killed and reported as hung.
     pub timeout_s: u64,
+    /// How a precise run replicates it (see docs/certainty.md).
+    pub replication: Replication,
     /// Whether it can run here; Err says why not (needs root, missing feature).
     pub requires: fn(&Machine, &RunConfig) -> Result<(), String>,
     pub run: fn(&mut Ctx) -> Result<(), String>,
@@ -49,6 +57,7 @@ impl Benchmark {
         hidden: false,
         adapter: "generic",
         timeout_s: 120,
+        replication: Replication::Processes,
         requires: |_, _| Ok(()),
         run: |_| Err("no run function".into()),
     };
@@ -56,6 +65,18 @@ impl Benchmark {
     pub fn supports(&self, mode: Mode) -> bool {
         self.modes.contains(&mode)
     }
+}
+
+/// The unit of replication of a benchmark's results in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replication {
+    /// Each of the run's blocks is a fresh process, interleaved with the
+    /// other benchmarks; the interval comes from the processes' medians.
+    Processes,
+    /// Measured in one process only, whatever the run's block count — a
+    /// curve, a sweep or a setup too costly to repeat — giving `why`; its
+    /// interval is within-process and labelled so.
+    OneProcess { why: &'static str },
 }
 
 impl std::fmt::Debug for Benchmark {
@@ -89,8 +110,9 @@ pub struct RunConfig {
     pub remote_token: Option<String>,
     /// Run each benchmark in a child process (crash and hang isolation).
     pub isolate: bool,
-    /// Run the whole list this many times, interleaved, each time in fresh
-    /// processes; repetitions of a result are pooled.
+    /// Blocks: run the whole list this many times, interleaved, each time
+    /// in fresh processes; a result's interval comes from the blocks'
+    /// medians, and each block gets this share of the sampling budget.
     #[serde(default = "one")]
     pub repetitions: usize,
     /// Benchmark-specific settings (`--set key=value`).
@@ -111,11 +133,13 @@ impl Default for RunConfig {
             remote: None,
             remote_token: None,
             isolate: true,
-            repetitions: 1,
+            repetitions: PRECISE_BLOCKS,
             settings: BTreeMap::new(),
         }
     }
 }
+
+pub use crate::results::PRECISE_BLOCKS;
 
 fn one() -> usize {
     1
@@ -126,7 +150,17 @@ impl RunConfig {
         RunConfig {
             quick: true,
             budget_s: 0.15,
+            repetitions: 1,
             ..RunConfig::default()
+        }
+    }
+
+    /// Blocks `bench` is measured in: the run's, or one when it measures in
+    /// one process only.
+    pub fn blocks_for(&self, bench: &Benchmark) -> usize {
+        match bench.replication {
+            Replication::Processes => self.repetitions.max(1),
+            Replication::OneProcess { .. } => 1,
         }
     }
 
@@ -243,7 +277,14 @@ impl<'a> Ctx<'a> {
         &self.session.clock
     }
 
+    /// BASE as subtracted from a single timing: the mean of its central
+    /// readings (see [`crate::base`]).
     pub fn base_ns(&self) -> f64 {
+        self.session.base.subtract_ns()
+    }
+
+    /// The fastest reading of BASE: the floor of what the clock can show.
+    pub fn base_min_ns(&self) -> f64 {
         self.session.base.base_ns
     }
 
@@ -259,9 +300,14 @@ impl<'a> Ctx<'a> {
         self.session.config.quick
     }
 
-    /// The harness plan for this run (budget, precision).
+    /// The harness plan for this block of the run: the budget and the
+    /// minimum sampling time are shared among the benchmark's blocks.
     pub fn plan(&self) -> Plan {
-        self.session.config.plan()
+        let mut p = self.session.config.plan();
+        let blocks = self.session.config.blocks_for(self.bench) as u32;
+        p.budget /= blocks;
+        p.min_sampling /= blocks;
+        p
     }
 
     /// The CPU this benchmark is pinned to, if pinning is on.
@@ -318,10 +364,65 @@ impl<'a> Ctx<'a> {
         r
     }
 
-    /// Records a finished result: failed gating evidence withholds it.
+    /// Records a finished result: its within-process interval, a check
+    /// that single timings are long enough for the clock to resolve; then
+    /// failed gating evidence withholds it.
     pub fn push(&mut self, mut r: BenchResult) {
+        let resolution = self.resolution(&r);
+        if let Some(m) = r.method.as_mut().filter(|m| m.core_mhz.is_none()) {
+            m.core_mhz = crate::coreclock::probe_mhz();
+        }
+        if r.certainty.is_none() {
+            let mhz = r.method.as_ref().and_then(|m| m.core_mhz);
+            let mhz = mhz.filter(|_| r.unit == Unit::Nanoseconds);
+            r.certainty = Certainty::within_process(&r.observations, resolution, mhz);
+        }
+        self.check_resolution(&mut r);
         r.apply_evidence();
         self.results.push(r);
+    }
+
+    /// The smallest step one observation of `r` can show, in its unit: the
+    /// clock's quantum over the operations per observation (times only).
+    fn resolution(&self, r: &BenchResult) -> f64 {
+        let n = r.method.as_ref().map_or(1, |m| m.iterations.max(1));
+        match r.unit {
+            Unit::Nanoseconds => self.clock().info().resolution_ns / n as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// A single operation timed alone must last a few clock quanta for
+    /// its number to mean anything: under [`MIN_QUANTA`] the result is
+    /// withheld, under [`RESOLVED_QUANTA`] it is labelled.
+    fn check_resolution(&self, r: &mut BenchResult) {
+        let single = r.method.as_ref().is_some_and(|m| m.iterations == 1);
+        let quantum = self.clock().info().resolution_ns;
+        let (Some(v), true, true) = (
+            r.median(),
+            single,
+            r.unit == Unit::Nanoseconds && quantum > 0.0,
+        ) else {
+            return;
+        };
+        let quanta = v / quantum;
+        r.add_evidence(
+            format!(
+                "one operation lasts at least {MIN_QUANTA} clock quanta (the clock resolves it)"
+            ),
+            format!(
+                "≥ {:.1} ns ({MIN_QUANTA} × {quantum:.1} ns)",
+                MIN_QUANTA * quantum
+            ),
+            format!("{v:.1} ns ({quanta:.1} quanta)"),
+            quanta >= MIN_QUANTA,
+        );
+        if (MIN_QUANTA..RESOLVED_QUANTA).contains(&quanta) {
+            r.warn(format!(
+                "resolution-limited: one operation is {quanta:.1} clock quanta of {quantum:.1} ns (each quantum is {:.0}% of it)",
+                100.0 / quanta
+            ));
+        }
     }
 
     /// Hot: the loop method. Cold: one operation at a time after eviction.

@@ -2,18 +2,7 @@
 //! over a benchmark, where the kernel offers them (most virtual machines
 //! expose no PMU; `probe` then says so plainly, and results carry none).
 
-use serde::{Deserialize, Serialize};
-
-/// Counts over one benchmark, scaled for multiplexing.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Counts {
-    pub cycles: u64,
-    pub instructions: u64,
-    /// Instructions per cycle.
-    pub ipc: f64,
-    /// Share of the time the counters were actually counting (1 unless multiplexed).
-    pub running_share: f64,
-}
+pub use yamba_results::counters::Counts;
 
 /// Cycles and instructions of this process and everything it starts.
 pub struct Counters {

@@ -1,8 +1,6 @@
 //! CPU states from /proc/stat: the line `top` prints, and the run's check
 //! that nothing else was using the machine while a benchmark ran.
 
-use serde::{Deserialize, Serialize};
-
 /// Cumulative CPU time counters (in USER_HZ ticks) for all CPUs together.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CpuTimes {
@@ -75,31 +73,7 @@ impl CpuTimes {
     }
 }
 
-/// CPU utilisation over an interval, in percent of all CPUs' time.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct CpuStates {
-    pub user: f64,
-    pub system: f64,
-    pub idle: f64,
-    pub iowait: f64,
-    pub steal: f64,
-    /// USER_HZ ticks the interval covered, summed over CPUs.
-    pub ticks: u64,
-}
-
-impl CpuStates {
-    /// The seed's `top` line, with iowait and steal added as Linux has them.
-    pub fn line(&self) -> String {
-        format!(
-            "CPU states: {:.2}% user, {:.2}% system, {:.2}% idle, {:.2}% iowait, {:.2}% steal",
-            self.user, self.system, self.idle, self.iowait, self.steal
-        )
-    }
-
-    pub fn busy(&self) -> f64 {
-        100.0 - self.idle - self.iowait
-    }
-}
+pub use yamba_results::cpustates::CpuStates;
 
 /// Ticks per second of /proc/stat's counters.
 pub fn user_hz() -> f64 {

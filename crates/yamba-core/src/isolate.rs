@@ -8,11 +8,21 @@
 //! (`run_in_child`: for library callers such as tests). Either way the child
 //! leads its own process group, so everything it starts can be killed with
 //! it, and sends its results back as length-prefixed JSON.
+//!
+//! Both halves of the `__bench` protocol are here: [`run_bench_in_exec`]
+//! (the parent) and [`serve_bench`] (the child, which the `yamba __bench`
+//! subcommand only calls).
 
-use crate::results::BenchResult;
+use crate::bench::{Benchmark, Session, SessionState};
+use crate::results::{BenchResult, Mode};
 use std::io::Read;
 use std::os::fd::FromRawFd;
+use std::path::Path;
 use std::time::{Duration, Instant};
+
+/// The hidden subcommand of the `yamba` binary that runs one benchmark
+/// for a parent: `EXE __bench ID MODE SCRATCH`, the session on stdin.
+pub const BENCH_SUBCOMMAND: &str = "__bench";
 
 /// What the kernel accounted to the child.
 #[derive(Debug, Clone, Default)]
@@ -185,6 +195,77 @@ pub fn run_in_exec(
     done
 }
 
+/// The parent's half of `__bench`: runs `bench` in `mode` in a fresh
+/// `exe __bench ID MODE SCRATCH`, handing it the session (calibrated clock,
+/// BASE, machine, config) on its standard input.
+pub fn run_bench_in_exec(
+    session: &Session,
+    exe: &Path,
+    bench: &Benchmark,
+    mode: Mode,
+    scratch: &Path,
+    timeout: Duration,
+) -> (ChildOutcome, ChildUsage) {
+    let args = vec![
+        BENCH_SUBCOMMAND.to_string(),
+        bench.id.to_string(),
+        mode.as_str().to_string(),
+        scratch.to_string_lossy().into_owned(),
+    ];
+    let state = serde_json::to_vec(&session.state()).unwrap_or_default();
+    run_in_exec(timeout, exe, &args, state)
+}
+
+/// The child's half of `__bench`: reads the session from standard input,
+/// runs benchmark `id` (found with `find`) in `mode`, and writes its results
+/// framed to standard output. Anything the benchmark prints goes to
+/// standard error instead, so it cannot corrupt them. Returns the exit
+/// status: 0, or 101 when the benchmark panicked.
+pub fn serve_bench(
+    id: &str,
+    mode: &str,
+    scratch: &Path,
+    find: impl Fn(&str) -> Option<&'static Benchmark>,
+) -> Result<i32, String> {
+    use std::io::Write;
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| format!("__bench: cannot read the session: {e}"))?;
+    let state: SessionState = serde_json::from_slice(&input)
+        .map_err(|e| format!("__bench: unreadable session on stdin: {e}"))?;
+    let session = Session::from_state(state);
+    let mode = match mode {
+        "hot" => Mode::Hot,
+        "cold" => Mode::Cold,
+        m => return Err(format!("__bench: unknown mode '{m}'")),
+    };
+    let bench = find(id).ok_or_else(|| format!("__bench: unknown benchmark '{id}'"))?;
+    // SAFETY: dup and dup2 on this process's own standard descriptors;
+    // the duplicate of stdout is owned by `out` below.
+    let results_fd = unsafe {
+        let fd = libc::dup(1);
+        libc::dup2(2, 1);
+        fd
+    };
+    if results_fd < 0 {
+        return Err(format!(
+            "__bench: cannot keep stdout: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let results =
+        std::panic::catch_unwind(|| crate::runner::run_here(&session, bench, mode, scratch));
+    let Ok(results) = results else {
+        return Ok(101);
+    };
+    // SAFETY: results_fd is the valid duplicate made above, owned here only.
+    let mut out = unsafe { std::fs::File::from_raw_fd(results_fd) };
+    out.write_all(&frame(&results))
+        .map_err(|e| format!("__bench: cannot send the results: {e}"))?;
+    Ok(0)
+}
+
 /// Reads the pipe to EOF; stops early on timeout or Ctrl-C.
 fn read_until(
     reader: &mut impl Read,
@@ -234,30 +315,89 @@ fn read_until(
 }
 
 fn reap(pid: i32, started: Instant) -> (i32, ChildUsage) {
-    let mut status = 0;
-    // SAFETY: ru is a valid rusage for wait4 to fill.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-        if r == pid {
-            break;
-        }
-        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            break;
-        }
-    }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let (status, usage) = wait_child(pid).unwrap_or_default();
     (
         status,
         ChildUsage {
             wall: started.elapsed(),
+            ..usage
+        },
+    )
+}
+
+/// Waits for child `pid` (through EINTR) and takes the kernel's accounting
+/// of it and its descendants (wait4): the raw wait status and the usage,
+/// its `wall` left zero for the caller to fill.
+fn wait_child(pid: i32) -> std::io::Result<(i32, ChildUsage)> {
+    let mut status = 0;
+    // SAFETY: rusage is plain data; all zeros is a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: status and ru are valid for wait4 to fill; pid is our child.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if r < 0 && err.raw_os_error() != Some(libc::EINTR) {
+            return Err(err);
+        }
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok((
+        status,
+        ChildUsage {
+            wall: Duration::ZERO,
             user_s: tv(ru.ru_utime),
             system_s: tv(ru.ru_stime),
             max_rss_kib: ru.ru_maxrss as u64,
             voluntary_switches: ru.ru_nvcsw as u64,
             involuntary_switches: ru.ru_nivcsw as u64,
         },
-    )
+    ))
+}
+
+/// One timed run of a whole command (`yamba stone`).
+#[derive(Debug, Clone)]
+pub struct TimedCommand {
+    /// Clock ticks from just before the spawn to the reaped exit.
+    pub ticks: u64,
+    /// The same interval in ns, by the calibrated clock.
+    pub clock_ns: f64,
+    /// The same interval in ns, by CLOCK_MONOTONIC (the wall clock).
+    pub wall_ns: f64,
+    /// The kernel's accounting of the command and its descendants.
+    pub usage: ChildUsage,
+    pub status: std::process::ExitStatus,
+}
+
+/// Runs `cmd` once and times it: `clock` and the wall clock from just
+/// before the spawn to the reaped exit, CPU times and peak memory from
+/// wait4.
+pub fn time_command(
+    clock: &crate::Clock,
+    cmd: &mut std::process::Command,
+) -> std::io::Result<TimedCommand> {
+    use std::os::unix::process::ExitStatusExt;
+    let w0 = crate::clock::monotonic_ns();
+    let started = Instant::now();
+    let t0 = clock.start();
+    let child = cmd.spawn()?;
+    let waited = wait_child(child.id() as i32);
+    let t1 = clock.stop();
+    let w1 = crate::clock::monotonic_ns();
+    let wall = started.elapsed();
+    // Already reaped: dropping the handle neither waits nor kills.
+    drop(child);
+    let (status, usage) = waited?;
+    let ticks = t1.wrapping_sub(t0);
+    Ok(TimedCommand {
+        ticks,
+        clock_ns: clock.ticks_to_ns(ticks),
+        wall_ns: w1.saturating_sub(w0) as f64,
+        usage: ChildUsage { wall, ..usage },
+        status: std::process::ExitStatus::from_raw(status),
+    })
 }
 
 fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {

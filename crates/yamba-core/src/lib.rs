@@ -4,13 +4,15 @@
 //! measuring nothing ([`base`]), the loop and single-operation [`harness`]
 //! with run-time [`unroll`]ing and [`cold`]-cache worst cases, the
 //! [`machine`] description, CPU [`cpustates`], [`affinity`], crash and hang
-//! [`isolate`]ion, the suite [`runner`] and the versioned [`results`] file.
+//! [`isolate`]ion and the suite [`runner`]. The versioned [`results`] file's
+//! types live in the `yamba-results` crate and are re-exported here.
 
 pub mod affinity;
 pub mod base;
 pub mod bench;
 pub mod clock;
 pub mod cold;
+pub mod coreclock;
 pub mod counters;
 pub mod cpustates;
 pub mod harness;
@@ -21,17 +23,21 @@ pub mod machine;
 mod perf_sys;
 pub mod profile;
 pub mod results;
+pub mod run_session;
 pub mod runner;
+pub mod stop;
 pub mod time_block;
-pub mod units;
 pub mod unroll;
 
-pub use bench::{Benchmark, Ctx, RunConfig, Session};
+/// Units of results: re-exported from `yamba-results` at their old path.
+pub use yamba_results::units;
+
+pub use bench::{Benchmark, Ctx, Replication, RunConfig, Session};
 pub use clock::Clock;
 pub use harness::{Measured, Plan};
-pub use machine::Machine;
-pub use results::{BenchResult, Evidence, Mode, ResultsFile, Series, Status};
+pub use machine::{Describe, Machine};
+pub use results::{BenchResult, Evidence, Method, MethodKind, Mode, ResultsFile, Series, Status};
 pub use units::Unit;
 
 /// This yamba's version, as recorded in results files.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use yamba_results::VERSION;

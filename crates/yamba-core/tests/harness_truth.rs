@@ -5,6 +5,7 @@ use std::hint::black_box;
 use std::time::Duration;
 use yamba_core::harness::{measure_loop, Plan};
 use yamba_core::Clock;
+use yamba_core::Describe;
 use yamba_stats::Summary;
 
 /// These tests time known work: they take turns rather than compete for

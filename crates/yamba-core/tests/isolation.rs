@@ -1,7 +1,7 @@
 //! A crashing and a hanging benchmark are reported as failed, and the rest
 //! of the run completes; the results file round-trips.
 
-use yamba_core::results::{now_rfc3339, ResultsFile, Tool, SCHEMA_NAME, SCHEMA_VERSION};
+use yamba_core::results::ResultsFile;
 use yamba_core::runner::{run_benchmarks, Quiet};
 use yamba_core::{Benchmark, RunConfig, Session, Status, Unit};
 
@@ -114,25 +114,15 @@ fn failures_are_isolated_and_the_run_goes_on() {
     assert!(left.is_empty(), "scratch left behind: {left:?}");
 
     // The results file round-trips.
-    let file = ResultsFile {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "yamba".into(),
-            version: yamba_core::VERSION.into(),
-        },
-        started: now_rfc3339(),
-        finished: Some(now_rfc3339()),
-        complete: true,
-        interrupted: false,
-        command: vec!["test".into()],
-        config: serde_json::to_value(&session.config).unwrap(),
-        machine: session.machine.clone(),
-        clock: session.clock.info().clone(),
-        base: session.base.clone(),
-        results: results.clone(),
-        notes: vec![],
-    };
+    let mut file = ResultsFile::new(
+        vec!["test".into()],
+        serde_json::to_value(&session.config).unwrap(),
+        session.machine.clone(),
+        session.clock.info().clone(),
+        session.base.clone(),
+    );
+    file.results = results.clone();
+    file.finish(false);
     let path = dir.path().join("r.json");
     file.write_atomic(&path).unwrap();
     let back = ResultsFile::read(&path).unwrap();

@@ -2,8 +2,8 @@
 //! benchmark text format that `benchstat` reads, and ministat columns.
 
 use std::fmt::Write as _;
-use yamba_core::results::{BenchResult, ResultsFile, Status};
-use yamba_core::units::Unit;
+use yamba_results::units::Unit;
+use yamba_results::{BenchResult, ResultsFile, Status};
 
 /// The CSV header: one row per result follows.
 pub const CSV_HEADER: &str = "id,mode,unit,status,n,median,ci_lo,ci_hi,min,mean,stddev,cv,p99,max";
@@ -30,7 +30,7 @@ pub fn csv_row(r: &BenchResult) -> String {
         csv_field(&r.id),
         r.mode.as_str().to_string(),
         csv_field(r.unit.symbol()),
-        status_str(r.status).to_string(),
+        r.status.as_str().to_string(),
         s.map(|s| s.n.to_string()).unwrap_or_else(|| "0".into()),
         num(s.map(|s| s.median)),
         num(ci.map(|c| c.lo)),
@@ -51,15 +51,6 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
-    }
-}
-
-pub fn status_str(s: Status) -> &'static str {
-    match s {
-        Status::Ok => "ok",
-        Status::Withheld => "withheld",
-        Status::Skipped => "skipped",
-        Status::Failed => "failed",
     }
 }
 
@@ -128,7 +119,7 @@ pub fn gobench(file: &ResultsFile) -> String {
                 out,
                 "# {} {}: {}",
                 gobench_name(r),
-                status_str(r.status),
+                r.status.as_str(),
                 one_line(why)
             );
             continue;

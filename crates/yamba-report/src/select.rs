@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::ops::Range;
-use yamba_core::results::{BenchResult, ResultsFile};
+use yamba_results::{BenchResult, ResultsFile};
 
 /// A selection that could not be made.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,7 +181,7 @@ pub fn read_results(path: &str) -> Result<ResultsFile, String> {
         return ResultsFile::from_json(&text).map_err(|e| format!("standard input: {e}"));
     }
     ResultsFile::read(std::path::Path::new(path)).map_err(|e| match e {
-        yamba_core::results::ReadError::Io(e) => e.to_string(),
+        yamba_results::ReadError::Io(e) => e.to_string(),
         e => format!("{path}: {e}"),
     })
 }

@@ -6,10 +6,10 @@
 //! everything here is pure, so it can be tested on fixed numbers.
 
 use crate::ministat::{self, MinistatOptions};
-use yamba_core::base::Base;
-use yamba_core::clock::ClockInfo;
-use yamba_core::results::{Accounting, BenchResult, Method, Mode, ResultsFile, Tool};
-use yamba_core::{Machine, Unit};
+use yamba_results::Base;
+use yamba_results::ClockInfo;
+use yamba_results::{Accounting, BenchResult, Method, Mode, ResultsFile};
+use yamba_results::{Machine, Unit};
 use yamba_stats::Summary;
 
 /// One timed run of the command.
@@ -40,13 +40,21 @@ impl StoneRun {
     pub fn status_text(&self) -> String {
         match (self.exit_code, self.signal) {
             (Some(c), _) => format!("exited with status {c}"),
-            (None, Some(s)) => format!(
-                "killed by signal {s} ({})",
-                yamba_core::isolate::signal_name(s)
-            ),
+            (None, Some(s)) => format!("killed by signal {}", signal_text(s)),
             _ => "ended abnormally".into(),
         }
     }
+}
+
+/// `9 (SIGKILL)`: the number and, where the C library knows it, the name
+/// (std's own table, as its `ExitStatus` prints it).
+fn signal_text(sig: i32) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let status = std::process::ExitStatus::from_raw(sig & 0x7f).to_string();
+    status
+        .strip_prefix("signal: ")
+        .map(str::to_string)
+        .unwrap_or_else(|| sig.to_string())
 }
 
 /// The series: what was run, how, and the runs.
@@ -304,27 +312,21 @@ pub fn results_file(series: &Series, ctx: &Context) -> ResultsFile {
         ..Accounting::default()
     });
     r.apply_evidence();
-    ResultsFile {
-        schema: yamba_core::results::SCHEMA_NAME.into(),
-        schema_version: yamba_core::results::SCHEMA_VERSION,
-        tool: Tool {
-            name: "yamba".into(),
-            version: yamba_core::VERSION.into(),
-        },
-        started: ctx.started.clone(),
-        finished: Some(yamba_core::results::now_rfc3339()),
-        complete: true,
-        interrupted: false,
-        command: ctx.argv.clone(),
-        config: serde_json::json!({ "stone": {
+    let mut file = ResultsFile::new(
+        ctx.argv.clone(),
+        serde_json::json!({ "stone": {
             "runs": runs.len(), "warmup": series.warmup, "shell": series.shell,
         }}),
-        machine: ctx.machine.clone(),
-        clock: ctx.clock.clone(),
-        base: ctx.base.clone(),
-        results: vec![r],
-        notes: vec![
-            "accounting sums the runs (max_rss_kib is the largest); per-run values are in extra.runs".into(),
-        ],
-    }
+        ctx.machine.clone(),
+        ctx.clock.clone(),
+        ctx.base.clone(),
+    );
+    file.started = ctx.started.clone();
+    file.finish(false);
+    file.results = vec![r];
+    file.notes = vec![
+        "accounting sums the runs (max_rss_kib is the largest); per-run values are in extra.runs"
+            .into(),
+    ];
+    file
 }

@@ -5,9 +5,9 @@ mod support;
 
 use std::path::PathBuf;
 use std::process::Command;
-use yamba_core::results::Mode;
-use yamba_core::units::Unit;
 use yamba_report::export::{gobench, gobench_name, ministat_column, results_csv, CSV_HEADER};
+use yamba_results::units::Unit;
+use yamba_results::Mode;
 
 #[test]
 fn csv_has_a_row_per_result() {
@@ -54,7 +54,7 @@ fn gobench_lines() {
     let ok_obs: usize = f
         .results
         .iter()
-        .filter(|r| r.status == yamba_core::results::Status::Ok)
+        .filter(|r| r.status == yamba_results::Status::Ok)
         .map(|r| r.observations.len())
         .sum();
     assert_eq!(

@@ -5,10 +5,10 @@ mod support;
 
 use proptest::prelude::*;
 use std::path::Path;
-use yamba_core::results::Mode;
-use yamba_core::units::Unit;
 use yamba_report::plot::axis::nice_ticks;
 use yamba_report::plot::{figure, png, svg, text, Figure, Marks, PlotOptions, Source};
+use yamba_results::units::Unit;
+use yamba_results::Mode;
 
 /// Compares with tests/golden/NAME, or writes it when UPDATE_GOLDEN is set.
 fn golden(name: &str, actual: &str) {

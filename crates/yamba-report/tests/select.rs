@@ -4,12 +4,12 @@
 mod support;
 
 use proptest::prelude::*;
-use yamba_core::results::ResultsFile;
 use yamba_report::plot::numbers::parse_numbers;
 use yamba_report::select::{
     near_names, observations_text, parse_range, select_file, select_one, select_results,
     SelectError,
 };
+use yamba_results::ResultsFile;
 
 fn keys(names: &[&str]) -> Vec<String> {
     let f = support::sample_file();

@@ -2,6 +2,7 @@
 //! the real ministat), the summary, the results file and its evidence.
 
 use std::process::Command;
+use yamba_core::Describe;
 use yamba_report::stone::{
     compare_text, log_text, parse_log, results_file, summary_text, Context, Series, StoneRun,
 };
@@ -116,7 +117,7 @@ fn results_file_has_one_result_with_per_run_accounting() {
         base: &base,
         machine: &machine,
         argv: vec!["yamba".into(), "stone".into()],
-        started: yamba_core::results::now_rfc3339(),
+        started: yamba_results::now_rfc3339(),
     };
     let s = series(&TIMES);
     let file = results_file(&s, &ctx);
@@ -124,11 +125,11 @@ fn results_file_has_one_result_with_per_run_accounting() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("r.json");
     file.write_atomic(&p).unwrap();
-    let back = yamba_core::ResultsFile::read(&p).unwrap();
+    let back = yamba_results::ResultsFile::read(&p).unwrap();
     assert_eq!(back.results.len(), 1);
     let r = &back.results[0];
     assert_eq!(r.id, "stone.make");
-    assert_eq!(r.status, yamba_core::Status::Ok, "{:?}", r.reason);
+    assert_eq!(r.status, yamba_results::Status::Ok, "{:?}", r.reason);
     assert_eq!(r.observations, vec![2e9, 1e9, 4e9, 3e9, 5e9]);
     assert_eq!(r.median(), Some(3e9));
     let runs = r.extra["runs"].as_array().unwrap();
@@ -142,14 +143,14 @@ fn results_file_has_one_result_with_per_run_accounting() {
     let mut bad = series(&TIMES);
     bad.runs[3].wall_ns *= 1.05;
     let r = &results_file(&bad, &ctx).results[0];
-    assert_eq!(r.status, yamba_core::Status::Withheld);
+    assert_eq!(r.status, yamba_results::Status::Withheld);
     assert!(r.reason.as_ref().unwrap().contains("wall clock"));
 
     // Failed runs (kept with --ignore-failure) are noted, not withheld.
     let mut failing = series(&TIMES);
     failing.runs[0].exit_code = Some(1);
     let r = &results_file(&failing, &ctx).results[0];
-    assert_eq!(r.status, yamba_core::Status::Ok);
+    assert_eq!(r.status, yamba_results::Status::Ok);
     assert!(r.warnings.iter().any(|w| w.contains("1 runs failed")));
     assert!(summary_text(&failing).contains("1 of 5 runs failed"));
 }

@@ -13,7 +13,10 @@ pub mod net;
 #[cfg(target_os = "linux")]
 mod os;
 pub mod proc;
+pub mod remote;
 pub mod sched;
+pub mod session;
+pub mod shared;
 pub mod signal;
 pub mod space;
 pub mod testing;
@@ -41,6 +44,11 @@ pub fn all() -> Vec<&'static Benchmark> {
     .copied()
     .filter(|b| show_hidden || !b.hidden)
     .collect()
+}
+
+/// The benchmark with this exact id (test-only ones included when shown).
+pub fn find(id: &str) -> Option<&'static Benchmark> {
+    all().into_iter().find(|b| b.id == id)
 }
 
 /// Selects benchmarks by exact id, area, or dotted prefix (`cpu.call`).

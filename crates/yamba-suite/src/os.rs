@@ -9,29 +9,73 @@ pub(crate) fn os_err(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())
 }
 
+/// mmap(2) of `len` bytes; the one place the areas call it. Creating a
+/// mapping touches no existing memory except with MAP_FIXED, which is not
+/// offered here (MAP_FIXED_NOREPLACE fails rather than replace anything).
+fn mmap(at: usize, len: usize, prot: i32, flags: i32, fd: i32) -> std::io::Result<*mut u8> {
+    debug_assert!(flags & libc::MAP_FIXED == 0);
+    // SAFETY: a new mapping at an address the kernel chooses (or, with
+    // MAP_FIXED_NOREPLACE, only where nothing is mapped); no existing memory
+    // is affected. The caller owns the result and unmaps it.
+    let p = unsafe { libc::mmap(at as *mut libc::c_void, len, prot, flags, fd, 0) };
+    if p == libc::MAP_FAILED {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(p.cast())
+    }
+}
+
+const RW: i32 = libc::PROT_READ | libc::PROT_WRITE;
+
+/// Private anonymous memory, readable and writable, zero-filled. Release
+/// it with [`unmap`].
+pub(crate) fn map_anon(len: usize) -> std::io::Result<*mut u8> {
+    mmap(0, len, RW, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1)
+}
+
+/// Address space reserved and inaccessible (PROT_NONE): where to place
+/// mappings with [`map_anon_at`] after unmapping it.
+pub(crate) fn reserve(len: usize) -> std::io::Result<*mut u8> {
+    mmap(
+        0,
+        len,
+        libc::PROT_NONE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+        -1,
+    )
+}
+
+/// Private anonymous read-write memory exactly at `at`; fails (EEXIST)
+/// rather than replace anything already mapped there.
+pub(crate) fn map_anon_at(at: usize, len: usize) -> std::io::Result<*mut u8> {
+    mmap(
+        at,
+        len,
+        RW,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+        -1,
+    )
+}
+
+/// The first `len` bytes of `file`, shared and read-only. Reading past the
+/// file's end (or after it shrank) raises SIGBUS: the caller keeps `len`
+/// within the file.
+pub(crate) fn map_file_read(file: &std::fs::File, len: usize) -> std::io::Result<*mut u8> {
+    use std::os::fd::AsRawFd;
+    mmap(0, len, libc::PROT_READ, libc::MAP_SHARED, file.as_raw_fd())
+}
+
 /// Anonymous memory shared with children forked after this call (the
 /// kernel zeroes it). Release it with [`unmap`].
 pub(crate) fn map_shared(bytes: usize) -> Result<*mut u8, String> {
-    // SAFETY: a fresh anonymous mapping; the kernel zeroes it.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            bytes,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(os_err("mmap(MAP_SHARED)"));
-    }
-    Ok(p.cast())
+    mmap(0, bytes, RW, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1)
+        .map_err(|e| format!("mmap(MAP_SHARED): {e}"))
 }
 
-/// Unmaps memory from [`map_shared`].
+/// Unmaps memory from one of the `map_*` helpers above.
 pub(crate) fn unmap(p: *mut u8, bytes: usize) {
-    // SAFETY: p/bytes came from map_shared.
+    // SAFETY: p/bytes came from one of the map_* helpers, whose caller
+    // owns the mapping and no longer uses it.
     unsafe { libc::munmap(p.cast(), bytes) };
 }
 
@@ -43,20 +87,8 @@ pub(crate) struct SharedPage {
 
 impl SharedPage {
     pub(crate) fn new() -> Result<SharedPage, String> {
-        // SAFETY: a fresh 4 KiB shared anonymous mapping, zero-filled.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(os_err("cannot map a shared page"));
-        }
+        let p = mmap(0, 4096, RW, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1)
+            .map_err(|e| format!("cannot map a shared page: {e}"))?;
         Ok(SharedPage { ptr: p.cast() })
     }
 
@@ -70,7 +102,6 @@ impl SharedPage {
 
 impl Drop for SharedPage {
     fn drop(&mut self) {
-        // SAFETY: unmapping our own mapping.
-        unsafe { libc::munmap(self.ptr.cast(), 4096) };
+        unmap(self.ptr.cast(), 4096);
     }
 }

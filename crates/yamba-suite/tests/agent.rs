@@ -6,10 +6,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use yamba_suite::net::agent::protocol::{
+use yamba_suite::remote::protocol::{
     pattern_byte, read_header, write_frame, OP_ECHO, OP_HELLO, OP_SOURCE, OP_STAT,
 };
-use yamba_suite::net::agent::{Agent, AgentError, AgentHandle, Client, ServerConfig};
+use yamba_suite::remote::{Agent, AgentError, AgentHandle, Client, ServerConfig};
 
 const TOKEN: &str = "s3cret-token";
 const T: Duration = Duration::from_secs(5);

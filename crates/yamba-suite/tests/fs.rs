@@ -7,6 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::{find, serial};
+use yamba_core::Describe;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 use yamba_suite::fs::{self, adapter, cache_size, files};
 

@@ -8,6 +8,7 @@ mod support;
 
 use std::time::Duration;
 use support::{find, serial};
+use yamba_core::Describe;
 use yamba_core::{Machine, Plan, RunConfig, Session};
 use yamba_suite::mem::adapter::Pages;
 use yamba_suite::mem::chase::Order;

@@ -12,8 +12,8 @@ use support::serial;
 use yamba_core::affinity::{default_cpu, other_cpu};
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Status};
 use yamba_suite::fs::remote::{REMOTE_BLOCK, REMOTE_READ};
-use yamba_suite::net::agent::{Agent, AgentHandle, ServerConfig};
 use yamba_suite::net::{bandwidth, connect, rtt};
+use yamba_suite::remote::{Agent, AgentHandle, ServerConfig};
 
 const TOKEN: &str = "net-test-token";
 

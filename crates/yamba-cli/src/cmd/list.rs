@@ -1,5 +1,6 @@
 //! `yamba list`: every benchmark, its adapter, and whether it can run here.
 
+use yamba_core::Describe;
 use yamba_core::{Machine, RunConfig};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

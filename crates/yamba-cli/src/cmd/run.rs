@@ -1,11 +1,12 @@
 //! `yamba run`: measure, print a table, keep everything in a results file.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use yamba_core::results::{now_rfc3339, ResultsFile, Tool, SCHEMA_NAME, SCHEMA_VERSION};
-use yamba_core::runner::{run_benchmarks, Observer};
+use std::path::PathBuf;
+use yamba_core::results::ResultsFile;
+use yamba_core::run_session::{self, Start};
+use yamba_core::runner::Observer;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -71,11 +72,13 @@ pub struct Args {
     /// Benchmark-specific setting, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
-    /// Run the whole list N times, interleaved, each benchmark in a fresh
-    /// process every time; the repetitions of a result are pooled and each
-    /// one's median is kept (between-process variation shows up this way).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: usize,
+    /// Blocks: run the whole list N times, interleaved, each benchmark in a
+    /// fresh process every time, sharing its sampling budget among them; a
+    /// result's interval comes from the processes' medians, so it includes
+    /// the variation between runs (default 6; 1 with --quick, whose
+    /// intervals are then within-process only).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
     /// Run benchmarks in a random order (the seed is printed and recorded).
     #[arg(long)]
     pub shuffle: bool,
@@ -120,7 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .seed
         .unwrap_or_else(yamba_core::clock::monotonic_raw_ns);
     if args.shuffle {
-        shuffle(&mut benches, seed);
+        run_session::shuffle(&mut benches, seed);
     }
     let baseline = match &args.baseline {
         Some(p) => Some(
@@ -135,67 +138,50 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let out_path = match &args.out {
         Some(p) => p.clone(),
-        None => default_out(&args.results_dir)?,
+        None => run_session::default_out(&args.results_dir).map_err(anyhow::Error::msg)?,
     };
-    check_writable(&out_path)?;
+    run_session::check_writable(&out_path).map_err(anyhow::Error::msg)?;
 
     yamba_core::interrupt::install();
     let interactive = std::io::stderr().is_terminal();
     if interactive {
         eprintln!("yamba: calibrating the clock and measuring BASE…");
     }
-    let mut session = Session::prepare(config);
-    // Each benchmark in a fresh `yamba __bench` process: none inherits the
-    // memory of this one, whatever ran before it.
-    session.bench_exe = std::env::current_exe().ok();
-    let mut file = ResultsFile {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "yamba".into(),
-            version: yamba_core::VERSION.into(),
-        },
-        started: now_rfc3339(),
-        finished: None,
-        complete: false,
-        interrupted: false,
+    let mut run = yamba_suite::session::start(Start {
+        config,
+        out: out_path.clone(),
         command: std::env::args().collect(),
-        config: serde_json::to_value(&session.config)?,
-        machine: session.machine.clone(),
-        clock: session.clock.info().clone(),
-        base: session.base.clone(),
-        results: Vec::new(),
-        notes: run_notes(&session, args.shuffle.then_some(seed)),
-    };
-    file.write_atomic(&out_path)
-        .with_context(|| format!("cannot write {}", out_path.display()))?;
-
-    let mut observer = Progress::new(interactive, &out_path, &mut file);
-    let results = run_benchmarks(&session, &benches, &mut observer);
-    drop(observer);
-    let interrupted = yamba_core::interrupt::interrupted();
-    file.results = yamba_core::runner::merge_repetitions(&results);
-    file.finished = Some(now_rfc3339());
-    file.complete = !interrupted;
-    file.interrupted = interrupted;
-    file.write_atomic(&out_path)
-        .with_context(|| format!("cannot write {}", out_path.display()))?;
+        // Each benchmark in a fresh `yamba __bench` process: none inherits
+        // the memory of this one, whatever ran before it.
+        bench_exe: std::env::current_exe().ok(),
+        shuffle_seed: args.shuffle.then_some(seed),
+        noise_probe: None,
+    })
+    .map_err(anyhow::Error::msg)?;
+    let mut progress = Progress::new(interactive);
+    let outcome = run.run(&benches, &mut progress);
+    drop(progress);
+    let outcome = outcome.map_err(anyhow::Error::msg)?;
+    for e in &outcome.save_errors {
+        eprintln!("yamba: warning: {e}");
+    }
+    let file = &run.file;
 
     match args.format {
         Format::Table => {
-            print!("{}", header(&session));
+            print!("{}", header(&run.session));
             print!("{}", yamba_report::table::render(&file.results));
             print!("{}", yamba_report::table::render_comparisons(&file.results));
             for note in &file.notes {
                 println!("note: {note}");
             }
         }
-        Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
-        Format::Csv => print!("{}", yamba_report::export::results_csv(&file)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(file)?),
+        Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
     }
     let mut regressions = 0;
     if let Some(base) = &baseline {
-        let c = yamba_report::compare::compare(base, &file, 0.95);
+        let c = yamba_report::compare::compare(base, file, 0.95);
         if args.format == Format::Table {
             println!(
                 "\nagainst the baseline {}:",
@@ -215,18 +201,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     eprintln!("yamba: results written to {}", out_path.display());
-    if interrupted {
+    if outcome.interrupted {
         eprintln!(
             "yamba: interrupted; kept the {} result(s) that finished",
             file.results.len()
         );
         return Ok(130);
     }
-    let bad = file
-        .results
-        .iter()
-        .filter(|r| matches!(r.status, Status::Failed | Status::Withheld))
-        .count();
+    let bad = run.bad_results();
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
@@ -278,10 +260,12 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
     c.remote = args.remote.clone();
     c.remote_token = args.token.clone();
     c.isolate = !args.no_isolate;
-    if !(1..=1000).contains(&args.repeat) {
-        bail!("--repeat {}: must be between 1 and 1000", args.repeat);
+    if let Some(n) = args.repeat {
+        if !(1..=1000).contains(&n) {
+            bail!("--repeat {n}: must be between 1 and 1000");
+        }
+        c.repetitions = n;
     }
-    c.repetitions = args.repeat;
     c.settings = parse_settings(&args.settings)?;
     Ok(c)
 }
@@ -294,102 +278,6 @@ fn parse_settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> 
             _ => bail!("--set {s}: expected KEY=VALUE"),
         })
         .collect()
-}
-
-/// Fisher-Yates with a small xorshift generator: reproducible from the seed.
-fn shuffle(v: &mut [&'static Benchmark], seed: u64) {
-    let mut x = seed | 1;
-    for i in (1..v.len()).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.swap(i, (x % (i as u64 + 1)) as usize);
-    }
-}
-
-fn default_out(dir: &Path) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create results folder {}", dir.display()))?;
-    let stamp = now_rfc3339().replace([':', '-'], "");
-    Ok(dir.join(format!("yamba-{stamp}.json")))
-}
-
-/// Fails before anything is measured if the results file cannot be written.
-fn check_writable(path: &Path) -> anyhow::Result<()> {
-    if path.is_dir() {
-        bail!("--out {}: is a directory", path.display());
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        bail!(
-            "cannot write results to {}: folder {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    let probe = dir.join(format!(".yamba-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")
-        .with_context(|| format!("cannot write results to {}", path.display()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
-fn run_notes(session: &Session, shuffle_seed: Option<u64>) -> Vec<String> {
-    let mut notes = Vec::new();
-    let m = &session.machine;
-    if let Some(h) = &m.hypervisor {
-        notes.push(format!(
-            "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
-        ));
-    }
-    if let Some(note) = noise_note(session) {
-        notes.push(note);
-    }
-    if let Err(why) = yamba_core::counters::probe() {
-        notes.push(why);
-    }
-    if let Some(seed) = shuffle_seed {
-        notes.push(format!("benchmarks ran in random order, seed {seed}"));
-    }
-    if session.config.quick {
-        notes.push("quick pass: short budgets, numbers are rough".into());
-    }
-    let b = &session.base;
-    if b.share_within_2x_min < 0.5 {
-        notes.push(format!(
-            "BASE is wide: only {:.0}% of observations within 2× the minimum; short timings are unreliable",
-            b.share_within_2x_min * 100.0
-        ));
-    }
-    let cal = &session.clock.info().calibration;
-    if cal.relative_uncertainty > 0.001 {
-        notes.push(format!(
-            "clock calibration uncertain by {:.2}%",
-            cal.relative_uncertainty * 100.0
-        ));
-    }
-    notes
-}
-
-/// A short pass of the interruption recorder on the benchmarks' CPU
-/// before anything is measured: says so when the machine is too noisy to
-/// trust small numbers.
-fn noise_note(session: &Session) -> Option<String> {
-    let clock = session.clock.clone();
-    let cpu = session.cpu;
-    let duration = std::time::Duration::from_millis(if session.config.quick { 100 } else { 300 });
-    std::thread::spawn(move || {
-        if let Some(c) = cpu {
-            let _ = yamba_core::affinity::pin_current_thread(c);
-        }
-        yamba_suite::sched::interruptions::noise_report(&clock, duration)
-    })
-    .join()
-    .ok()?
-    .note()
 }
 
 fn header(session: &Session) -> String {
@@ -412,18 +300,14 @@ fn header(session: &Session) -> String {
     )
 }
 
-/// Progress on stderr when it is a terminal; saves the results file after
-/// every benchmark so an interrupted run keeps what finished.
-struct Progress<'a> {
+/// Progress on stderr when it is a terminal (the run session saves the
+/// results file after every benchmark).
+struct Progress {
     bar: Option<indicatif::ProgressBar>,
-    /// Every result as it came, before repetitions are pooled.
-    raw: Vec<BenchResult>,
-    path: &'a Path,
-    file: &'a mut ResultsFile,
 }
 
-impl<'a> Progress<'a> {
-    fn new(interactive: bool, path: &'a Path, file: &'a mut ResultsFile) -> Progress<'a> {
+impl Progress {
+    fn new(interactive: bool) -> Progress {
         let bar = interactive.then(|| {
             let b = indicatif::ProgressBar::new(0);
             b.set_style(
@@ -434,16 +318,11 @@ impl<'a> Progress<'a> {
             );
             b
         });
-        Progress {
-            bar,
-            raw: Vec::new(),
-            path,
-            file,
-        }
+        Progress { bar }
     }
 }
 
-impl Observer for Progress<'_> {
+impl Observer for Progress {
     fn started(&mut self, index: usize, total: usize, bench: &Benchmark, mode: Mode) {
         if let Some(b) = &self.bar {
             b.set_length(total as u64);
@@ -453,14 +332,6 @@ impl Observer for Progress<'_> {
     }
 
     fn finished(&mut self, results: &[BenchResult]) {
-        self.raw.extend(results.iter().cloned());
-        self.file.results = yamba_core::runner::merge_repetitions(&self.raw);
-        if let Err(e) = self.file.write_atomic(self.path) {
-            eprintln!(
-                "yamba: warning: cannot save results to {}: {e}",
-                self.path.display()
-            );
-        }
         if let Some(b) = &self.bar {
             for r in results.iter().filter(|r| r.status == Status::Failed) {
                 b.println(format!(
@@ -474,7 +345,7 @@ impl Observer for Progress<'_> {
     }
 }
 
-impl Drop for Progress<'_> {
+impl Drop for Progress {
     fn drop(&mut self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();

@@ -1,13 +1,13 @@
 //! `yamba serve`: the remote-measurement agent the `net` and `fs.remote`
 //! benchmarks run against (`yamba run net fs.remote --remote HOST:PORT --token T`).
-//! The protocol and its limits are documented in `yamba_suite::net::agent`.
+//! The protocol and its limits are documented in `yamba_suite::remote`.
 
 use anyhow::{anyhow, bail};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
-use yamba_suite::net::agent::protocol::{random_token, DEFAULT_MAX_MESSAGE, DEFAULT_PORT};
-use yamba_suite::net::agent::{Agent, ServerConfig};
+use yamba_suite::remote::protocol::{random_token, DEFAULT_MAX_MESSAGE, DEFAULT_PORT};
+use yamba_suite::remote::{Agent, ServerConfig};
 
 #[derive(clap::Args)]
 pub struct Args {

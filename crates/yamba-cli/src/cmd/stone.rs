@@ -9,8 +9,9 @@ use std::io::{IsTerminal, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use yamba_core::clock::monotonic_ns;
+use yamba_core::isolate::time_command;
 use yamba_core::Clock;
+use yamba_core::Describe;
 use yamba_report::stone::{self, Series, StoneRun};
 
 #[derive(clap::Args)]
@@ -213,8 +214,7 @@ fn helper(what: &str, cmd: &str, show: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One timed run: counter and wall clock from just before the spawn to the
-/// reaped exit; CPU times and peak memory from wait4.
+/// One timed run (`yamba_core::isolate::time_command`), as the report reads it.
 fn time_once(clock: &Clock, args: &Args) -> anyhow::Result<StoneRun> {
     let mut cmd = if args.shell {
         let mut c = Command::new("sh");
@@ -229,39 +229,16 @@ fn time_once(clock: &Clock, args: &Args) -> anyhow::Result<StoneRun> {
     if !args.show_output {
         cmd.stdout(Stdio::null()).stderr(Stdio::null());
     }
-    let w0 = monotonic_ns();
-    let t0 = clock.start();
-    let child = cmd
-        .spawn()
+    let t = time_command(clock, &mut cmd)
         .with_context(|| format!("cannot run {:?}", args.command[0]))?;
-    let pid = child.id() as i32;
-    let mut status = 0i32;
-    // SAFETY: ru is a valid rusage for wait4 to fill; pid is our child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-        if r == pid {
-            break;
-        }
-        let err = std::io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EINTR) {
-            bail!("waiting for {:?}: {err}", args.command[0]);
-        }
-    }
-    let t1 = clock.stop();
-    let w1 = monotonic_ns();
-    drop(child);
-    let st = std::process::ExitStatus::from_raw(status);
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let ticks = t1.wrapping_sub(t0);
     Ok(StoneRun {
-        ticks,
-        cycles_ns: clock.ticks_to_ns(ticks),
-        wall_ns: w1.saturating_sub(w0) as f64,
-        user_s: tv(ru.ru_utime),
-        system_s: tv(ru.ru_stime),
-        max_rss_kib: ru.ru_maxrss as u64,
-        exit_code: st.code(),
-        signal: st.signal(),
+        ticks: t.ticks,
+        cycles_ns: t.clock_ns,
+        wall_ns: t.wall_ns,
+        user_s: t.usage.user_s,
+        system_s: t.usage.system_s,
+        max_rss_kib: t.usage.max_rss_kib,
+        exit_code: t.status.code(),
+        signal: t.status.signal(),
     })
 }

@@ -202,15 +202,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let out_path = match &args.out {
         Some(p) => p.clone(),
         None => {
-            std::fs::create_dir_all(&args.results_dir)
-                .with_context(|| format!("cannot create {}", args.results_dir.display()))?;
-            let stamp = yamba_core::results::now_rfc3339().replace([':', '-'], "");
-            args.results_dir.join(format!("yamba-stress-{stamp}.json"))
+            yamba_core::run_session::default_out(&args.results_dir).map_err(anyhow::Error::msg)?
         }
     };
-    if out_path.is_dir() {
-        bail!("--out {}: is a directory", out_path.display());
-    }
+    // Before the run, not after a minute of it.
+    yamba_core::run_session::check_writable(&out_path).map_err(anyhow::Error::msg)?;
     yamba_core::interrupt::install();
     if let Some(s) = config.seed {
         eprintln!("yamba stress: seed {s}");

@@ -18,8 +18,8 @@ pub mod svg;
 pub mod text;
 
 use axis::{Axis, TickFormat};
-use yamba_core::results::{BenchResult, Series};
-use yamba_core::units::Unit;
+use yamba_results::units::Unit;
+use yamba_results::{BenchResult, Series};
 
 /// What to draw.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -69,7 +69,7 @@ pub struct Source {
 impl Source {
     pub fn from_result(r: &BenchResult) -> Source {
         Source {
-            title: format!("{} ({})", r.key(), crate::export::status_str(r.status)),
+            title: format!("{} ({})", r.key(), r.status.as_str()),
             unit: Some(r.unit),
             values: r.observations.clone(),
             series: r.series.clone(),
@@ -252,7 +252,7 @@ fn observation_figure(src: &Source, opts: &PlotOptions) -> Figure {
 }
 
 fn format_sig(v: f64) -> String {
-    yamba_core::units::format_sig(v)
+    yamba_results::units::format_sig(v)
 }
 
 /// Counts of `values` in `bins` equal bins over [lo, hi]; the last bin is

@@ -50,26 +50,13 @@ mod imp {
         }
         let page = page_size();
         let pages = len.div_ceil(page as u64) as usize;
-        // SAFETY: a read-only shared mapping of an open file; unmapped below.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len as usize,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        // Mapping does not fault pages in; mincore only reads the page tables.
+        let addr = crate::os::map_file_read(file, len as usize)?;
         let mut vec = vec![0u8; pages];
         // SAFETY: addr maps `len` bytes; vec has one byte per page.
-        let rc = unsafe { libc::mincore(addr, len as usize, vec.as_mut_ptr()) };
+        let rc = unsafe { libc::mincore(addr.cast(), len as usize, vec.as_mut_ptr()) };
         let err = io::Error::last_os_error();
-        // SAFETY: unmapping exactly what was mapped.
-        unsafe { libc::munmap(addr, len as usize) };
+        crate::os::unmap(addr, len as usize);
         if rc != 0 {
             return Err(err);
         }

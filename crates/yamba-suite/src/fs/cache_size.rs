@@ -18,10 +18,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Clock, Ctx, Mode, Series, Unit};
+use yamba_core::{Benchmark, Clock, Ctx, Mode, Replication, Series, Unit};
 
 pub static CACHE_SIZE: Benchmark = Benchmark {
     id: "fs.cache_size",
+    replication: Replication::OneProcess {
+        why: "a sweep of file sizes up to the page cache: costly to repeat",
+    },
     area: "fs",
     unit: Unit::Bytes,
     description:

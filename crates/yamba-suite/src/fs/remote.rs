@@ -8,9 +8,9 @@
 //! content — so the number is real, and every byte can be checked. Either
 //! way the result's `endpoint` param says which.
 
-use crate::net::agent::protocol::random_token;
-use crate::net::agent::{Agent, AgentHandle, Client, ServerConfig};
 use crate::net::{adapter, peer, size_setting, Target, AGENT_TIMEOUT};
+use crate::remote::protocol::random_token;
+use crate::remote::{Agent, AgentHandle, Client, ServerConfig};
 use rand::Rng;
 use std::time::Instant;
 use yamba_core::{Benchmark, Ctx, Series, Unit};

@@ -41,8 +41,8 @@ pub fn measure<P: FnMut()>(ctx: &mut Ctx, op: P) -> (Measured, (u64, u64)) {
                 },
                 op,
             );
-            m.method.kind =
-                "single (cold: evict, disturb branches, sched_yield, then time one)".into();
+            // Single operations: evict, disturb branches, sched_yield, then time one.
+            m.method.kind = yamba_core::MethodKind::Single;
             (m, outside)
         }
     }

@@ -119,7 +119,7 @@ fn switch_result(
         .map(|o| (o - 2.0 * alone_med) / 2.0)
         .collect();
     let mut method = round_trip.method.clone();
-    method.kind = "direct".into();
+    method.kind = yamba_core::MethodKind::Direct;
     let mut r = ctx.result(None);
     r.set_observations(obs);
     r.method = Some(method);

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use yamba_core::harness::{measure_loop, Plan};
 use yamba_core::machine::parse_size;
 use yamba_core::results::Method;
-use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Replication, Unit};
 
 macro_rules! bandwidth {
     ($name:ident, $id:literal, $kernel:expr, $what:literal) => {
@@ -28,6 +28,9 @@ macro_rules! bandwidth {
             ),
             modes: &[Mode::Hot],
             adapter: adapter::NAME,
+            replication: Replication::OneProcess {
+                why: "arrays many times the last-level cache: costly to build again",
+            },
             requires: |_, _| {
                 if $kernel.non_temporal() {
                     nt::unavailable().map_or(Ok(()), Err)

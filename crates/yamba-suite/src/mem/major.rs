@@ -16,10 +16,13 @@ use super::adapter::{self, page_out, FileMap, Readahead};
 use super::touch::{touch_pass, Pass, ScratchFile};
 use serde_json::json;
 use yamba_core::results::Method;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Replication, Status, Unit};
 
 pub static MAJOR: Benchmark = Benchmark {
     id: "mem.pagefault.major",
+    replication: Replication::OneProcess {
+        why: "each pass evicts and verifies a file: costly to repeat",
+    },
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "major page fault: first read of a file page paged out to the device (verified by mincore and ru_majflt)",

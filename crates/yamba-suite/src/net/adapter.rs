@@ -1,51 +1,15 @@
-//! Platform adapters for the `net` area and the agent: sockets are std's
-//! (BSD sockets everywhere); what differs is how the agent opens a file
-//! without following links or blocking, and how it learns the path the
-//! kernel actually opened.
+//! Platform adapter for the `net` area: sockets are std's (BSD sockets
+//! everywhere), so what differs is only the name. (The agent's file
+//! handling is `crate::remote::adapter`.)
 
 #[cfg(target_os = "linux")]
 mod imp {
-    use std::fs::File;
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    use std::path::{Path, PathBuf};
-
     pub const NAME: &str = "linux-sockets";
-
-    /// Opens read-only; a final symlink is refused (ELOOP) and a FIFO or
-    /// device does not block the agent.
-    pub fn open_read_nofollow(p: &Path) -> std::io::Result<File> {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(p)
-    }
-
-    /// The path the kernel reports for an open descriptor (/proc/self/fd).
-    pub fn fd_path(f: &File) -> Option<PathBuf> {
-        std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok()
-    }
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
 mod imp {
-    use std::fs::File;
-    use std::os::unix::fs::OpenOptionsExt;
-    use std::path::{Path, PathBuf};
-
     pub const NAME: &str = "unix-sockets";
-
-    pub fn open_read_nofollow(p: &Path) -> std::io::Result<File> {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(p)
-    }
-
-    /// Not available portably: the canonicalize and O_NOFOLLOW checks remain.
-    pub fn fd_path(_f: &File) -> Option<PathBuf> {
-        None
-    }
 }
 
 pub use imp::*;

@@ -10,8 +10,8 @@
 //! Loopback: senders run on the benchmark's CPU, receivers (peer threads)
 //! on another. Against an agent: SINK measures toward it, SOURCE from it.
 
-use super::agent::Client;
 use super::{adapter, label, peer, size_setting, Target, AGENT_TIMEOUT};
+use crate::remote::Client;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;

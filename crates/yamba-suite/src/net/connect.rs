@@ -5,9 +5,9 @@
 //! close, seen from the client. Against an agent, a connection is not
 //! usable before HELLO, so P is connect + HELLO/OK + close.
 
-use super::agent::client::resolve;
-use super::agent::Client;
 use super::{adapter, label, peer, Target, AGENT_TIMEOUT};
+use crate::remote::client::resolve;
+use crate::remote::Client;
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -7,11 +7,15 @@
 //! network stack itself.
 
 pub mod adapter;
-pub mod agent;
 pub mod bandwidth;
 pub mod connect;
 pub(crate) mod peer;
 pub mod rtt;
+
+/// The agent's old path (it moved to [`crate::remote`]), kept while
+/// branches that use it are in flight.
+#[doc(hidden)]
+pub use crate::remote as agent;
 
 use std::time::{Duration, Instant};
 use yamba_core::results::Method;

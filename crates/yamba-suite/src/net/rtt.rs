@@ -3,8 +3,8 @@
 //! observations are the distribution of single round trips. Every message
 //! carries a sequence number and the echo must match it byte for byte.
 
-use super::agent::Client;
 use super::{adapter, label, peer, size_setting, Target, AGENT_TIMEOUT};
+use crate::remote::Client;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, UdpSocket};
 use yamba_core::{Benchmark, Ctx, Unit};

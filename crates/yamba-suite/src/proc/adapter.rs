@@ -197,21 +197,11 @@ mod imp {
 
     impl TouchedHeap {
         pub fn new(bytes: usize, page: usize) -> Result<TouchedHeap, String> {
-            // SAFETY: a fresh anonymous mapping; written only within its length.
+            let b =
+                crate::os::map_anon(bytes).map_err(|e| format!("cannot map {bytes} bytes: {e}"))?;
+            // SAFETY: advising and writing our own fresh mapping, within its length.
             unsafe {
-                let p = libc::mmap(
-                    std::ptr::null_mut(),
-                    bytes,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                );
-                if p == libc::MAP_FAILED {
-                    return Err(os_err(&format!("cannot map {bytes} bytes")));
-                }
-                libc::madvise(p, bytes, libc::MADV_NOHUGEPAGE);
-                let b = p as *mut u8;
+                libc::madvise(b.cast(), bytes, libc::MADV_NOHUGEPAGE);
                 let mut off = 0;
                 while off < bytes {
                     std::ptr::write_volatile(b.add(off), 1);
@@ -224,8 +214,7 @@ mod imp {
 
     impl Drop for TouchedHeap {
         fn drop(&mut self) {
-            // SAFETY: unmapping our own mapping.
-            unsafe { libc::munmap(self.ptr.cast(), self.len) };
+            crate::os::unmap(self.ptr, self.len);
         }
     }
 

@@ -94,58 +94,6 @@ pub fn setting_f64(ctx: &Ctx, key: &str, default: f64) -> Result<f64, String> {
     }
 }
 
-/// Time the calling thread has spent runnable but waiting for a CPU, in
-/// ns (the run_delay field of /proc/thread-self/schedstat).
-fn run_queue_wait_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Watches how long the measuring thread waited for a CPU while others'
-/// work held it: on a busy machine a wake-up (after fork, wait, a signal,
-/// an eviction sweep) may queue behind other tasks, and then the number
-/// measures the scheduler's queue rather than the operation. Children's
-/// own waits are not covered. Also used by the `signal` area.
-pub struct CpuWait {
-    started: std::time::Instant,
-    waited: Option<u64>,
-}
-
-impl CpuWait {
-    pub fn start() -> CpuWait {
-        CpuWait {
-            started: std::time::Instant::now(),
-            waited: run_queue_wait_ns(),
-        }
-    }
-
-    /// Adds the informational check (and, in cold mode, a warning when it fails).
-    pub fn record(&self, r: &mut BenchResult) {
-        let wall = self.started.elapsed().as_nanos() as f64;
-        let (Some(w0), Some(w1)) = (self.waited, run_queue_wait_ns()) else {
-            r.warn("cannot tell whether the measurement waited for a CPU (no /proc/thread-self/schedstat)");
-            return;
-        };
-        let share = w1.saturating_sub(w0) as f64 / wall.max(1.0);
-        r.extra.insert("run_queue_wait_share".into(), share.into());
-        r.add_note_evidence(
-            "the measuring thread seldom waited for a CPU (others' load)",
-            "< 5% of the measurement's wall time runnable but not running",
-            format!("{:.1}% of {:.2} s", share * 100.0, wall / 1e9),
-            share < 0.05,
-        );
-        // In cold mode each operation follows a long eviction sweep, so a
-        // wait lands inside the timed operation and moves the median too;
-        // in hot mode it only lengthens the tail (the runner's "busy" note).
-        if share >= 0.05 && r.mode == yamba_core::Mode::Cold {
-            r.warn(format!(
-                "waited for a CPU {:.0}% of the time: cold numbers include other tasks' time slices",
-                share * 100.0
-            ));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,37 +104,6 @@ mod tests {
             "unit": "ns", "mode": "hot", "status": "ok", "adapter": "test"
         }))
         .unwrap()
-    }
-
-    /// Ground truth for the CPU-wait check: a thread sharing our CPU with
-    /// a busy hog waits for it a large share of the time.
-    #[test]
-    fn cpu_wait_sees_a_hog_on_our_cpu() {
-        let cpu = yamba_core::affinity::default_cpu();
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let s = stop.clone();
-        let hog = std::thread::spawn(move || {
-            yamba_core::affinity::pin_current_thread(cpu).unwrap();
-            while !s.load(std::sync::atomic::Ordering::Relaxed) {
-                std::hint::spin_loop();
-            }
-        });
-        let share = std::thread::spawn(move || {
-            yamba_core::affinity::pin_current_thread(cpu).unwrap();
-            let w = CpuWait::start();
-            let t0 = std::time::Instant::now();
-            while t0.elapsed() < std::time::Duration::from_millis(300) {
-                std::hint::spin_loop();
-            }
-            let mut r = blank();
-            w.record(&mut r);
-            r.extra["run_queue_wait_share"].as_f64().unwrap()
-        })
-        .join()
-        .unwrap();
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        hog.join().unwrap();
-        assert!(share > 0.2, "waited only {share} of the time beside a hog");
     }
 
     #[test]

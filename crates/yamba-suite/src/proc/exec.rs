@@ -5,7 +5,8 @@
 //! proves the exec happened, since a failed exec exits 127.
 
 use super::adapter::{self, Program, VforkStack};
-use super::check::{add_tail, tail_plan, CpuWait, Tally};
+use super::check::{add_tail, tail_plan, Tally};
+use crate::shared::CpuWait;
 use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
 use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, RunConfig, Unit};

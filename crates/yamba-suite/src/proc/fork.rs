@@ -11,7 +11,8 @@
 //! instruction and its last: fork→child running, and exit→reaped.
 
 use super::adapter::{self, SharedPage, TouchedHeap};
-use super::check::{add_tail, setting_f64, tail_plan, CpuWait, Tally};
+use super::check::{add_tail, setting_f64, tail_plan, Tally};
+use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;
 use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;

@@ -4,7 +4,8 @@
 //! case the Go! report pairs with the best.
 
 use super::adapter;
-use super::check::{add_tail, CpuWait};
+use super::check::add_tail;
+use crate::shared::CpuWait;
 use std::sync::atomic::{AtomicU64, Ordering};
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
 

@@ -207,20 +207,7 @@ pub struct ProtPage {
 
 impl ProtPage {
     pub fn new(len: usize) -> Result<ProtPage, String> {
-        // SAFETY: a fresh private anonymous mapping.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(os_err("cannot map a page"));
-        }
+        let p = crate::os::map_anon(len).map_err(|e| format!("cannot map a page: {e}"))?;
         FAULT_PAGE.store(p as usize, Ordering::SeqCst);
         PAGE_LEN.store(len, Ordering::SeqCst);
         FAULTS.store(0, Ordering::SeqCst);
@@ -261,7 +248,6 @@ impl ProtPage {
 impl Drop for ProtPage {
     fn drop(&mut self) {
         FAULT_PAGE.store(0, Ordering::SeqCst);
-        // SAFETY: our own mapping.
-        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+        crate::os::unmap(self.ptr.cast(), self.len);
     }
 }

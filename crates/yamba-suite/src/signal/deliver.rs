@@ -5,7 +5,7 @@
 
 use super::adapter::{self, Handler};
 use super::check::exact_count;
-use crate::proc::check::CpuWait;
+use crate::shared::CpuWait;
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
 
 pub static SELF: Benchmark = Benchmark {

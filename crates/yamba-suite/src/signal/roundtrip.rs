@@ -8,7 +8,8 @@
 use super::adapter::{self, Handler};
 use super::check::exact_count;
 use crate::os::SharedPage;
-use crate::proc::check::{setting_f64, CpuWait};
+use crate::proc::check::setting_f64;
+use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;
 use yamba_core::affinity::pin_current_thread;
 use yamba_core::{Benchmark, Ctx, Mode, Unit};

@@ -289,26 +289,17 @@ impl Batch {
     fn map_pages(&mut self, n: usize) -> Result<(), String> {
         let page = self.page;
         let span = 2 * n * page;
-        let none = libc::PROT_NONE;
-        let anon = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
-        // SAFETY: reserve a span, release it, then map inside it with
+        // Reserve a span, release it, then map inside it with
         // MAP_FIXED_NOREPLACE (fails rather than clobbering anything).
-        unsafe {
-            let base = libc::mmap(std::ptr::null_mut(), span, none, anon, -1, 0);
-            if base == libc::MAP_FAILED {
-                return Err(os_err("cannot reserve address space"));
-            }
-            libc::munmap(base, span);
-            for i in 0..n {
-                let at = (base as usize + 2 * i * page) as *mut libc::c_void;
-                let rw = libc::PROT_READ | libc::PROT_WRITE;
-                let p = libc::mmap(at, page, rw, anon | libc::MAP_FIXED_NOREPLACE, -1, 0);
-                if p == libc::MAP_FAILED {
-                    return Err(os_err("mmap of one page failed"));
-                }
-                self.pages.push(p as usize);
-                std::ptr::write_volatile(p as *mut u8, 1);
-            }
+        let base =
+            crate::os::reserve(span).map_err(|e| format!("cannot reserve address space: {e}"))?;
+        crate::os::unmap(base, span);
+        for i in 0..n {
+            let p = crate::os::map_anon_at(base as usize + 2 * i * page, page)
+                .map_err(|e| format!("mmap of one page failed: {e}"))?;
+            self.pages.push(p as usize);
+            // SAFETY: p is a fresh, writable page of our own.
+            unsafe { std::ptr::write_volatile(p, 1) };
         }
         Ok(())
     }
@@ -420,8 +411,7 @@ impl Drop for Batch {
             unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
         }
         for p in self.pages.drain(..) {
-            // SAFETY: unmapping pages we mapped.
-            unsafe { libc::munmap(p as *mut libc::c_void, self.page) };
+            crate::os::unmap(p as *mut u8, self.page);
         }
         self.fds.clear();
     }

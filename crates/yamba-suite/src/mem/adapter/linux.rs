@@ -56,21 +56,7 @@ impl Anon {
         let len = len.max(1).div_ceil(align) * align;
         let total = len + align - ps;
         // Populate after madvise, so a huge-page request is honoured.
-        // SAFETY: a fresh anonymous mapping; no existing memory is touched.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                total,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(os_err(&format!("mmap of {len} bytes")));
-        }
-        let base = base as *mut u8;
+        let base = crate::os::map_anon(total).map_err(|e| format!("mmap of {len} bytes: {e}"))?;
         let start = ((base as usize).div_ceil(align) * align) as *mut u8;
         let a = Anon {
             base,
@@ -125,8 +111,7 @@ impl Anon {
 
 impl Drop for Anon {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped.
-        unsafe { libc::munmap(self.base.cast(), self.total) };
+        crate::os::unmap(self.base, self.total);
     }
 }
 
@@ -196,24 +181,9 @@ pub enum Readahead {
 
 impl FileMap {
     pub fn new(file: &File, len: usize, ra: Readahead) -> Result<FileMap, String> {
-        // SAFETY: mapping a file we hold open; read-only.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(os_err("mmap of the scratch file"));
-        }
-        let m = FileMap {
-            ptr: ptr as *mut u8,
-            len,
-        };
+        let ptr = crate::os::map_file_read(file, len)
+            .map_err(|e| format!("mmap of the scratch file: {e}"))?;
+        let m = FileMap { ptr, len };
         let advice = match ra {
             Readahead::Kernel => libc::MADV_NORMAL,
             Readahead::Off => libc::MADV_RANDOM,
@@ -268,8 +238,7 @@ impl FileMap {
 
 impl Drop for FileMap {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped.
-        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+        crate::os::unmap(self.ptr, self.len);
     }
 }
 

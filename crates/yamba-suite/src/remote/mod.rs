@@ -32,6 +32,7 @@
 //! A test-only option makes the agent spin a known time on the calibrated
 //! clock before each reply: the ground truth of the round-trip tests.
 
+mod adapter;
 pub mod client;
 mod conn;
 mod paths;

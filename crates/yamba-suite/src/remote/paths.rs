@@ -8,7 +8,7 @@
 //! reports it for the open descriptor, is still under the root (closing the
 //! race of a symlink swapped in between).
 
-use super::super::adapter;
+use super::adapter;
 use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 

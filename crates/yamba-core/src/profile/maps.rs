@@ -1,0 +1,56 @@
+//! Which files are mapped where in the profiled process (/proc/PID/maps).
+
+use std::path::PathBuf;
+
+/// A file-backed executable mapping from /proc/PID/maps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mapping {
+    pub start: u64,
+    pub end: u64,
+    pub offset: u64,
+    pub path: PathBuf,
+}
+
+/// Parses /proc/PID/maps text: executable, file-backed mappings only.
+pub fn parse_maps(text: &str) -> Vec<Mapping> {
+    text.lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let range = f.next()?;
+            let perms = f.next()?;
+            let offset = u64::from_str_radix(f.next()?, 16).ok()?;
+            let _dev = f.next()?;
+            let _inode = f.next()?;
+            let path = f.collect::<Vec<_>>().join(" ");
+            // Files, and the kernel's [vdso]: executable mappings with a name.
+            if !perms.contains('x') || path.is_empty() {
+                return None;
+            }
+            let (s, e) = range.split_once('-')?;
+            Some(Mapping {
+                start: u64::from_str_radix(s, 16).ok()?,
+                end: u64::from_str_radix(e, 16).ok()?,
+                offset,
+                path: PathBuf::from(path),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_executable_mappings() {
+        let maps = parse_maps(
+            "55d0a0000000-55d0a0100000 r--p 00000000 fd:01 123 /usr/bin/yamba\n\
+             55d0a0100000-55d0a0400000 r-xp 00100000 fd:01 123 /usr/bin/yamba\n\
+             7f0000000000-7f0000001000 r-xp 00000000 00:00 0 [vdso]\n",
+        );
+        assert_eq!(maps.len(), 2);
+        assert_eq!(maps[1].path, PathBuf::from("[vdso]"));
+        assert_eq!(maps[0].offset, 0x100000);
+        assert_eq!(maps[0].path, PathBuf::from("/usr/bin/yamba"));
+    }
+}

@@ -1,0 +1,283 @@
+//! A run session: what `yamba run` does between parsing its options and
+//! printing — prepare the session (clock, BASE, machine), start the results
+//! file with the run's notes, run the benchmarks, save the file after every
+//! benchmark so an interrupted run keeps what finished, pool repetitions
+//! and close the file. A library call, so tests make the same run the
+//! command does.
+//!
+//! The noise check that opens a run's notes is the `sched` area's gap
+//! recorder, which this crate cannot reach (the suite stands above it): the
+//! caller hands it in as a [`NoiseProbe`] (`yamba_suite::session` does).
+
+use crate::bench::{Benchmark, RunConfig, Session};
+use crate::results::{now_rfc3339, BenchResult, Mode, ResultsFile, Status};
+use crate::runner::{merge_repetitions, run_benchmarks, Observer};
+use std::path::{Path, PathBuf};
+
+/// Says whether the machine is too noisy to trust small numbers, from a
+/// short recording on the benchmarks' CPU: a note, or None when quiet.
+pub type NoiseProbe = fn(&Session) -> Option<String>;
+
+/// How a run session is started.
+pub struct Start {
+    pub config: RunConfig,
+    /// Where the results file goes.
+    pub out: PathBuf,
+    /// The command line recorded in the file.
+    pub command: Vec<String>,
+    /// An executable that runs one benchmark as `EXE __bench …` (the
+    /// `yamba` binary): isolated benchmarks then run in fresh processes.
+    /// See [`crate::isolate`].
+    pub bench_exe: Option<PathBuf>,
+    /// The seed the benchmark order was shuffled with, recorded in the notes.
+    pub shuffle_seed: Option<u64>,
+    pub noise_probe: Option<NoiseProbe>,
+}
+
+/// A run in progress: the session, its results file and where it is saved.
+pub struct RunSession {
+    pub session: Session,
+    pub file: ResultsFile,
+    pub path: PathBuf,
+}
+
+/// How a run ended.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Stopped by Ctrl-C: the file keeps what finished and says so.
+    pub interrupted: bool,
+    /// Saves after a benchmark that failed (the run went on; the last
+    /// save's error, if the final one failed too, is returned as Err).
+    pub save_errors: Vec<String>,
+}
+
+impl RunSession {
+    /// Prepares the session and writes the empty results file, so that a
+    /// file that cannot be written fails the run before anything is measured.
+    pub fn start(start: Start) -> Result<RunSession, String> {
+        check_writable(&start.out)?;
+        let mut session = Session::prepare(start.config);
+        session.bench_exe = start.bench_exe;
+        let config = serde_json::to_value(&session.config)
+            .map_err(|e| format!("cannot record the configuration: {e}"))?;
+        let mut file = ResultsFile::new(
+            start.command,
+            config,
+            session.machine.clone(),
+            session.clock.info().clone(),
+            session.base.clone(),
+        );
+        let noise = start.noise_probe.and_then(|probe| probe(&session));
+        file.notes = run_notes(&session, noise, start.shuffle_seed);
+        let run = RunSession {
+            session,
+            file,
+            path: start.out,
+        };
+        run.save()?;
+        Ok(run)
+    }
+
+    /// Writes the results file as it stands, atomically.
+    pub fn save(&self) -> Result<(), String> {
+        self.file
+            .write_atomic(&self.path)
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
+
+    /// Runs `benches` (every requested mode and repetition), saving the
+    /// file after each; then pools repetitions and closes the file.
+    /// `observer` is told of progress as well.
+    pub fn run(
+        &mut self,
+        benches: &[&'static Benchmark],
+        observer: &mut dyn Observer,
+    ) -> Result<Outcome, String> {
+        let mut saving = Saving {
+            inner: observer,
+            raw: Vec::new(),
+            file: &mut self.file,
+            path: &self.path,
+            errors: Vec::new(),
+        };
+        let results = run_benchmarks(&self.session, benches, &mut saving);
+        let save_errors = saving.errors;
+        let interrupted = crate::interrupt::interrupted();
+        self.file.results = merge_repetitions(&results);
+        self.file.finish(interrupted);
+        self.save()?;
+        Ok(Outcome {
+            interrupted,
+            save_errors,
+        })
+    }
+
+    /// Results that failed or were withheld.
+    pub fn bad_results(&self) -> usize {
+        self.file
+            .results
+            .iter()
+            .filter(|r| matches!(r.status, Status::Failed | Status::Withheld))
+            .count()
+    }
+}
+
+/// Forwards progress and saves the file after every benchmark.
+struct Saving<'a> {
+    inner: &'a mut dyn Observer,
+    /// Every result as it came, before repetitions are pooled.
+    raw: Vec<BenchResult>,
+    file: &'a mut ResultsFile,
+    path: &'a Path,
+    errors: Vec<String>,
+}
+
+impl Observer for Saving<'_> {
+    fn started(&mut self, index: usize, total: usize, bench: &Benchmark, mode: Mode) {
+        self.inner.started(index, total, bench, mode);
+    }
+
+    fn finished(&mut self, results: &[BenchResult]) {
+        self.raw.extend(results.iter().cloned());
+        self.file.results = merge_repetitions(&self.raw);
+        if let Err(e) = self.file.write_atomic(self.path) {
+            self.errors.push(format!(
+                "cannot save results to {}: {e}",
+                self.path.display()
+            ));
+        }
+        self.inner.finished(results);
+    }
+}
+
+/// A fresh timestamped file name under `dir` (created if missing).
+pub fn default_out(dir: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create results folder {}: {e}", dir.display()))?;
+    let stamp = now_rfc3339().replace([':', '-'], "");
+    Ok(dir.join(format!("yamba-{stamp}.json")))
+}
+
+/// Fails before anything is measured if the results file cannot be written.
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("--out {}: is a directory", path.display()));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!(
+            "cannot write results to {}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        ));
+    }
+    let probe = dir.join(format!(".yamba-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("cannot write results to {}: {e}", path.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// The run-wide notes: hypervisor, noise, counters, order, quick pass, a
+/// wide BASE, an uncertain clock.
+pub fn run_notes(
+    session: &Session,
+    noise: Option<String>,
+    shuffle_seed: Option<u64>,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let m = &session.machine;
+    if let Some(h) = &m.hypervisor {
+        notes.push(format!(
+            "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
+        ));
+    }
+    if let Some(note) = noise {
+        notes.push(note);
+    }
+    if let Err(why) = crate::counters::probe() {
+        notes.push(why);
+    }
+    if let Some(seed) = shuffle_seed {
+        notes.push(format!("benchmarks ran in random order, seed {seed}"));
+    }
+    if session.config.quick {
+        notes.push("quick pass: short budgets, numbers are rough".into());
+    }
+    let b = &session.base;
+    if b.share_within_2x_min < 0.5 {
+        notes.push(format!(
+            "BASE is wide: only {:.0}% of observations within 2× the minimum; short timings are unreliable",
+            b.share_within_2x_min * 100.0
+        ));
+    }
+    let cal = &session.clock.info().calibration;
+    if cal.relative_uncertainty > 0.001 {
+        notes.push(format!(
+            "clock calibration uncertain by {:.2}%",
+            cal.relative_uncertainty * 100.0
+        ));
+    }
+    notes
+}
+
+/// Puts `benches` in a random order reproducible from `seed`.
+pub fn shuffle(benches: &mut [&'static Benchmark], seed: u64) {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    benches.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unwritable_place_fails_before_measuring() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_writable(&dir.path().join("no/such/r.json")).unwrap_err();
+        assert!(err.contains("does not exist"), "{err}");
+        let err = check_writable(dir.path()).unwrap_err();
+        assert!(err.contains("is a directory"), "{err}");
+        check_writable(&dir.path().join("r.json")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn shuffle_is_reproducible_from_its_seed_and_keeps_every_benchmark() {
+        static A: Benchmark = Benchmark {
+            id: "t.a",
+            ..Benchmark::TEMPLATE
+        };
+        static B: Benchmark = Benchmark {
+            id: "t.b",
+            ..Benchmark::TEMPLATE
+        };
+        static C: Benchmark = Benchmark {
+            id: "t.c",
+            ..Benchmark::TEMPLATE
+        };
+        let list: Vec<&'static Benchmark> = vec![&A, &B, &C, &A, &B, &C, &A, &B];
+        let ids = |v: &[&Benchmark]| v.iter().map(|b| b.id).collect::<Vec<_>>();
+        let (mut x, mut y) = (list.clone(), list.clone());
+        shuffle(&mut x, 7);
+        shuffle(&mut y, 7);
+        assert_eq!(ids(&x), ids(&y));
+        let mut sorted = ids(&x);
+        sorted.sort();
+        let mut want = ids(&list);
+        want.sort();
+        assert_eq!(sorted, want);
+        let orders: std::collections::BTreeSet<Vec<&str>> = (0..20)
+            .map(|seed| {
+                let mut z = list.clone();
+                shuffle(&mut z, seed);
+                ids(&z)
+            })
+            .collect();
+        assert!(orders.len() > 1, "every seed gave the same order");
+    }
+}

@@ -1,0 +1,34 @@
+//! yamba's results file, and nothing that measures.
+//!
+//! The serialised types every writer (`yamba run`, `yamba stone`) and every
+//! reader (`compare`, `plot`, `obs`, `select`, `export`, the report crate)
+//! shares: the [`ResultsFile`], its [`BenchResult`]s with their [`Method`],
+//! [`Evidence`] and [`Accounting`], and the descriptions of the machine,
+//! clock and BASE a run recorded. Detecting, calibrating and measuring
+//! these is `yamba-core`'s job; a reader needs only this crate.
+//!
+//! The format is documented field by field in docs/results-schema.md and
+//! checked by docs/results.schema.json.
+
+pub mod base;
+pub mod clock;
+pub mod counters;
+pub mod cpustates;
+pub mod machine;
+pub mod results;
+pub mod units;
+
+pub use base::Base;
+pub use clock::{Calibration, ClockInfo, ClockKind};
+pub use counters::Counts;
+pub use cpustates::CpuStates;
+pub use machine::{CacheLevel, Machine};
+pub use results::{
+    now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind, Certainty, Evidence,
+    Method, MethodKind, Mode, ReadError, ResultsFile, Series, Status, Tool, PRECISE_BLOCKS,
+    SCHEMA_NAME, SCHEMA_VERSION,
+};
+pub use units::{format_sig, Unit};
+
+/// This yamba's version, as recorded in results files.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

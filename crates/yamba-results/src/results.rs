@@ -1,0 +1,777 @@
+//! The results file: a versioned JSON document that `compare`, `plot`,
+//! `obs`, `select` and `export` read. Its schema is described field by field
+//! in docs/results-schema.md; bump [`SCHEMA_VERSION`] on any incompatible change.
+
+use crate::base::Base;
+use crate::clock::ClockInfo;
+use crate::counters::Counts;
+use crate::cpustates::CpuStates;
+use crate::machine::Machine;
+use crate::units::Unit;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use yamba_stats::Summary;
+
+pub const SCHEMA_NAME: &str = "yamba-results";
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Best case (hot caches, tight loop) or worst case (caches and branch
+/// history disturbed before each single operation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Hot,
+    Cold,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Hot => "hot",
+            Mode::Cold => "cold",
+        }
+    }
+}
+
+/// What became of a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Measured, and every assumption checked held.
+    Ok,
+    /// Measured, but an assumption it relies on did not hold: the number is
+    /// kept for diagnosis and must not be quoted.
+    Withheld,
+    /// Not measured here: a requirement is missing (reason says which).
+    Skipped,
+    /// The benchmark crashed, hung, or returned an error.
+    Failed,
+}
+
+impl Status {
+    /// The name the results file uses: `ok`, `withheld`, `skipped`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Withheld => "withheld",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One assumption a benchmark checked at run time, with what it saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// What is assumed, e.g. "every access faulted".
+    pub check: String,
+    pub expected: String,
+    pub observed: String,
+    pub ok: bool,
+    /// When false the check is informational: failing it does not withhold the result.
+    #[serde(default = "yes")]
+    pub gating: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Which method took the observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodKind {
+    /// T = (M(P'') − M(F)) / n: the loop of n operations minus the dummy loop F.
+    Loop,
+    /// One operation at a time, BASE subtracted from each.
+    Single,
+    /// The benchmark computes each observation itself.
+    Direct,
+}
+
+impl MethodKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MethodKind::Loop => "loop",
+            MethodKind::Single => "single",
+            MethodKind::Direct => "direct",
+        }
+    }
+}
+
+impl std::fmt::Display for MethodKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Reads `loop`, `single` and `direct`, and also the free text files of
+/// yamba 0.1.0 could hold, such as `single (cold: evict, …)`: the first
+/// word names the method.
+impl<'de> Deserialize<'de> for MethodKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let word = s
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .next()
+            .unwrap_or("");
+        match word {
+            "loop" => Ok(MethodKind::Loop),
+            "single" => Ok(MethodKind::Single),
+            "direct" => Ok(MethodKind::Direct),
+            _ => Err(serde::de::Error::unknown_variant(
+                &s,
+                &["loop", "single", "direct"],
+            )),
+        }
+    }
+}
+
+/// How the observations were taken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Method {
+    /// Loop, single or direct: see [`MethodKind`].
+    pub kind: MethodKind,
+    /// n: operations per observation.
+    pub iterations: u64,
+    /// m: copies of the operation unrolled in the loop body.
+    pub unroll: u32,
+    /// Median time of the dummy loop F per observation, in ns (loop method).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dummy_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dummy: Option<Summary>,
+    /// BASE subtracted from each observation, in ns (single method).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_subtracted_ns: Option<f64>,
+    pub warmup_ns: f64,
+    /// Relative half-width of the median's 95% interval aimed for.
+    pub target_precision: f64,
+    pub budget_s: f64,
+    pub elapsed_s: f64,
+    /// Why sampling stopped: "precision reached", "budget", "max observations", …
+    pub stopped: String,
+    /// The core clock right after sampling, in MHz (`yamba_core::coreclock`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_mhz: Option<f64>,
+}
+
+impl Method {
+    /// A benchmark that timed each observation itself (a peer, a curve, a
+    /// page-fault pass): n operations per observation, no dummy, no unrolling.
+    pub fn direct(
+        iterations: u64,
+        target_precision: f64,
+        budget_s: f64,
+        elapsed_s: f64,
+        stopped: impl Into<String>,
+    ) -> Method {
+        Method {
+            kind: MethodKind::Direct,
+            iterations: iterations.max(1),
+            unroll: 1,
+            dummy_ns: None,
+            dummy: None,
+            base_subtracted_ns: None,
+            warmup_ns: 0.0,
+            target_precision,
+            budget_s,
+            elapsed_s,
+            stopped: stopped.into(),
+            core_mhz: None,
+        }
+    }
+}
+
+/// A curve: latency by working-set size, bandwidth by file size, ….
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub x_label: String,
+    pub x_unit: String,
+    pub y_label: String,
+    pub y_unit: String,
+    /// Whether the curve reads best on logarithmic axes.
+    pub log_x: bool,
+    pub log_y: bool,
+    /// (x, y) points in x order.
+    pub points: Vec<[f64; 2]>,
+}
+
+/// What the kernel accounted to the benchmark's process, and what the rest
+/// of the machine was doing meanwhile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Accounting {
+    pub wall_s: f64,
+    pub user_s: f64,
+    pub system_s: f64,
+    pub max_rss_kib: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+    /// Whole-machine CPU states over the benchmark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_states: Option<CpuStates>,
+    /// Share of all CPUs' time used by other processes, in percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub others_busy_pct: Option<f64>,
+    /// CPU the benchmark was pinned to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned_cpu: Option<usize>,
+    /// Hardware counters over the whole benchmark, where the kernel offers them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Counts>,
+}
+
+/// What one block of a result is: the unit of replication its interval
+/// comes from (see docs/certainty.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// A fresh process running the benchmark: the interval includes the
+    /// variation between processes (layout, placement, the host's moment).
+    Process,
+    /// A contiguous run of one process's observations (batch means): the
+    /// interval accounts for drift and autocorrelation inside the process,
+    /// not for what another process would see.
+    Batch,
+}
+
+/// How far a result can be trusted, from one median per block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Certainty {
+    pub block: BlockKind,
+    /// Each block's median, in the order taken.
+    pub medians: Vec<f64>,
+    /// Observations in each block.
+    pub sizes: Vec<usize>,
+    #[serde(flatten)]
+    pub estimate: yamba_stats::BlockEstimate,
+    /// The core clock each block ran at, in MHz (one value for batches of
+    /// one process), where measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_mhz: Vec<f64>,
+    /// The same estimate in core cycles (each block's median times its
+    /// clock): what does not move when the host changes the core's
+    /// frequency. Times only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<yamba_stats::BlockEstimate>,
+    /// Why the interval is missing or limited, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Batches one process's observations are cut into for a within-process
+/// interval (batch means).
+pub const BATCHES: usize = 10;
+
+/// Blocks (fresh processes) per benchmark in a precise run: enough for a
+/// Student-t interval with 5 degrees of freedom, and for `compare`'s exact
+/// rank test to call a change at 99% (it needs ≥ 5 a side; ≥ 4 at 95%).
+pub const PRECISE_BLOCKS: usize = 6;
+
+impl Certainty {
+    /// From one process's observations: [`BATCHES`] contiguous batches.
+    /// `resolution`: the smallest step one observation can show;
+    /// `core_mhz`: the process's core clock, for a time.
+    pub fn within_process(
+        obs: &[f64],
+        resolution: f64,
+        core_mhz: Option<f64>,
+    ) -> Option<Certainty> {
+        let medians = yamba_stats::batch_medians(obs, BATCHES);
+        let size = obs.len() / medians.len().max(1);
+        let mut sizes = vec![size; medians.len()];
+        if let Some(last) = sizes.last_mut() {
+            *last = obs.len() - size * (medians.len() - 1);
+        }
+        let mut c = Self::from_blocks(BlockKind::Batch, medians, sizes, resolution, vec![])?;
+        if let Some(mhz) = core_mhz {
+            c.core_mhz = vec![mhz];
+            c.cycles = scaled(&c.estimate, mhz / 1e3);
+        }
+        Some(c)
+    }
+
+    /// From one median per block (per process, or per batch), and the
+    /// core clock of each block when the result is a time and it was
+    /// measured in every block.
+    pub fn from_blocks(
+        block: BlockKind,
+        medians: Vec<f64>,
+        sizes: Vec<usize>,
+        resolution: f64,
+        core_mhz: Vec<f64>,
+    ) -> Option<Certainty> {
+        let estimate = yamba_stats::between_blocks(&medians, resolution, 0.95)?;
+        let cycles = (core_mhz.len() == medians.len())
+            .then(|| {
+                let c: Vec<f64> = medians
+                    .iter()
+                    .zip(&core_mhz)
+                    .map(|(ns, mhz)| ns * mhz / 1e3)
+                    .collect();
+                let slowest = core_mhz.iter().copied().fold(f64::INFINITY, f64::min);
+                yamba_stats::between_blocks(&c, resolution * slowest / 1e3, 0.95)
+            })
+            .flatten();
+        let note = match (block, estimate.blocks) {
+            (_, 1) => Some("one block: no interval".to_string()),
+            (BlockKind::Batch, _) => Some(
+                "within one process only: does not include the variation between runs (use a precise run's process blocks)"
+                    .to_string(),
+            ),
+            (BlockKind::Process, _) => None,
+        };
+        Some(Certainty {
+            block,
+            medians,
+            sizes,
+            estimate,
+            core_mhz: if cycles.is_some() { core_mhz } else { vec![] },
+            cycles,
+            note,
+        })
+    }
+
+    /// Whether the interval covers the variation between processes.
+    pub fn between_processes(&self) -> bool {
+        self.block == BlockKind::Process && self.estimate.blocks > 1
+    }
+}
+
+/// An estimate in other units: everything times `k`.
+fn scaled(e: &yamba_stats::BlockEstimate, k: f64) -> Option<yamba_stats::BlockEstimate> {
+    let s = |v: f64| v * k;
+    Some(yamba_stats::BlockEstimate {
+        estimate: s(e.estimate),
+        ci: e.ci.map(|c| yamba_stats::Interval {
+            lo: s(c.lo),
+            hi: s(c.hi),
+            confidence: c.confidence,
+        }),
+        stddev: s(e.stddev),
+        resolution: s(e.resolution),
+        ..e.clone()
+    })
+}
+
+/// One measured quantity. A benchmark may produce several (one per
+/// argument count, per size, per mode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// Unique within a run with `mode`: the benchmark id, plus a suffix for variants.
+    pub id: String,
+    /// The registered benchmark that produced it.
+    pub benchmark: String,
+    pub area: String,
+    pub description: String,
+    pub unit: Unit,
+    pub mode: Mode,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The platform adapter that ran it.
+    pub adapter: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<Method>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    /// Every observation, in `unit`, in the order taken.
+    #[serde(default)]
+    pub observations: Vec<f64>,
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<Series>,
+    /// Benchmark-specific tables (e.g. the page-fault fit), free-form.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounting: Option<Accounting>,
+    /// The headline estimate and interval, from one median per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<Certainty>,
+}
+
+impl BenchResult {
+    /// An empty, ok result: the fields every producer sets, the rest empty.
+    pub fn new(
+        id: impl Into<String>,
+        benchmark: impl Into<String>,
+        area: impl Into<String>,
+        unit: Unit,
+        mode: Mode,
+        adapter: impl Into<String>,
+    ) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            benchmark: benchmark.into(),
+            area: area.into(),
+            description: String::new(),
+            unit,
+            mode,
+            status: Status::Ok,
+            reason: None,
+            adapter: adapter.into(),
+            params: BTreeMap::new(),
+            method: None,
+            summary: None,
+            observations: Vec::new(),
+            evidence: Vec::new(),
+            warnings: Vec::new(),
+            series: None,
+            extra: BTreeMap::new(),
+            accounting: None,
+            certainty: None,
+        }
+    }
+
+    /// The median of all observations pooled.
+    pub fn median(&self) -> Option<f64> {
+        self.summary.as_ref().map(|s| s.median)
+    }
+
+    /// The headline value and its 95% interval: from the blocks when the
+    /// result has them (the mean of the block medians), else the pooled
+    /// median and its order-statistic interval.
+    pub fn headline(&self) -> Option<(f64, Option<yamba_stats::Interval>)> {
+        match &self.certainty {
+            Some(c) => Some((c.estimate.estimate, c.estimate.ci)),
+            None => self.summary.as_ref().map(|s| (s.median, s.median_ci)),
+        }
+    }
+
+    /// The headline value alone.
+    pub fn value(&self) -> Option<f64> {
+        self.headline().map(|(v, _)| v)
+    }
+
+    /// Sets the observations and their summary.
+    pub fn set_observations(&mut self, obs: Vec<f64>) {
+        self.summary = Summary::of(&obs);
+        self.observations = obs;
+    }
+
+    pub fn add_evidence(
+        &mut self,
+        check: impl Into<String>,
+        expected: impl Into<String>,
+        observed: impl Into<String>,
+        ok: bool,
+    ) -> &mut Self {
+        self.evidence.push(Evidence {
+            check: check.into(),
+            expected: expected.into(),
+            observed: observed.into(),
+            ok,
+            gating: true,
+        });
+        self
+    }
+
+    /// Records an informational check: shown, but never withholds the result.
+    pub fn add_note_evidence(
+        &mut self,
+        check: impl Into<String>,
+        expected: impl Into<String>,
+        observed: impl Into<String>,
+        ok: bool,
+    ) -> &mut Self {
+        self.add_evidence(check, expected, observed, ok);
+        self.evidence.last_mut().unwrap().gating = false;
+        self
+    }
+
+    pub fn warn(&mut self, w: impl Into<String>) -> &mut Self {
+        self.warnings.push(w.into());
+        self
+    }
+
+    pub fn param(&mut self, key: &str, value: impl Serialize) -> &mut Self {
+        self.params.insert(
+            key.to_string(),
+            serde_json::to_value(value).unwrap_or(serde_json::Value::Null),
+        );
+        self
+    }
+
+    /// Withholds an Ok result whose gating evidence failed, naming the checks.
+    pub fn apply_evidence(&mut self) {
+        if self.status != Status::Ok {
+            return;
+        }
+        let failed: Vec<&str> = self
+            .evidence
+            .iter()
+            .filter(|e| e.gating && !e.ok)
+            .map(|e| e.check.as_str())
+            .collect();
+        if !failed.is_empty() {
+            self.status = Status::Withheld;
+            self.reason = Some(format!("assumption failed: {}", failed.join("; ")));
+        }
+    }
+
+    /// Key under which two runs' results are matched.
+    pub fn key(&self) -> String {
+        format!("{}@{}", self.id, self.mode.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+/// The whole results file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultsFile {
+    pub schema: String,
+    pub schema_version: u32,
+    pub tool: Tool,
+    /// RFC 3339, UTC.
+    pub started: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<String>,
+    /// False while the run is going on, and for an interrupted run.
+    pub complete: bool,
+    #[serde(default)]
+    pub interrupted: bool,
+    #[serde(default)]
+    pub command: Vec<String>,
+    pub config: serde_json::Value,
+    pub machine: Machine,
+    pub clock: ClockInfo,
+    pub base: Base,
+    pub results: Vec<BenchResult>,
+    /// Run-wide notes: noise on this machine, degraded features.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    Json(serde_json::Error),
+    NotYamba(String),
+    Version(u32),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::Json(e) => write!(f, "not a valid results file: {e}"),
+            ReadError::NotYamba(s) => write!(f, "not a yamba results file (schema {s:?})"),
+            ReadError::Version(v) => write!(
+                f,
+                "results file schema version {v} is newer than this yamba reads ({SCHEMA_VERSION})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl ResultsFile {
+    /// A new file of this schema version, written by this yamba, started
+    /// now and not yet complete; `results` and `notes` empty.
+    pub fn new(
+        command: Vec<String>,
+        config: serde_json::Value,
+        machine: Machine,
+        clock: ClockInfo,
+        base: Base,
+    ) -> ResultsFile {
+        ResultsFile {
+            schema: SCHEMA_NAME.into(),
+            schema_version: SCHEMA_VERSION,
+            tool: Tool {
+                name: "yamba".into(),
+                version: crate::VERSION.into(),
+            },
+            started: now_rfc3339(),
+            finished: None,
+            complete: false,
+            interrupted: false,
+            command,
+            config,
+            machine,
+            clock,
+            base,
+            results: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Marks the file finished now: complete unless `interrupted`.
+    pub fn finish(&mut self, interrupted: bool) {
+        self.finished = Some(now_rfc3339());
+        self.complete = !interrupted;
+        self.interrupted = interrupted;
+    }
+
+    /// Parses and checks a results file's text.
+    pub fn from_json(text: &str) -> Result<ResultsFile, ReadError> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
+        let schema = v.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+        if schema != SCHEMA_NAME {
+            return Err(ReadError::NotYamba(schema.to_string()));
+        }
+        let version = v
+            .get("schema_version")
+            .and_then(|s| s.as_u64())
+            .unwrap_or(0) as u32;
+        if version > SCHEMA_VERSION {
+            return Err(ReadError::Version(version));
+        }
+        serde_json::from_value(v).map_err(ReadError::Json)
+    }
+
+    pub fn read(path: &Path) -> Result<ResultsFile, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ReadError::Io(std::io::Error::new(
+                e.kind(),
+                format!("cannot read {}: {e}", path.display()),
+            ))
+        })?;
+        Self::from_json(&text)
+    }
+
+    /// Writes the file atomically: a temporary file beside it, flushed, then renamed.
+    pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self)?;
+        write_atomic(path, text.as_bytes())
+    }
+
+    /// Results with this id (any mode), or whose id starts with `prefix.`.
+    pub fn find<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a BenchResult> + 'a {
+        self.results.iter().filter(move |r| {
+            r.id == name
+                || r.key() == name
+                || r.benchmark == name
+                || r.id.starts_with(&format!("{name}."))
+                || r.area == name
+        })
+    }
+}
+
+/// Writes `bytes` to `path` so that a reader sees either the old file or
+/// the whole new one, never a part.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp.{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Current time as RFC 3339 UTC, e.g. `2026-11-23T00:17:25Z`.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    rfc3339(secs)
+}
+
+/// Formats seconds since the epoch (civil-from-days, Howard Hinnant's algorithm).
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_393_045), "2026-11-23T00:17:25Z");
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_atomic(&p, b"first").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"second");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(write_atomic(&dir.path().join("no/such/dir/x"), b"x").is_err());
+    }
+
+    #[test]
+    fn withholds_on_failed_gating_evidence_only() {
+        let mut r = BenchResult::new("x", "x", "t", Unit::Nanoseconds, Mode::Hot, "test");
+        r.add_note_evidence("informational", "1", "2", false);
+        r.apply_evidence();
+        assert_eq!(r.status, Status::Ok);
+        r.add_evidence("every access faulted", "100", "3", false);
+        r.apply_evidence();
+        assert_eq!(r.status, Status::Withheld);
+        assert!(r.reason.unwrap().contains("every access faulted"));
+    }
+
+    #[test]
+    fn rejects_foreign_and_future_files() {
+        assert!(matches!(
+            ResultsFile::from_json("{\"schema\":\"other\"}"),
+            Err(ReadError::NotYamba(_))
+        ));
+        assert!(matches!(
+            ResultsFile::from_json("{\"schema\":\"yamba-results\",\"schema_version\":99}"),
+            Err(ReadError::Version(99))
+        ));
+        assert!(matches!(
+            ResultsFile::from_json("[1,"),
+            Err(ReadError::Json(_))
+        ));
+    }
+}
