@@ -87,8 +87,8 @@ fn file(scale: f64) -> ResultsFile {
         },
         base: Base {
             base_ns: 20.0,
-            mean_ns: 20.0,
-            quantum_ns: 20.0,
+            mean_ns: Some(20.0),
+            quantum_ns: Some(20.0),
             base_ticks: 20,
             share_within_2x_min: 1.0,
             summary: yamba_stats::Summary::of(&[20.0]).unwrap(),

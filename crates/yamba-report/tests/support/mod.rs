@@ -54,8 +54,8 @@ pub fn base() -> Base {
     let obs = vec![20.0, 21.0, 20.0, 22.0, 20.0, 20.0];
     Base {
         base_ns: 20.0,
-        mean_ns: 20.5,
-        quantum_ns: 1.0,
+        mean_ns: Some(20.5),
+        quantum_ns: Some(1.0),
         base_ticks: 40,
         share_within_2x_min: 1.0,
         summary: Summary::of(&obs).unwrap(),
