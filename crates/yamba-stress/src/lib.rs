@@ -256,8 +256,9 @@ impl StressOutcome {
 pub struct Memory {
     pub kernel: f64,
     pub kernel_spread: f64,
-    pub available: f64,
-    pub available_spread: f64,
+    /// Memory in use that no live process holds ([`sys::MemReading::unowned`]).
+    pub unowned: f64,
+    pub unowned_spread: f64,
     pub reclaimable: f64,
     /// Kernel stack per task at the baseline, to net out others' threads.
     pub stack_per_thread: f64,
@@ -284,13 +285,13 @@ fn baseline_memory(n: usize, every: Duration) -> Option<Memory> {
         (x[x.len() / 2], x[x.len() - 1 - trim] - x[trim])
     };
     let (kernel, kernel_spread) = med(&|r| r.kernel_net(spt));
-    let (available, available_spread) = med(&|r| r.available_net(spt));
+    let (unowned, unowned_spread) = med(&|r| r.unowned(spt));
     let (reclaimable, _) = med(&|r| r.reclaimable);
     Some(Memory {
         kernel,
         kernel_spread,
-        available,
-        available_spread,
+        unowned,
+        unowned_spread,
         reclaimable,
         stack_per_thread: spt,
         raw: v[v.len() / 2],
@@ -565,25 +566,25 @@ fn settle_memory(before: Option<Memory>, settle: Duration) -> Option<Memory> {
     let mut best: Option<Memory> = None;
     loop {
         if let Some(r) = sys::read_memory() {
-            let (kernel, available) = (r.kernel_net(spt), r.available_net(spt));
+            let (kernel, unowned) = (r.kernel_net(spt), r.unowned(spt));
             let m = match best {
                 None => Memory {
                     kernel,
-                    available,
+                    unowned,
                     reclaimable: r.reclaimable,
                     raw: r,
                     ..b
                 },
                 Some(p) => Memory {
                     kernel: p.kernel.min(kernel),
-                    available: p.available.max(available),
+                    unowned: p.unowned.min(unowned),
                     reclaimable: p.reclaimable.min(r.reclaimable),
                     raw: r,
                     ..b
                 },
             };
             best = Some(m);
-            if report::kernel_within(&b, &m) && report::available_within(&b, &m) {
+            if report::kernel_within(&b, &m) && report::unowned_within(&b, &m) {
                 return best;
             }
         }

@@ -263,6 +263,10 @@ pub struct MemReading {
     pub reclaimable: f64,
     /// MemAvailable.
     pub available: f64,
+    /// MemTotal: not a constant in a virtual machine, whose balloon
+    /// driver gives memory back to the host and takes it again.
+    #[serde(default)]
+    pub total: f64,
     /// Σ RssAnon of every process.
     pub anon: f64,
     /// Σ VmPTE (page tables) of every process.
@@ -279,10 +283,18 @@ impl MemReading {
         self.kernel - self.process_page_tables - self.threads * stack_per_thread
     }
 
-    /// MemAvailable plus what live processes hold (anonymous memory, page
-    /// tables, kernel stacks): steady while others allocate and free.
-    pub fn available_net(&self, stack_per_thread: f64) -> f64 {
-        self.available + self.anon + self.process_page_tables + self.threads * stack_per_thread
+    /// Memory in use that no live process holds: MemTotal minus
+    /// MemAvailable minus what live processes hold (anonymous memory, page
+    /// tables, kernel stacks). Steady while others allocate and free, and
+    /// while a balloon driver changes MemTotal (a VM on a shared host
+    /// shrinks by hundreds of MiB within a minute); it grows with what
+    /// outlives its process (shared memory, kernel objects).
+    pub fn unowned(&self, stack_per_thread: f64) -> f64 {
+        self.total
+            - self.available
+            - self.anon
+            - self.process_page_tables
+            - self.threads * stack_per_thread
     }
 
     /// Kernel stack per task (KernelStack over all tasks, idle ones included).
@@ -332,20 +344,24 @@ pub fn read_memory() -> Option<MemReading> {
         refresh_counters();
         let k1 = kernel()?;
         let a1 = mem_available()? as f64;
+        let t1 = mem_total()? as f64;
         let (anon, pte, threads) = process_memory();
         refresh_counters();
         let k2 = kernel()?;
         let a2 = mem_available()? as f64;
+        let t2 = mem_total()? as f64;
         let r = MemReading {
             kernel: (kernel_unreclaimable(&k1) + kernel_unreclaimable(&k2)) / 2.0,
             kernel_stack: (k1.kernel_stack + k2.kernel_stack) / 2.0,
             reclaimable: (k1.s_reclaimable + k2.s_reclaimable) / 2.0,
             available: (a1 + a2) / 2.0,
+            total: (t1 + t2) / 2.0,
             anon,
             process_page_tables: pte,
             threads,
         };
         let steady = (a1 - a2).abs() < 4.0 * 1048576.0
+            && t1 == t2
             && (kernel_unreclaimable(&k1) - kernel_unreclaimable(&k2)).abs() < 1048576.0;
         if steady {
             return Some(r);
