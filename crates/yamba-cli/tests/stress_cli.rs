@@ -1,5 +1,5 @@
 //! `yamba stress` as a user runs it: a planted leak makes it exit 1 with
-//! the leak named and a valid results file; SIGTERM and SIGKILL leave no
+//! the leak named and a valid results file; Ctrl-C, SIGTERM and SIGKILL leave no
 //! process behind; a finding's printed replay command reproduces it; bad
 //! options get a one-line error.
 
@@ -106,30 +106,42 @@ fn wait_running(sid: i32) {
     std::thread::sleep(Duration::from_millis(500));
 }
 
+/// Ctrl-C (SIGINT to the terminal's foreground process group) and SIGTERM
+/// (to the supervisor alone): the run stops, keeps its results, exits 130
+/// and leaves no process of its session behind.
 #[test]
-fn sigterm_stops_the_run_keeps_its_results_and_leaves_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut child, out) = start_long(dir.path());
-    let sid = child.id() as i32;
-    wait_running(sid);
-    assert!(in_session(sid).len() >= 3, "{:?}", in_session(sid));
-    let t0 = Instant::now();
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(sid, libc::SIGTERM) };
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "not stopped 20 s after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(status.code(), Some(130));
-    assert_eq!(wait_empty(sid), Vec::<String>::new());
-    let file = yamba_core::ResultsFile::read(&out).expect("results kept");
-    assert!(file.interrupted && !file.complete);
+fn ctrl_c_and_sigterm_stop_the_run_keep_its_results_and_leave_nothing() {
+    for (sig, to_group) in [(libc::SIGINT, true), (libc::SIGTERM, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut child, out) = start_long(dir.path());
+        let sid = child.id() as i32;
+        wait_running(sid);
+        assert!(in_session(sid).len() >= 3, "{:?}", in_session(sid));
+        let t0 = Instant::now();
+        // SAFETY: signalling our own child (and its process group).
+        unsafe { libc::kill(if to_group { -sid } else { sid }, sig) };
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "not stopped 20 s after signal {sig}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(status.code(), Some(130), "signal {sig}");
+        assert_eq!(wait_empty(sid), Vec::<String>::new(), "signal {sig}");
+        let file = yamba_core::ResultsFile::read(&out).expect("results kept");
+        assert!(file.interrupted && !file.complete, "signal {sig}");
+        // The scratch directory went away too.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".yamba"))
+            .collect();
+        assert!(left.is_empty(), "signal {sig}: {left:?}");
+    }
 }
 
 #[test]
@@ -143,6 +155,31 @@ fn sigkill_of_the_supervisor_takes_every_worker_with_it() {
     child.wait().unwrap();
     // Workers die with it (PR_SET_PDEATHSIG), their children with them.
     assert_eq!(wait_empty(sid), Vec::<String>::new());
+    // Its scratch folder stays (no time to remove it) until the next run.
+    let stale = dir.path().join(format!(".yamba-stress-{sid}"));
+    assert!(stale.is_dir());
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "stress",
+            "--ops",
+            "50",
+            "--workers",
+            "1",
+            "--stressors",
+            "pipe",
+        ])
+        .args(["--no-errors", "--out", "s.json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!stale.exists());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("removed 1 scratch folder(s)"));
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //!
 //! A run (see [`run`]):
 //! 1. baselines: unreclaimable kernel memory (the `space` area's
-//!    accounting: slab, kernel stacks, page tables) and MemAvailable,
+//!    accounting: slab, kernel stacks, page tables) and the memory in use
+//!    that no live process holds (MemTotal − MemAvailable, netted),
 //!    sampled until their spread is known;
 //! 2. the idle measurement of each `--measure` benchmark;
 //! 3. churn workers ([`churn`]) and the error-test process ([`errors`]),
@@ -26,6 +27,7 @@ pub mod churn;
 pub mod cost;
 pub mod errors;
 pub mod limits;
+pub mod plant;
 pub mod report;
 pub mod rng;
 pub mod shared;
@@ -60,13 +62,17 @@ pub struct Plant {
     pub leak: Option<(Kind, u64)>,
     /// Churn worker 0 dies of SIGSEGV at this operation.
     pub crash_worker_at: Option<u64>,
+    /// Churn worker 0 leaves this many MiB of kernel memory behind, in
+    /// System V message queues ([`plant`]; remove them with
+    /// [`plant::remove_kernel_leak`]).
+    pub kernel_leak_mib: Option<u64>,
     #[serde(skip)]
     pub table: TablePlants,
 }
 
 impl Plant {
-    /// `leak=eventfd:100`, `crash-worker=500`, `wrong-errno`, `crash-call`,
-    /// `hang-call`, comma-separated.
+    /// `leak=eventfd:100`, `crash-worker=500`, `kernel-leak=128` (MiB),
+    /// `wrong-errno`, `crash-call`, `hang-call`, comma-separated.
     pub fn parse(s: &str) -> Result<Plant, String> {
         let mut p = Plant::default();
         for part in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
@@ -76,6 +82,9 @@ impl Plant {
                     let kind = Kind::parse(k).ok_or_else(|| format!("plant: unknown kind {k}"))?;
                     let n = n.parse().map_err(|_| format!("plant: bad count {n}"))?;
                     p.leak = Some((kind, n));
+                }
+                Some(("kernel-leak", v)) => {
+                    p.kernel_leak_mib = Some(v.parse().map_err(|_| format!("plant: bad MiB {v}"))?)
                 }
                 Some(("crash-worker", v)) => {
                     p.crash_worker_at = Some(v.parse().map_err(|_| format!("plant: bad op {v}"))?)
@@ -92,6 +101,7 @@ impl Plant {
     pub fn active(&self) -> bool {
         self.leak.is_some()
             || self.crash_worker_at.is_some()
+            || self.kernel_leak_mib.is_some()
             || self.table != TablePlants::default()
     }
 
@@ -101,6 +111,11 @@ impl Plant {
             v.push(format!(
                 "leak the fds of every {n}th {} destroyed",
                 k.name()
+            ));
+        }
+        if let Some(m) = self.kernel_leak_mib {
+            v.push(format!(
+                "worker 0 leaves {m} MiB of kernel memory in System V message queues"
             ));
         }
         if let Some(op) = self.crash_worker_at {
@@ -372,6 +387,13 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
         .unwrap_or_else(|| PathBuf::from("."));
     let parent = std::fs::canonicalize(&parent)
         .map_err(|e| format!("scratch folder {}: {e}", parent.display()))?;
+    let removed = remove_stale_scratch(&parent);
+    if removed > 0 {
+        notes.push(format!(
+            "removed {removed} scratch folder(s) left in {} by runs that were killed (SIGKILL leaves no time to clean up)",
+            parent.display()
+        ));
+    }
     let scratch = parent.join(format!(".yamba-stress-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)
         .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
@@ -396,6 +418,11 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
                 scratch: dir,
                 leak: config.plant.leak,
                 crash_at: config.plant.crash_worker_at.filter(|_| i == 0),
+                kernel_leak_bytes: config
+                    .plant
+                    .kernel_leak_mib
+                    .filter(|_| i == 0)
+                    .map(|m| m << 20),
             }
         })
         .collect();
@@ -593,6 +620,32 @@ fn settle_memory(before: Option<Memory>, settle: Duration) -> Option<Memory> {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Removes the `.yamba-stress-PID` folders in `parent` whose process is
+/// gone (a run killed by SIGKILL cannot remove its own); returns how many.
+fn remove_stale_scratch(parent: &std::path::Path) -> usize {
+    let Ok(dir) = std::fs::read_dir(parent) else {
+        return 0;
+    };
+    dir.flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(".yamba-stress-"))
+                .and_then(|p| p.parse::<i32>().ok())
+            else {
+                return false;
+            };
+            // Alive (or another user's): kill(pid, 0) is 0 or EPERM.
+            // SAFETY: signal 0 checks existence only.
+            let gone = unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            gone && e.file_type().is_ok_and(|t| t.is_dir())
+        })
+        .filter(|e| std::fs::remove_dir_all(e.path()).is_ok())
+        .count()
 }
 
 struct RemoveOnDrop(PathBuf);

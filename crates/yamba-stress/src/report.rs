@@ -714,11 +714,21 @@ fn cost_results(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summary) {
                 let (div, sym) = a.unit.scale_for(x.median);
                 let f = |v: f64| format!("{} {sym}", format_sig(v / div));
                 let extra = &c.extra.get("best_vs_worst");
+                // The interval belongs to the Hodges–Lehmann ratio (the
+                // median of pairwise ratios), not to the ratio of medians:
+                // say both, so a skewed distribution puts no point outside
+                // its own interval.
                 let ci = extra
-                    .and_then(|e| e["ratio_ci95"].as_array().cloned())
-                    .map(|v| {
+                    .and_then(|e| {
+                        Some((
+                            e["hodges_lehmann_ratio"].as_f64()?,
+                            e["ratio_ci95"].as_array()?.clone(),
+                        ))
+                    })
+                    .map(|(hl, v)| {
                         format!(
-                            " (95% CI ×{}–×{})",
+                            " (ratio of medians; Hodges–Lehmann ×{}, 95% CI ×{}–×{})",
+                            format_sig(hl),
                             format_sig(v[0].as_f64().unwrap_or(f64::NAN)),
                             format_sig(v[1].as_f64().unwrap_or(f64::NAN))
                         )

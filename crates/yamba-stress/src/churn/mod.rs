@@ -54,6 +54,8 @@ pub struct WorkerSpec {
     pub leak: Option<(Kind, u64)>,
     /// Test plant: die of SIGSEGV at this operation.
     pub crash_at: Option<u64>,
+    /// Test plant: leave this much kernel memory behind at the first operation.
+    pub kernel_leak_bytes: Option<u64>,
 }
 
 /// Per kind: what was done, and how creations failed (errno → count).
@@ -230,6 +232,9 @@ impl<'a> Worker<'a> {
     }
 
     fn step(&mut self) {
+        if let Some(bytes) = self.spec.kernel_leak_bytes.filter(|_| self.op == 0) {
+            crate::plant::leak_kernel_memory(bytes);
+        }
         if self.spec.crash_at == Some(self.op) {
             // Test plant. SAFETY: deliberately ends this worker with SIGSEGV.
             let v = unsafe { std::ptr::read_volatile(16 as *const u8) };
