@@ -92,6 +92,27 @@ pub fn measure(
 
 /// The result comparing a measurement under stress with its idle twin.
 /// `covered`: whether the stress ran for the whole stressed measurement.
+/// The cost result of a measurement that ran idle but not under stress (the
+/// stress ended first, or was interrupted): failed, with why, never dropped.
+pub fn not_measured(idle: &BenchResult, why: &str) -> BenchResult {
+    let base_id = idle.id.trim_end_matches(".idle").to_string();
+    let mut r = BenchResult::new(
+        format!("stress.cost.{base_id}"),
+        "stress.cost",
+        "stress",
+        Unit::Ratio,
+        idle.mode,
+        "generic",
+    );
+    r.description = format!("cost of the stress: {base_id} under stress over idle");
+    r.param("idle", &idle.id);
+    r.status = Status::Failed;
+    r.reason = Some(format!(
+        "not measured under stress: {why} (give the stress a --time longer than the measurement)"
+    ));
+    r
+}
+
 pub fn compare(idle: &BenchResult, stressed: &BenchResult, covered: (bool, String)) -> BenchResult {
     let base_id = idle.id.trim_end_matches(".idle").to_string();
     let mut r = BenchResult::new(

@@ -706,6 +706,18 @@ fn cost_results(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summary) {
                 .iter()
                 .find(|b| b.id.trim_end_matches(".stressed") == base && b.mode == a.mode)
             else {
+                let why = if sup.measured.is_none() {
+                    "the stress ended before the measurement under stress could start"
+                } else {
+                    "the measurement under stress gave no such result"
+                };
+                let c = cost::not_measured(a, why);
+                sum.costs.push(format!(
+                    "{base} ({}): {}",
+                    a.mode.as_str(),
+                    c.reason.as_deref().unwrap_or("")
+                ));
+                out.push(c);
                 continue;
             };
             out.push(b.clone());

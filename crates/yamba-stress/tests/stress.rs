@@ -472,3 +472,30 @@ fn a_cpu_bound_stressor_on_its_cpu_makes_the_pipe_round_trip_slower_than_idle() 
     }
     panic!("under stress not slower than idle in 3 attempts: {last}");
 }
+
+#[test]
+fn a_measurement_the_stress_ended_before_is_reported_not_dropped() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(&StressConfig {
+        seed: Some(4),
+        ops: Some(50),
+        workers: 1,
+        stressors: vec![Kind::Pipe],
+        error_tests: false,
+        measure: vec!["ipc.rtt.pipe".into()],
+        ..config(dir.path())
+    });
+    let c = find(&o, "stress.cost.ipc.rtt.pipe.same_cpu");
+    assert_eq!(c.status, Status::Failed);
+    assert!(
+        c.reason
+            .as_deref()
+            .unwrap()
+            .starts_with("not measured under stress: the stress ended before"),
+        "{:?}",
+        c.reason
+    );
+    // A measurement is not an invariant: the run itself passed.
+    assert_eq!(o.exit_code(), 0, "{:?}", ids(&o));
+}
