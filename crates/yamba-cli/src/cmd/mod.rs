@@ -15,4 +15,5 @@ pub mod select;
 pub mod serve;
 pub mod stone;
 pub mod stress;
+pub mod summary;
 pub mod top;
