@@ -190,7 +190,7 @@ pub fn run_notes(
 ) -> Vec<String> {
     let mut notes = Vec::new();
     let m = &session.machine;
-    if let Some(h) = &m.hypervisor {
+    if let Some(h) = m.hypervisor_name() {
         notes.push(format!(
             "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
         ));

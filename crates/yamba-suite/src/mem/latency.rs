@@ -113,7 +113,9 @@ fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
     let levels = name_levels(ctx.machine(), &curve, &plateaus);
     let mut r = curve_result(ctx, &cfg, &curve, &plateaus, &levels);
     if ctx.quick() && ctx.setting("max_size").is_none() {
-        r.warn("quick mode: the curve stops at 2× the last-level cache, not 8×");
+        // Says once what the "curve ends at …" warning would say again.
+        r.warnings.retain(|w| !w.starts_with("curve ends at"));
+        r.warn("quick mode: the curve is cut short near 2× the last-level cache (a full run goes to 8×)");
     }
     ctx.push(r);
     for l in &levels {
@@ -294,8 +296,12 @@ fn curve_result(
     );
     r.add_evidence(
         "the curve reaches past the last-level cache (≥ 2× LLC), so its last point is memory",
-        format!("≥ {} bytes", 2 * llc),
-        format!("{} bytes", last.bytes),
+        format!("≥ {}", bytes_text((2 * llc) as f64)),
+        format!(
+            "{} ({:.1}× the LLC)",
+            bytes_text(last.bytes as f64),
+            last.bytes as f64 / llc as f64
+        ),
         last.bytes as u64 >= 2 * llc,
     );
     if (last.bytes as u64) < 8 * llc {
@@ -385,4 +391,10 @@ fn curve_result(
             .collect::<Vec<_>>()),
     );
     r
+}
+
+/// A size as people read it: `90 MiB`.
+fn bytes_text(b: f64) -> String {
+    let (div, sym) = Unit::Bytes.scale_for(b);
+    format!("{} {sym}", yamba_core::units::format_sig(b / div))
 }
