@@ -13,7 +13,17 @@ pub struct CompletionArgs {
 }
 
 /// Writes the completion script for `args.shell` to standard output.
-pub fn completions(args: CompletionArgs, mut cmd: clap::Command) -> anyhow::Result<i32> {
+pub fn completions(args: CompletionArgs, cmd: clap::Command) -> anyhow::Result<i32> {
+    // Hidden (internal) subcommands are not offered: the generators would
+    // list them, so they are left out of the command handed over.
+    let visible: Vec<clap::Command> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .cloned()
+        .collect();
+    let mut cmd = clap::Command::new("yamba")
+        .version(env!("CARGO_PKG_VERSION"))
+        .subcommands(visible);
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "yamba", &mut out);
     super::obs::write_stdout(&String::from_utf8_lossy(&out))?;

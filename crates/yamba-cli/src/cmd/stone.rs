@@ -65,7 +65,7 @@ pub struct Args {
     /// Write the seconds per run, one per line, for ministat (one command
     /// only). Without FILE: stone.<command>.log, or with `.next` appended
     /// while that exists.
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = DEFAULT_LOG)]
     log: Option<PathBuf>,
     /// Write a results file like `yamba run`'s (one command only).
     #[arg(long, value_name = "RESULTS.json")]
@@ -97,6 +97,9 @@ pub struct Args {
     #[arg(required = true, num_args = 1.., value_name = "COMMAND")]
     command: Vec<String>,
 }
+
+/// `--log` without a file name.
+const DEFAULT_LOG: &str = "stone.<command>.log";
 
 /// One command to time: its words (or its text for `sh -c`), as written.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let series = &all[0];
     let seconds = series.seconds();
     let log = args.log.as_ref().map(|l| {
-        if l.as_os_str().is_empty() {
+        if l.as_os_str() == DEFAULT_LOG {
             default_log(&series.name())
         } else {
             l.clone()
