@@ -412,7 +412,7 @@ pub fn header_with(
 pub fn header(machine: &Machine, clock: &ClockInfo, base: &Base, cpu: Option<usize>) -> String {
     let place = match machine.hypervisor_name() {
         Some(h) => format!("virtual machine: {h}"),
-        None => "bare metal".into(),
+        None => "no hypervisor detected".into(),
     };
     let clock_name = match clock.kind {
         ClockKind::Tsc => "TSC",
