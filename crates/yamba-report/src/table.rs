@@ -375,6 +375,17 @@ pub fn notes_text(notes: &[String], layout: Layout) -> String {
         .collect()
 }
 
+/// Text whose lines wider than the layout are wrapped (headings of the
+/// comparison tables); other lines are kept as they are.
+pub fn fit_lines(text: &str, layout: Layout) -> String {
+    text.lines()
+        .map(|l| match layout.width {
+            Some(w) if l.chars().count() > w => fit(l, Some(w)),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
 /// A paragraph wrapped to `width` (continuation lines indented by two),
 /// or as it is without a width.
 fn fit(text: &str, width: Option<usize>) -> String {

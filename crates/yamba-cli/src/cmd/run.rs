@@ -187,7 +187,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 "{}",
                 yamba_report::table::render_with(&file.results, layout)
             );
-            print!("{}", yamba_report::table::render_comparisons(&file.results));
+            print!(
+                "{}",
+                yamba_report::table::fit_lines(
+                    &yamba_report::table::render_comparisons(&file.results),
+                    layout
+                )
+            );
             print!("{}", yamba_report::table::notes_text(&file.notes, layout));
         }
         Format::Json => println!("{}", serde_json::to_string_pretty(file)?),
