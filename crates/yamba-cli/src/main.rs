@@ -3,13 +3,18 @@
 
 mod cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
     name = "yamba",
     version,
     about = "yet another micro-benchmark architecture: what OS and hardware primitives really cost",
+    long_about = "yamba measures what operating-system and hardware primitives really cost \
+(a system call, a fork, a context switch, a page fault, a cache miss, a byte read from a file \
+or a socket) and keeps, with every number, its raw observations, its statistics and the \
+evidence that it measured what it claims.\n\nStart with `yamba list` (what can run here), then \
+`yamba run --quick`. The words the output uses are explained in docs/glossary.md.",
     propagate_version = true
 )]
 struct Cli {
@@ -26,13 +31,13 @@ enum Command {
     /// Runs one benchmark for a parent `yamba run` (internal).
     #[command(name = "__bench", hide = true)]
     Bench(cmd::bench_child::Args),
-    /// FreeBSD ministat: compare columns of numbers with Student's t.
+    /// Compare columns of numbers with Student's t: FreeBSD's ministat, byte for byte.
     Ministat(cmd::ministat::Args),
     /// Plot observations (series or histogram) or a curve, in the terminal or to SVG/PNG.
     Plot(cmd::plot::Args),
-    /// Print a benchmark's raw observations, one per line (the seed's bcut).
+    /// Print a benchmark's raw observations, one per line (to pipe into ministat, plot, …).
     Obs(cmd::obs::Args),
-    /// Write a smaller results file with just the named benchmarks (the seed's bgrep).
+    /// Write a smaller results file holding only the named benchmarks.
     Select(cmd::select::Args),
     /// Compare two results files: change, confidence interval, p-value, verdict.
     Compare(cmd::compare::Args),
@@ -46,9 +51,9 @@ enum Command {
     /// tests with invalid arguments, invariants checked, and the latency cost
     /// of the stress on a chosen benchmark.
     Stress(cmd::stress::Args),
-    /// Time a whole command N times (worldstone): cycles, wall, CPU time, peak memory.
+    /// Time whole commands: runs, relative speed, cycles, wall, CPU time, peak memory.
     Stone(cmd::stone::Args),
-    /// Aggregate TIME_BLOCK lines: totals per site, share and cumulative share.
+    /// Sum the TIME_BLOCK lines a program printed: time per call site, share, cumulative share.
     Blocks(cmd::blocks::Args),
     /// Print CPU states (user, system, idle, iowait, steal) at an interval.
     Top(cmd::top::Args),
@@ -56,6 +61,10 @@ enum Command {
     Lang(cmd::lang::Args),
     /// Measure instruction sequences (generated code, dependent chains), side by side.
     Asm(cmd::asm::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::CompletionArgs),
+    /// Print the manual page (roff), or write one per subcommand with --out-dir.
+    Man(cmd::completions::ManArgs),
 }
 
 fn main() {
@@ -64,6 +73,7 @@ fn main() {
         Command::Run(a) => cmd::run::run(a),
         Command::List(a) => cmd::list::run(a),
         Command::Bench(a) => cmd::bench_child::run(a),
+        Command::Ministat(a) if a.wants_help() => print_help("ministat"),
         Command::Ministat(a) => cmd::ministat::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Obs(a) => cmd::obs::run(a),
@@ -78,6 +88,8 @@ fn main() {
         Command::Top(a) => cmd::top::run(a),
         Command::Lang(a) => cmd::lang::run(a),
         Command::Asm(a) => cmd::asm::run(a),
+        Command::Completions(a) => cmd::completions::completions(a, Cli::command()),
+        Command::Man(a) => cmd::completions::man(a, Cli::command()),
     };
     match result {
         Ok(code) => std::process::exit(code),
@@ -86,4 +98,15 @@ fn main() {
             std::process::exit(2);
         }
     }
+}
+
+/// Prints a subcommand's help (for those that parse their own options).
+fn print_help(name: &str) -> anyhow::Result<i32> {
+    let mut cli = Cli::command();
+    cli.build();
+    let sub = cli
+        .find_subcommand_mut(name)
+        .ok_or_else(|| anyhow::anyhow!("no subcommand {name}"))?;
+    sub.print_long_help()?;
+    Ok(0)
 }

@@ -63,7 +63,14 @@ fn crash_and_hang_fail_alone_and_the_run_completes() {
     assert_eq!(s, "failed");
     assert!(why.as_str().unwrap().contains("timed out"), "{why}");
     assert_eq!(status("cpu.syscall.getppid").0, "ok");
-    assert!(stdout.contains("FAILED: crashed"), "{stdout}");
+    let crash_row = stdout
+        .lines()
+        .find(|l| l.starts_with("testing.crash"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        crash_row.contains("FAILED") && crash_row.contains("crashed"),
+        "{stdout}"
+    );
     // No scratch directory is left in the working directory.
     let left: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()

@@ -203,7 +203,7 @@ fn no_shell_unless_asked() {
 #[test]
 fn compare_prints_the_ministat_report_and_bad_input_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let out = yamba(dir.path(), &["stone", "-n", "3", "--", "true"]);
+    let out = yamba(dir.path(), &["stone", "-n", "3", "--log", "--", "true"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(dir.path().join("stone.true.log").exists());
     let out = yamba(
@@ -214,6 +214,7 @@ fn compare_prints_the_ministat_report_and_bad_input_is_one_line() {
             "3",
             "--compare",
             "stone.true.log",
+            "--log",
             "--",
             "true",
         ],
@@ -369,4 +370,184 @@ fn profile_shows_the_read_path_of_a_read_benchmark() {
         .and_then(|p| p.parse().ok())
         .expect("kernel share");
     assert!(kernel_pct > 40.0, "{stdout}");
+}
+
+/// Files the user asked for, and only those: a plain run leaves the
+/// working directory as it was.
+#[test]
+fn no_files_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = yamba(dir.path(), &["stone", "-n", "3", "--", "true"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A quoted command with shell syntax is refused with a pointer to --shell
+/// (run without a shell, `|` would be an argument of `ls`).
+#[test]
+fn shell_syntax_suggests_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = yamba(dir.path(), &["stone", "-n", "1", "ls | wc -l"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--shell"), "{err}");
+    let out = yamba(dir.path(), &["stone", "-n", "1", "--shell", "ls | wc -l"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+fn exported(dir: &Path, name: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
+/// Ground truth: `sleep 0.5` takes twice as long as `sleep 0.25` (plus the
+/// same spawn cost, a millisecond or two; long sleeps so that a busy
+/// machine's late wake-ups weigh little): the relative speed is 2 within
+/// 5%, its uncertainty small, and the faster command named. Reading the
+/// ratio upside down (0.5), as a difference (0.25), or of the wrong pair
+/// fails. Up to 3 attempts: a busy machine can delay a wake-up.
+#[test]
+fn relative_speed_of_two_sleeps() {
+    let _turn = TIMING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let out = yamba(
+            dir.path(),
+            &[
+                "stone",
+                "sleep 0.5",
+                "sleep 0.25",
+                "-n",
+                "6",
+                "--export-json",
+                "r.json",
+                "--export-markdown",
+                "r.md",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("Summary\n  sleep 0.25 ran\n")
+                && stdout.contains("times faster than sleep 0.5"),
+            "{stdout}"
+        );
+        let j = exported(dir.path(), "r.json");
+        let res = j["results"].as_array().unwrap();
+        assert_eq!(res.len(), 2);
+        assert_eq!(res[0]["command"], "sleep 0.5");
+        assert_eq!(res[1]["relative"], 1.0, "the fastest is the reference");
+        let ratio = res[0]["relative"].as_f64().unwrap();
+        let sd = res[0]["relative_stddev"].as_f64().unwrap();
+        let means = (
+            res[0]["mean"].as_f64().unwrap(),
+            res[1]["mean"].as_f64().unwrap(),
+        );
+        assert!((ratio - means.0 / means.1).abs() < 1e-9, "{j}");
+        let printed = format!("{ratio:.2} ± {sd:.2} times faster");
+        assert!(stdout.contains(&printed), "{printed} in {stdout}");
+        let md = std::fs::read_to_string(dir.path().join("r.md")).unwrap();
+        assert!(
+            md.contains("| `sleep 0.25` |") && md.contains("| Relative |"),
+            "{md}"
+        );
+        seen.push((ratio, sd));
+        if (ratio - 2.0).abs() < 0.1 && sd < 0.1 {
+            return;
+        }
+    }
+    panic!("relative speed of sleep 0.5 vs 0.25 not 2 ± 5% in 3 attempts: {seen:?}");
+}
+
+/// -L runs the command once per value; the CSV export has one row each,
+/// with the parameter, and times that follow the sleeps given.
+#[test]
+fn parameter_list_and_csv_export() {
+    let _turn = TIMING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let out = yamba(
+        dir.path(),
+        &[
+            "stone",
+            "-n",
+            "3",
+            "-L",
+            "t",
+            "0.05,0.15",
+            "--export-csv",
+            "r.csv",
+            "sleep {t}",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("command,mean,") && lines[0].ends_with(",parameter_t"));
+    for (line, (cmd, secs)) in lines[1..]
+        .iter()
+        .zip([("sleep 0.05", 0.05), ("sleep 0.15", 0.15)])
+    {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[0], cmd, "{csv}");
+        let min: f64 = f[6].parse().unwrap();
+        assert!(min >= secs && min < secs * 1.2, "{csv}");
+    }
+    // An unused parameter is an error, not a silent single run.
+    let out = yamba(
+        dir.path(),
+        &["stone", "-n", "1", "-P", "n", "1", "3", "true"],
+    );
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("{n}"), "{}", text(&out.stderr));
+}
+
+/// With --shell the shell's own start-up is measured and subtracted: what
+/// is left of `sh -c 'sleep 0.1'` is the sleep and its exec, not 0.1 s plus
+/// a shell.
+#[test]
+fn shell_spawn_is_subtracted() {
+    let _turn = TIMING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let out = yamba(
+        dir.path(),
+        &[
+            "stone",
+            "-n",
+            "5",
+            "--shell",
+            "--export-json",
+            "r.json",
+            "sleep 0.1",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("the mean time to spawn the shell alone"));
+    let j = exported(dir.path(), "r.json");
+    let r = &j["results"][0];
+    let spawn = r["shell_spawn_s"].as_f64().unwrap();
+    assert!(spawn > 0.0 && spawn < 0.05, "{r}");
+    let times: Vec<f64> = r["times"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let walls: Vec<f64> = r["wall_times"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    for (t, w) in times.iter().zip(&walls) {
+        // The spawn time is a mean: one run's shell may start faster than
+        // it, by at most about its own size on a busy machine.
+        assert!(
+            *t >= 0.1 - spawn,
+            "the sleep itself is never subtracted: {r}"
+        );
+        assert!((w - t - spawn).abs() < 0.01 * w, "{r}");
+    }
 }

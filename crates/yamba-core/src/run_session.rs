@@ -190,8 +190,8 @@ pub fn run_notes(
 ) -> Vec<String> {
     let mut notes = Vec::new();
     let m = &session.machine;
-    if let Some(h) = &m.hypervisor {
-        notes.push(if crate::machine::cpu_emulated(h) {
+    if let (Some(raw), Some(h)) = (&m.hypervisor, m.hypervisor_name()) {
+        notes.push(if crate::machine::cpu_emulated(raw) {
             format!(
                 "running under an emulator ({h}): the CPU is emulated in software, so times \
                  describe the emulator, not any CPU; results check code paths and evidence only"

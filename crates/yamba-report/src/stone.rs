@@ -6,6 +6,7 @@
 //! everything here is pure, so it can be tested on fixed numbers.
 
 use crate::ministat::{self, MinistatOptions};
+use yamba_results::units::format_sig;
 use yamba_results::Base;
 use yamba_results::ClockInfo;
 use yamba_results::{Accounting, BenchResult, Method, Mode, ResultsFile};
@@ -58,7 +59,7 @@ fn signal_text(sig: i32) -> String {
 }
 
 /// The series: what was run, how, and the runs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Series {
     /// The command and its arguments as given.
     pub command: Vec<String>,
@@ -68,6 +69,14 @@ pub struct Series {
     pub prepare: Option<String>,
     pub cleanup: Option<String>,
     pub runs: Vec<StoneRun>,
+    /// The command as the user wrote it, for summaries and exports
+    /// (`None`: its words joined by spaces).
+    pub label: Option<String>,
+    /// Parameter values substituted into the command (`-P`/`-L`).
+    pub parameters: Vec<(String, String)>,
+    /// Mean time of spawning the shell alone (`sh -c ''`), subtracted from
+    /// every run with `--shell`; 0 without.
+    pub shell_spawn_ns: f64,
 }
 
 impl Series {
@@ -102,10 +111,313 @@ impl Series {
         }
     }
 
-    /// Seconds per run by the cycle counter: what the log holds.
+    /// Seconds per run by the cycle counter, less the shell's own spawn
+    /// time with `--shell`: what the log holds.
     pub fn seconds(&self) -> Vec<f64> {
-        self.runs.iter().map(|r| r.cycles_ns / 1e9).collect()
+        self.runs
+            .iter()
+            .map(|r| (r.cycles_ns - self.shell_spawn_ns).max(0.0) / 1e9)
+            .collect()
     }
+
+    /// The command as shown to people.
+    pub fn display(&self) -> String {
+        match &self.label {
+            Some(l) => l.clone(),
+            None => display_command(self),
+        }
+    }
+}
+
+/// How much faster the fastest command ran than each of the others.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relative {
+    /// Index of the series with the lowest mean time.
+    pub fastest: usize,
+    /// Per series: mean time ÷ the fastest's mean, and that ratio's
+    /// standard deviation (the two relative deviations in quadrature).
+    pub ratios: Vec<(f64, f64)>,
+}
+
+/// Mean and sample standard deviation of a series' seconds.
+pub fn mean_sd(series: &Series) -> Option<(f64, f64)> {
+    Summary::of(&series.seconds()).map(|s| (s.mean, s.stddev))
+}
+
+/// Relative speed of several series; `None` with fewer than two or when a
+/// mean is not positive.
+pub fn relative(series: &[Series]) -> Option<Relative> {
+    if series.len() < 2 {
+        return None;
+    }
+    let stats: Vec<(f64, f64)> = series.iter().map(mean_sd).collect::<Option<_>>()?;
+    if stats.iter().any(|&(m, _)| !(m > 0.0)) {
+        return None;
+    }
+    let fastest = (0..stats.len())
+        .min_by(|&a, &b| stats[a].0.total_cmp(&stats[b].0))
+        .unwrap();
+    let (mf, sf) = stats[fastest];
+    let ratios = stats
+        .iter()
+        .map(|&(m, sd)| {
+            let r = m / mf;
+            let rel = ((sd / m).powi(2) + (sf / mf).powi(2)).sqrt();
+            (r, if m == mf && sd == sf { 0.0 } else { r * rel })
+        })
+        .collect();
+    Some(Relative { fastest, ratios })
+}
+
+/// "`a` ran 1.42 ± 0.03 times faster than `b`", one line per other command.
+pub fn relative_text(series: &[Series]) -> String {
+    let Some(rel) = relative(series) else {
+        return String::new();
+    };
+    let mut out = format!("Summary\n  {} ran\n", series[rel.fastest].display());
+    for (i, s) in series.iter().enumerate() {
+        if i == rel.fastest {
+            continue;
+        }
+        let (r, sd) = rel.ratios[i];
+        out.push_str(&format!(
+            "    {} ± {} times faster than {}\n",
+            fixed(r),
+            fixed(sd),
+            s.display()
+        ));
+    }
+    out
+}
+
+fn fixed(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// Modified z-score (Iglewicz and Hoaglin: 0.6745 · (x − median) / MAD)
+/// above which a run is called an outlier. Process times have long tails,
+/// so the bound is far above the textbook 3.5: only runs that are
+/// unmistakably different are flagged.
+pub const OUTLIER_SCORE: f64 = 10.0;
+
+/// Modified z-scores of `values` (all 0 when their MAD is 0).
+pub fn modified_z(values: &[f64]) -> Vec<f64> {
+    let med = |v: &[f64]| {
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        yamba_stats::percentile_sorted(&s, 50.0)
+    };
+    if values.is_empty() {
+        return Vec::new();
+    }
+    let m = med(values);
+    let dev: Vec<f64> = values.iter().map(|v| (v - m).abs()).collect();
+    let mad = med(&dev);
+    values
+        .iter()
+        .map(|v| {
+            if mad > 0.0 {
+                0.6745 * (v - m) / mad
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// What a reader of the summary should be told: outlying runs, a first
+/// run slower than the rest (caches were cold: use --warmup), runs too
+/// short to time well.
+pub fn warnings(series: &Series) -> Vec<String> {
+    let secs = series.seconds();
+    let mut out = Vec::new();
+    if secs.len() >= 3 {
+        let z = modified_z(&secs);
+        let first_slow = z[0] > OUTLIER_SCORE && series.warmup == 0;
+        if first_slow {
+            out.push(format!(
+                "the first run ({} s) was much slower than the rest (median {} s): \
+                 caches were probably cold; --warmup N runs the command N times untimed first",
+                sig(secs[0]),
+                sig(median(&secs[1..]))
+            ));
+        }
+        let outliers = z
+            .iter()
+            .enumerate()
+            .filter(|&(i, z)| z.abs() > OUTLIER_SCORE && !(first_slow && i == 0))
+            .count();
+        if outliers > 0 {
+            out.push(format!(
+                "{outliers} of {} runs were outliers (modified z-score above {OUTLIER_SCORE}): \
+                 other programs may have disturbed them; on a quiet machine the spread is smaller",
+                secs.len()
+            ));
+        }
+    }
+    if let Some(s) = Summary::of(&secs) {
+        if s.mean < 0.005 {
+            out.push(format!(
+                "a run took {} ms on average: process start-up is a large part of that{}",
+                sig(s.mean * 1e3),
+                if series.shell {
+                    ""
+                } else {
+                    "; to measure an operation rather than a program, use `yamba run`"
+                }
+            ));
+        }
+    }
+    out
+}
+
+fn sig(v: f64) -> String {
+    ministat::format_g(v, 4)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    yamba_stats::percentile_sorted(&s, 50.0)
+}
+
+/// The series as JSON, one object per command (times in seconds, as in
+/// hyperfine's export, plus what hyperfine lacks: cycle-counter times,
+/// peak RSS).
+pub fn export_json(series: &[Series]) -> serde_json::Value {
+    let rel = relative(series);
+    let results: Vec<serde_json::Value> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let secs = s.seconds();
+            let sum = Summary::of(&secs);
+            let get = |f: fn(&Summary) -> f64| sum.as_ref().map(f);
+            let params: serde_json::Map<String, serde_json::Value> = s
+                .parameters
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            serde_json::json!({
+                "command": s.display(),
+                "mean": get(|x| x.mean),
+                "stddev": get(|x| x.stddev),
+                "median": get(|x| x.median),
+                "min": get(|x| x.min),
+                "max": get(|x| x.max),
+                "user": mean_of(s.runs.iter().map(|r| r.user_s)),
+                "system": mean_of(s.runs.iter().map(|r| r.system_s)),
+                "max_rss_kib": s.runs.iter().map(|r| r.max_rss_kib).max(),
+                "relative": rel.as_ref().map(|r| r.ratios[i].0),
+                "relative_stddev": rel.as_ref().map(|r| r.ratios[i].1),
+                "times": secs,
+                "wall_times": s.runs.iter().map(|r| r.wall_ns / 1e9).collect::<Vec<_>>(),
+                "exit_codes": s.runs.iter().map(|r| r.exit_code).collect::<Vec<_>>(),
+                "shell_spawn_s": s.shell_spawn_ns / 1e9,
+                "parameters": params,
+            })
+        })
+        .collect();
+    serde_json::json!({ "results": results })
+}
+
+fn mean_of(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = v.collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// One CSV line per command: command, mean, stddev, median, user, system,
+/// min, max (seconds), then one column per parameter.
+pub fn export_csv(series: &[Series]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for s in series {
+        for (k, _) in &s.parameters {
+            if !names.contains(&k.as_str()) {
+                names.push(k);
+            }
+        }
+    }
+    let mut out = String::from("command,mean,stddev,median,user,system,min,max,max_rss_kib");
+    for n in &names {
+        out.push_str(&format!(",parameter_{}", csv_field(n)));
+    }
+    out.push('\n');
+    for s in series {
+        let Some(sum) = Summary::of(&s.seconds()) else {
+            continue;
+        };
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{}",
+            csv_field(&s.display()),
+            sum.mean,
+            sum.stddev,
+            sum.median,
+            mean_of(s.runs.iter().map(|r| r.user_s)).unwrap_or(0.0),
+            mean_of(s.runs.iter().map(|r| r.system_s)).unwrap_or(0.0),
+            sum.min,
+            sum.max,
+            s.runs.iter().map(|r| r.max_rss_kib).max().unwrap_or(0),
+        ));
+        for n in &names {
+            let v = s.parameters.iter().find(|(k, _)| k == n).map(|(_, v)| v);
+            out.push(',');
+            out.push_str(&csv_field(v.map_or("", String::as_str)));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A Markdown table: mean ± σ, min, max in one unit for all rows (the one
+/// that suits the fastest), and the relative speed.
+pub fn export_markdown(series: &[Series]) -> String {
+    let rel = relative(series);
+    let fastest = series
+        .iter()
+        .filter_map(mean_sd)
+        .map(|(m, _)| m)
+        .fold(f64::INFINITY, f64::min);
+    let (div, unit) = Unit::Nanoseconds.scale_for(if fastest.is_finite() {
+        fastest * 1e9
+    } else {
+        0.0
+    });
+    let f = |s: f64| format_sig(s * 1e9 / div);
+    let mut out = format!(
+        "| Command | Mean [{unit}] | Min [{unit}] | Max [{unit}] | Relative |\n|:---|---:|---:|---:|---:|\n"
+    );
+    for (i, s) in series.iter().enumerate() {
+        let Some(sum) = Summary::of(&s.seconds()) else {
+            continue;
+        };
+        let relative = match &rel {
+            Some(r) if r.fastest == i => "1.00".to_string(),
+            Some(r) => format!("{} ± {}", fixed(r.ratios[i].0), fixed(r.ratios[i].1)),
+            None => "1.00".to_string(),
+        };
+        out.push_str(&format!(
+            "| `{}` | {} ± {} | {} | {} | {} |\n",
+            s.display().replace('|', "\\|").replace('`', "'"),
+            f(sum.mean),
+            f(sum.stddev),
+            f(sum.min),
+            f(sum.max),
+            relative
+        ));
+    }
+    out
 }
 
 /// The log: one value per line, in seconds (as the seed's
@@ -138,7 +450,7 @@ pub fn summary_text(series: &Series) -> String {
     let runs = &series.runs;
     let mut out = format!(
         "{}: {} run{}{}\n",
-        display_command(series),
+        series.display(),
         runs.len(),
         if runs.len() == 1 { "" } else { "s" },
         if series.warmup > 0 {
@@ -159,7 +471,9 @@ pub fn summary_text(series: &Series) -> String {
         ("time (cycles), s", series.seconds()),
         (
             "time (wall), s",
-            runs.iter().map(|r| r.wall_ns / 1e9).collect(),
+            runs.iter()
+                .map(|r| (r.wall_ns - series.shell_spawn_ns).max(0.0) / 1e9)
+                .collect(),
         ),
         ("user CPU, s", runs.iter().map(|r| r.user_s).collect()),
         ("system CPU, s", runs.iter().map(|r| r.system_s).collect()),
@@ -180,6 +494,12 @@ pub fn summary_text(series: &Series) -> String {
                 f(s.stddev)
             ));
         }
+    }
+    if series.shell_spawn_ns > 0.0 {
+        out.push_str(&format!(
+            "(times less {} ms, the mean time to spawn the shell alone, `sh -c ''`)\n",
+            format_sig(series.shell_spawn_ns / 1e6)
+        ));
     }
     let failed = runs.iter().filter(|r| !r.succeeded()).count();
     if failed > 0 {
@@ -253,7 +573,13 @@ pub fn results_file(series: &Series, ctx: &Context) -> ResultsFile {
         runs.iter().map(|r| r.wall_ns).sum::<f64>() / 1e9,
         format!("{} runs as asked", runs.len()),
     ));
-    r.set_observations(runs.iter().map(|r| r.cycles_ns).collect());
+    r.set_observations(series.seconds().iter().map(|s| s * 1e9).collect());
+    if series.shell_spawn_ns > 0.0 {
+        r.param("shell_spawn_ns_subtracted", series.shell_spawn_ns);
+    }
+    for (k, v) in &series.parameters {
+        r.param(&format!("parameter.{k}"), v);
+    }
     r.param("command", &series.command)
         .param("shell", series.shell)
         .param("runs", runs.len())

@@ -1,71 +1,170 @@
 //! The human-readable results table `yamba run` prints: one row per
-//! result, the median with its 95% interval auto-scaled to a unit that
-//! suits it, and every warning, skip and failure spelled out in the notes.
+//! result, its headline value in a unit chosen for that row (so it reads
+//! as "62.3 ns" or "1.51 ms", never "0.0000623 ms"), the 95% interval as a
+//! ± share of it, and every warning, skip and failure spelled out in the
+//! notes, wrapped or cut to the terminal (the results file keeps the full
+//! text). Withheld, skipped and failed rows show no value: a number that
+//! must not be quoted is not printed where it would be read as good.
 
 use yamba_results::units::format_sig;
-use yamba_results::{BenchResult, Status};
+use yamba_results::{Base, BenchResult, ClockInfo, ClockKind, Machine, Status};
 
-/// Renders results as an aligned text table.
+/// How to lay the table out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// The terminal's width in columns; `None` (output to a file or a
+    /// pipe) never wraps or cuts.
+    pub width: Option<usize>,
+}
+
+/// Notes longer than this many lines are cut, with a pointer to the file.
+const MAX_NOTE_LINES: usize = 3;
+/// Narrower than this, the notes go on lines of their own under the row.
+const MIN_NOTE_COLUMN: usize = 28;
+
+/// Renders results as an aligned text table, without a width limit.
 pub fn render(results: &[BenchResult]) -> String {
-    let header = [
-        "benchmark",
-        "mode",
-        "value [95% CI]",
-        "min",
-        "CV",
-        "n",
-        "unit",
-        "notes",
-    ];
-    let rows: Vec<[String; 8]> = side_by_side(results).into_iter().map(row).collect();
-    let mut widths = header.map(|h| h.chars().count());
+    render_with(results, Layout::default())
+}
+
+/// Columns: benchmark, mode, value, unit, ±95%, min, CV, n, notes.
+const HEADER: [&str; 9] = [
+    "benchmark",
+    "mode",
+    "median",
+    "",
+    "±95%",
+    "min",
+    "CV",
+    "n",
+    "notes",
+];
+/// Right-aligned (numeric) columns.
+const NUMERIC: [usize; 5] = [2, 4, 5, 6, 7];
+
+/// Renders results as an aligned text table laid out for `layout`.
+pub fn render_with(results: &[BenchResult], layout: Layout) -> String {
+    let rows: Vec<Row> = side_by_side(results)
+        .into_iter()
+        .filter(|r| !is_placeholder(r))
+        .map(row)
+        .collect();
+    let mut widths = HEADER.map(|h| h.chars().count());
     for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r.iter()).take(7) {
+        for (w, cell) in widths.iter_mut().zip(r.cells.iter()) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let mut out = String::new();
-    let line = |cells: &[String], out: &mut String| {
-        for (i, c) in cells.iter().enumerate() {
-            if i == 7 {
-                out.push_str(c);
-            } else {
-                let pad = widths[i].saturating_sub(c.chars().count());
-                // Numbers right-aligned, text left-aligned.
-                if (2..=5).contains(&i) {
-                    out.push_str(&" ".repeat(pad));
-                    out.push_str(c);
-                } else {
-                    out.push_str(c);
-                    out.push_str(&" ".repeat(pad));
-                }
-                out.push_str("  ");
+    // The unit hugs its number; other columns are two spaces apart.
+    let sep = |i: usize| if i == 2 { 1 } else { 2 };
+    let mut hidden = [false; 8];
+    let fixed = |hidden: &[bool; 8]| -> usize {
+        (0..8)
+            .filter(|&i| !hidden[i])
+            .map(|i| widths[i] + sep(i))
+            .sum()
+    };
+    // On a narrow terminal, leave out what matters least first: a mode
+    // column that says the same on every row, then n, min and CV.
+    let mut left_out: Vec<&str> = Vec::new();
+    if let Some(w) = layout.width {
+        let uniform_mode = rows.iter().all(|r| r.cells[1] == rows[0].cells[1]);
+        for col in [1, 7, 5, 6] {
+            if fixed(&hidden) <= w {
+                break;
             }
+            if col == 1 && !uniform_mode {
+                continue;
+            }
+            hidden[col] = true;
+            left_out.push(HEADER[col]);
         }
-        let trimmed = out.trim_end().len();
-        out.truncate(trimmed);
+    }
+    // Where the notes column starts, and how wide it may be.
+    let notes_at: usize = fixed(&hidden);
+    let notes_width = layout.width.map(|w| w.saturating_sub(notes_at));
+    let (inline, room) = match notes_width {
+        None => (true, None),
+        Some(n) if n >= MIN_NOTE_COLUMN => (true, Some(n)),
+        Some(_) => (false, layout.width.map(|w| w.saturating_sub(4).max(20))),
+    };
+
+    let mut out = String::new();
+    let mut cut = false;
+    let line = |cells: &[String], note: &str, out: &mut String| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if hidden[i] {
+                continue;
+            }
+            let pad = " ".repeat(widths[i].saturating_sub(c.chars().count()));
+            if NUMERIC.contains(&i) {
+                s.push_str(&pad);
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.push_str(&pad);
+            }
+            s.push_str(&" ".repeat(sep(i)));
+        }
+        s.push_str(note);
+        out.push_str(s.trim_end());
         out.push('\n');
     };
-    line(&header.map(String::from), &mut out);
-    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-    line(&rule, &mut out);
+    let header: Vec<String> = HEADER[..8].iter().map(|s| s.to_string()).collect();
+    // Notes on lines of their own need no column heading.
+    let (notes_head, notes_rule) = if inline { ("notes", "-----") } else { ("", "") };
+    line(&header, notes_head, &mut out);
+    let rule: Vec<String> = widths[..8].iter().map(|&w| "-".repeat(w)).collect();
+    line(&rule, notes_rule, &mut out);
     for r in &rows {
-        line(r, &mut out);
+        let (notes, was_cut) = match room {
+            Some(w) => wrap(&r.notes, w, MAX_NOTE_LINES),
+            None => (vec![r.notes.clone()], false),
+        };
+        cut |= was_cut;
+        if inline {
+            line(&r.cells, notes.first().map_or("", String::as_str), &mut out);
+            for more in notes.iter().skip(1) {
+                out.push_str(&" ".repeat(notes_at));
+                out.push_str(more);
+                out.push('\n');
+            }
+        } else {
+            line(&r.cells, "", &mut out);
+            for n in notes.iter().filter(|n| !n.is_empty()) {
+                out.push_str("    ");
+                out.push_str(n);
+                out.push('\n');
+            }
+        }
     }
-    if rows.iter().any(|r| r[2].ends_with(WITHIN_MARK)) {
-        out.push_str(&format!(
-            "\n{WITHIN_MARK} interval from one process only (a quick run, --repeat 1, or a benchmark measured in one process): it does not include the variation between runs; value: the mean of the processes' medians, or of one process's batch medians\n"
-        ));
-    }
-    if rows
-        .iter()
-        .any(|r| r[7].split("; ").any(|n| n.starts_with(BUSY_SHORT)))
-    {
-        out.push_str(&format!(
-            "\n{BUSY_SHORT}N%: other processes used N% of all CPUs' time while the benchmark ran; its numbers may be disturbed\n"
+    out.push_str(&legend(&rows, cut, layout.width));
+    if !left_out.is_empty() {
+        out.push_str(&fit(
+            &format!(
+                "(left out to fit the terminal: {}; the results file has them)",
+                left_out.join(", ")
+            ),
+            layout.width,
         ));
     }
     out
+}
+
+/// One row's cells (all but the notes) and its notes.
+struct Row {
+    cells: [String; 8],
+    notes: String,
+    status: Status,
+    within: bool,
+    busy: bool,
+}
+
+/// A result that only carries a comparison table (printed after the main
+/// table) has nothing of its own to show.
+fn is_placeholder(r: &BenchResult) -> bool {
+    r.status == Status::Ok && r.summary.is_none() && r.extra.contains_key("comparison")
 }
 
 /// Results in run order, except that the cold row of an id follows its
@@ -78,6 +177,289 @@ fn side_by_side(results: &[BenchResult]) -> Vec<&BenchResult> {
     let mut v: Vec<&BenchResult> = results.iter().collect();
     v.sort_by_key(|r| (first[r.id.as_str()], r.mode));
     v
+}
+
+const BUSY_SHORT: &str = "busy ";
+
+/// Shortens the runner's per-benchmark busy-machine warning, which would
+/// otherwise repeat a sentence on every row; the legend explains it once.
+fn abbreviate(w: &str) -> String {
+    match w
+        .strip_prefix("machine busy: ")
+        .and_then(|r| r.split_once('%'))
+    {
+        Some((pct, _)) => format!("{BUSY_SHORT}{pct}%"),
+        None => w.to_string(),
+    }
+}
+
+/// Marks an interval that does not cover the variation between runs.
+const WITHIN_MARK: &str = "‡";
+
+fn row(r: &BenchResult) -> Row {
+    let mut notes: Vec<String> = Vec::new();
+    let reason = r.reason.as_deref();
+    match r.status {
+        Status::Ok => {}
+        Status::Withheld => notes.push(reason.unwrap_or("an assumption failed").to_string()),
+        Status::Skipped => notes.push(reason.unwrap_or("not runnable here").to_string()),
+        Status::Failed => notes.push(reason.unwrap_or("unknown reason").to_string()),
+    }
+    let mut busy = false;
+    for w in &r.warnings {
+        let w = abbreviate(w);
+        busy |= w.starts_with(BUSY_SHORT);
+        // Benchmarks sometimes say the same thing as a warning and in the reason.
+        if !notes.contains(&w) {
+            notes.push(w);
+        }
+    }
+    let blank = String::new;
+    let within = r.certainty.as_ref().is_none_or(|c| !c.between_processes());
+    let cells = match (&r.summary, r.headline(), r.status) {
+        (Some(s), Some((value, ci)), Status::Ok) => {
+            let (div, sym) = r.unit.scale_for(value);
+            let pm = ci
+                .filter(|_| value != 0.0)
+                .map(|c| {
+                    let half = (c.hi - value).abs().max((value - c.lo).abs());
+                    let mark = if within { WITHIN_MARK } else { "" };
+                    format!("{}%{mark}", percent(half / value.abs()))
+                })
+                .unwrap_or_default();
+            [
+                r.id.clone(),
+                r.mode.as_str().to_string(),
+                format_sig(value / div),
+                sym.to_string(),
+                pm,
+                format_sig(s.min / div),
+                s.cv.map(|c| format!("{}%", percent(c))).unwrap_or_default(),
+                s.n.to_string(),
+            ]
+        }
+        (_, _, status) => [
+            r.id.clone(),
+            r.mode.as_str().to_string(),
+            status_word(status).to_string(),
+            blank(),
+            blank(),
+            blank(),
+            blank(),
+            blank(),
+        ],
+    };
+    Row {
+        within: within && r.status == Status::Ok && r.summary.is_some(),
+        cells,
+        notes: notes.join("; "),
+        status: r.status,
+        busy,
+    }
+}
+
+/// What a row without a value shows in its place.
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Ok => "no data",
+        Status::Withheld => "WITHHELD",
+        Status::Skipped => "skipped",
+        Status::Failed => "FAILED",
+    }
+}
+
+/// A share as a percentage with about two significant digits.
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if !p.is_finite() {
+        return "?".into();
+    }
+    match p.abs() {
+        a if a >= 10.0 => format!("{p:.0}"),
+        a if a >= 0.1 => format!("{p:.1}"),
+        a if a >= 0.01 => format!("{p:.2}"),
+        _ => "<0.01".into(),
+    }
+}
+
+/// Splits `text` into lines of at most `width` characters at spaces
+/// (a word longer than a line is cut), keeping at most `max_lines`; the
+/// flag says whether anything was left out.
+fn wrap(text: &str, width: usize, max_lines: usize) -> (Vec<String>, bool) {
+    let width = width.max(8);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let mut word = word.to_string();
+        while word.chars().count() > width {
+            let head: String = word.chars().take(width).collect();
+            if !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+            }
+            lines.push(head);
+            word = word.chars().skip(width).collect();
+        }
+        let need = cur.chars().count() + usize::from(!cur.is_empty()) + word.chars().count();
+        if need > width && !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    if lines.len() <= max_lines {
+        return (lines, false);
+    }
+    lines.truncate(max_lines);
+    let last = lines.last_mut().unwrap();
+    while last.chars().count() + 1 > width {
+        last.pop();
+    }
+    last.push('…');
+    (lines, true)
+}
+
+/// A few lines under the table for the columns and marks that need them.
+fn legend(rows: &[Row], cut: bool, width: Option<usize>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if rows.iter().any(|r| r.status == Status::Ok) {
+        parts.push(
+            "median: the headline value (the median, or the mean of the processes' medians); \
+             ±95%: half-width of its 95% interval; min: the fastest observation (in the row's unit); \
+             CV: spread of single observations (a few slow ones make it large without moving the median); \
+             n: observations"
+                .into(),
+        );
+    }
+    if rows.iter().any(|r| r.within) {
+        parts.push(format!(
+            "{WITHIN_MARK} interval from one process only (a quick run, --repeat 1, or a benchmark \
+             measured in one process): it leaves out the variation between runs"
+        ));
+    }
+    if rows.iter().any(|r| r.status == Status::Withheld) {
+        parts.push(
+            "WITHHELD: measured, but a check of what the number assumes failed; \
+             the value is kept in the results file for diagnosis, do not quote it"
+                .into(),
+        );
+    }
+    if rows.iter().any(|r| r.busy) {
+        parts.push(format!(
+            "{BUSY_SHORT}N%: other processes used N% of all CPUs' time while the benchmark ran; \
+             its numbers may be disturbed"
+        ));
+    }
+    if cut {
+        parts.push("… notes cut to fit the terminal: the results file has them whole".into());
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n");
+    for p in parts {
+        out.push_str(&fit(&p, width));
+    }
+    out
+}
+
+/// The run's notes under the table, `note: …` each, wrapped to the width.
+pub fn notes_text(notes: &[String], layout: Layout) -> String {
+    notes
+        .iter()
+        .map(|n| fit(&format!("note: {n}"), layout.width))
+        .collect()
+}
+
+/// Text whose lines wider than the layout are wrapped (headings of the
+/// comparison tables); other lines are kept as they are.
+pub fn fit_lines(text: &str, layout: Layout) -> String {
+    text.lines()
+        .map(|l| match layout.width {
+            Some(w) if l.chars().count() > w => fit(l, Some(w)),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// A paragraph wrapped to `width` (continuation lines indented by two),
+/// or as it is without a width.
+fn fit(text: &str, width: Option<usize>) -> String {
+    let Some(w) = width else {
+        return format!("{text}\n");
+    };
+    let (lines, _) = wrap(text, w.saturating_sub(2).max(20), usize::MAX);
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}{l}\n", if i == 0 { "" } else { "  " }))
+        .collect()
+}
+
+/// [`header`] wrapped to the layout's width.
+pub fn header_with(
+    machine: &Machine,
+    clock: &ClockInfo,
+    base: &Base,
+    cpu: Option<usize>,
+    layout: Layout,
+) -> String {
+    let h = header(machine, clock, base, cpu);
+    let mut out: String = h
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| fit(l, layout.width))
+        .collect();
+    out.push('\n');
+    out
+}
+
+/// The two lines above the table: the machine, and the clock and BASE the
+/// run measured with, in words rather than the results file's raw fields.
+pub fn header(machine: &Machine, clock: &ClockInfo, base: &Base, cpu: Option<usize>) -> String {
+    let place = match machine.hypervisor_name() {
+        Some(h) => format!("virtual machine: {h}"),
+        None => "no hypervisor detected".into(),
+    };
+    let clock_name = match clock.kind {
+        ClockKind::Tsc => "TSC",
+        ClockKind::ArmVirtualCounter => "ARM virtual counter",
+        ClockKind::MonotonicRaw => "CLOCK_MONOTONIC_RAW",
+    };
+    let freq = clock.calibration.frequency_hz / 1e6;
+    let calibrated = match clock.kind {
+        ClockKind::MonotonicRaw => String::new(),
+        _ => format!(
+            " at {freq:.1} MHz (calibrated to ±{}%)",
+            one_digit(clock.calibration.relative_uncertainty * 100.0)
+        ),
+    };
+    format!(
+        "yamba {} on {} ({} CPUs, {place}), Linux {}\n\
+         clock: {clock_name}{calibrated}, resolution {} ns; BASE (an empty timing) {} ns; {}\n\n",
+        yamba_results::VERSION,
+        machine.cpu_model.trim(),
+        machine.online_cpus,
+        machine.kernel,
+        format_sig(clock.resolution_ns),
+        format_sig(base.base_ns),
+        cpu.map(|c| format!("pinned to CPU {c}"))
+            .unwrap_or_else(|| "not pinned".into()),
+    )
+}
+
+/// A number with one significant digit (0.0004, 0.02, 3), for
+/// uncertainties whose second digit means nothing.
+fn one_digit(v: f64) -> String {
+    if !(v.is_finite() && v > 0.0) {
+        return "0".into();
+    }
+    let decimals = (-v.log10().floor()).max(0.0) as usize;
+    format!("{v:.decimals$}")
 }
 
 /// Tables some benchmarks attach to present related results together
@@ -172,87 +554,6 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
     out
 }
 
-const BUSY_SHORT: &str = "busy ";
-
-/// Shortens the runner's per-benchmark busy-machine warning, which would
-/// otherwise repeat a sentence on every row; the table explains it once.
-fn abbreviate(w: &str) -> String {
-    match w
-        .strip_prefix("machine busy: ")
-        .and_then(|r| r.split_once('%'))
-    {
-        Some((pct, _)) => format!("{BUSY_SHORT}{pct}%"),
-        None => w.to_string(),
-    }
-}
-
-/// Marks an interval that does not cover the variation between runs.
-const WITHIN_MARK: &str = "‡";
-
-fn scope_mark(r: &BenchResult) -> &'static str {
-    match &r.certainty {
-        Some(c) if c.between_processes() => "",
-        _ => WITHIN_MARK,
-    }
-}
-
-fn row(r: &BenchResult) -> [String; 8] {
-    let mut notes: Vec<String> = Vec::new();
-    match r.status {
-        Status::Ok => {}
-        Status::Withheld => notes.push(format!(
-            "WITHHELD: {}",
-            r.reason.as_deref().unwrap_or("an assumption failed")
-        )),
-        Status::Skipped => notes.push(format!(
-            "skipped: {}",
-            r.reason.as_deref().unwrap_or("not runnable here")
-        )),
-        Status::Failed => notes.push(format!(
-            "FAILED: {}",
-            r.reason.as_deref().unwrap_or("unknown reason")
-        )),
-    }
-    if r.summary.is_none() && r.extra.contains_key("comparison") {
-        notes.push("see the comparison table below".into());
-    }
-    notes.extend(r.warnings.iter().map(|w| abbreviate(w)));
-    let blank = || String::from("-");
-    let (median, min, cv, n, unit) = match (&r.summary, r.headline(), r.status) {
-        (Some(s), Some((value, ci)), Status::Ok | Status::Withheld) => {
-            let (div, sym) = r.unit.scale_for(value);
-            let ci = ci
-                .map(|c| format!(" [{}, {}]", format_sig(c.lo / div), format_sig(c.hi / div)))
-                .unwrap_or_default();
-            (
-                format!("{}{ci}{}", format_sig(value / div), scope_mark(r)),
-                format_sig(s.min / div),
-                s.cv.map(|c| format!("{:.1}%", c * 100.0))
-                    .unwrap_or_else(blank),
-                s.n.to_string(),
-                sym.to_string(),
-            )
-        }
-        _ => (
-            blank(),
-            blank(),
-            blank(),
-            blank(),
-            r.unit.symbol().to_string(),
-        ),
-    };
-    [
-        r.id.clone(),
-        r.mode.as_str().to_string(),
-        median,
-        min,
-        cv,
-        n,
-        unit,
-        notes.join("; "),
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,15 +575,69 @@ mod tests {
             result("cpu.b", vec![], Status::Skipped),
         ]);
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 6, "{t}");
+        assert!(lines[0].starts_with("benchmark"), "{t}");
+        assert!(lines[2].contains("1.510 µs"), "{t}");
+        assert!(lines[2].contains("‡"), "{t}");
         assert!(
-            lines[5].starts_with("‡ interval from one process only"),
+            lines[3].contains("skipped") && lines[3].contains("needs root"),
             "{t}"
         );
-        assert!(lines[0].starts_with("benchmark"));
-        assert!(lines[2].contains("1.510 [1.505, 1.514]‡"), "{t}");
-        assert!(lines[2].contains("µs"), "{t}");
-        assert!(lines[3].contains("skipped: needs root"), "{t}");
+        assert!(t.contains("‡ interval from one process only"), "{t}");
+    }
+
+    #[test]
+    fn withheld_rows_show_no_value() {
+        let obs: Vec<f64> = (0..20).map(|i| 77.0 + i as f64 * 0.01).collect();
+        let t = render(&[result("mem.x", obs, Status::Withheld)]);
+        let row = t.lines().nth(2).unwrap();
+        assert!(row.contains("WITHHELD"), "{t}");
+        assert!(
+            !row.contains("77"),
+            "a withheld value must not be shown: {t}"
+        );
+        assert!(t.contains("do not quote it"), "{t}");
+    }
+
+    #[test]
+    fn units_are_chosen_per_row() {
+        let t = render(&[
+            result("a", vec![62.0; 10], Status::Ok),
+            result("b", vec![2.5e6; 10], Status::Ok),
+        ]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[2].contains("62.00 ns"), "{t}");
+        assert!(lines[3].contains("2.500 ms"), "{t}");
+        // The unit column lines up.
+        assert_eq!(lines[2].find("ns"), lines[3].find("ms"), "{t}");
+    }
+
+    #[test]
+    fn notes_wrap_to_the_width() {
+        let mut r = result("mem.latency", vec![5.0; 10], Status::Ok);
+        let long = "a long note that says a great many things about the way the measurement went, \
+                    and then some more words so that it cannot possibly fit on one line of a small terminal";
+        r.warn(long);
+        for width in [60, 100] {
+            let t = render_with(std::slice::from_ref(&r), Layout { width: Some(width) });
+            for l in t.lines() {
+                assert!(l.chars().count() <= width, "{width}: {l:?} in\n{t}");
+            }
+            // Nothing of the note is lost until the cut.
+            assert!(t.contains("a long note"), "{t}");
+        }
+        let wide = render(std::slice::from_ref(&r));
+        assert!(wide.contains(long), "{wide}");
+    }
+
+    #[test]
+    fn wrap_cuts_with_a_mark() {
+        let (lines, cut) = wrap("one two three four five six seven", 10, 2);
+        assert_eq!(lines.len(), 2);
+        assert!(cut);
+        assert!(lines[1].ends_with('…'));
+        let (lines, cut) = wrap("one two", 10, 2);
+        assert_eq!(lines, vec!["one two"]);
+        assert!(!cut);
     }
 
     /// Two results with the same table title make one table: one row per

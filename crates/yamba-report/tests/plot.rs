@@ -263,3 +263,103 @@ fn unit_from_result_is_kept() {
     assert_eq!(f.x.label, "value (µs)");
     assert_eq!(f.y.label, "count");
 }
+
+fn curve_source(title: &str, scale: f64) -> Source {
+    let points: Vec<[f64; 2]> = (10..=24)
+        .map(|k| {
+            let x = (1u64 << k) as f64;
+            [x, scale * (1.0 + k as f64)]
+        })
+        .collect();
+    Source {
+        title: title.into(),
+        unit: Some(Unit::Nanoseconds),
+        values: vec![],
+        series: Some(yamba_results::Series {
+            x_label: "working set".into(),
+            x_unit: "B".into(),
+            y_label: "latency".into(),
+            y_unit: "ns".into(),
+            log_x: true,
+            log_y: true,
+            points,
+        }),
+    }
+}
+
+/// Two curves in one figure: both drawn, on shared axes that cover both,
+/// named in a legend (text: one mark each; SVG: one polyline each and
+/// their names).
+#[test]
+fn overlay_draws_every_curve_with_a_legend() {
+    let a = curve_source("mem.latency@hot", 1.0);
+    let b = curve_source("mem.latency.huge@hot", 3.0);
+    let f = yamba_report::plot::overlay(&[a, b], &PlotOptions::default()).unwrap();
+    let Marks::Curves(lines) = &f.marks else {
+        panic!()
+    };
+    assert_eq!(lines.len(), 2);
+    assert!(f.y.lo <= 11.0 && f.y.hi >= 75.0, "{:?}", f.y);
+    let t = text::render(&f, 80, 24);
+    assert!(t.contains("* mem.latency@hot\n"), "{t}");
+    assert!(t.contains("o mem.latency.huge@hot\n"), "{t}");
+    assert!(t.contains('o') && t.contains('*'));
+    let s = svg::render(std::slice::from_ref(&f), 800, 500);
+    assert_eq!(s.matches("class=\"series\"").count(), 2, "{s}");
+    assert!(s.contains(">mem.latency.huge@hot</text>"), "{s}");
+}
+
+/// A log axis of base 10 has minor ticks at 2…9 × 10^k, a linear one none.
+#[test]
+fn minor_ticks_on_log_axes() {
+    use yamba_report::plot::axis::{Axis, TickFormat};
+    let log = Axis::covering("t".into(), &[1.0, 1000.0], true, false, TickFormat::Plain);
+    let m = log.minor_ticks();
+    assert_eq!(m.len(), 8 * 2 + 8, "{m:?}"); // 2..9, 20..90, 200..900
+    assert!(m.contains(&2.0) && m.contains(&900.0) && !m.contains(&10.0));
+    let lin = Axis::covering("t".into(), &[1.0, 1000.0], false, false, TickFormat::Plain);
+    assert!(lin.minor_ticks().is_empty());
+}
+
+/// The median is marked: a labelled line in the SVG, named in the text.
+#[test]
+fn median_marker() {
+    let f = numbers_fig(&PlotOptions::default());
+    assert_eq!(f.median, Some(280.0));
+    let s = svg::render(std::slice::from_ref(&f), 800, 500);
+    assert!(s.contains(">median 280.0</text>"), "{s}");
+    let h = numbers_fig(&PlotOptions {
+        hist: true,
+        ..Default::default()
+    });
+    let t = text::render(&h, 80, 24);
+    assert!(
+        t.contains("(median 280.0)") && t.contains("<- median"),
+        "{t}"
+    );
+}
+
+/// Histogram bin labels are distinct and read alike (same decimals).
+#[test]
+fn histogram_bin_labels_are_distinct() {
+    let v: Vec<f64> = (0..100).map(|i| 1.0 + i as f64 * 0.0001).collect();
+    let f = figure(
+        &Source::from_numbers("n", v),
+        &PlotOptions {
+            hist: true,
+            bins: Some(5),
+            ..Default::default()
+        },
+    );
+    let t = text::render(&f, 80, 24);
+    let labels: Vec<&str> = t
+        .lines()
+        .filter(|l| l.contains('|'))
+        .map(|l| l.split("  ").find(|s| !s.trim().is_empty()).unwrap().trim())
+        .collect();
+    assert_eq!(labels.len(), 5, "{t}");
+    let mut uniq = labels.clone();
+    uniq.dedup();
+    assert_eq!(uniq.len(), 5, "{t}");
+    assert!(labels.iter().all(|l| l.starts_with("1.00")), "{t}");
+}

@@ -28,6 +28,7 @@ fn series(times: &[f64]) -> Series {
         prepare: Some("make clean".into()),
         cleanup: None,
         runs: times.iter().map(|&t| run(t, 0)).collect(),
+        ..Series::default()
     }
 }
 

@@ -55,6 +55,12 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// The hypervisor as people name it ("KVM" for the signature
+    /// "KVMKVMKVM"); `None` on bare metal.
+    pub fn hypervisor_name(&self) -> Option<String> {
+        self.hypervisor.as_deref().map(hypervisor_name)
+    }
+
     /// Size of the last-level cache, or a conservative 32 MiB guess.
     pub fn llc_bytes(&self) -> u64 {
         self.caches
@@ -71,5 +77,41 @@ impl Machine {
             .iter()
             .find(|c| c.level == level && c.kind != "Instruction")
             .map(|c| c.size_bytes)
+    }
+}
+
+/// A hypervisor's vendor signature (CPUID 0x40000000) as people name it.
+pub fn hypervisor_name(signature: &str) -> String {
+    let s = signature.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    let known = [
+        ("KVMKVMKVM", "KVM"),
+        ("Microsoft Hv", "Hyper-V"),
+        ("VMwareVMware", "VMware"),
+        ("XenVMMXenVMM", "Xen"),
+        ("TCGTCGTCGTCG", "QEMU (TCG)"),
+        ("bhyve bhyve", "bhyve"),
+        ("ACRNACRNACRN", "ACRN"),
+        ("QNXQVMBSQG", "QNX"),
+        ("VBoxVBoxVBox", "VirtualBox"),
+        ("lrpepyh  vr", "Parallels"),
+        ("Linux KVM Hv", "KVM (Hyper-V enlightenments)"),
+    ];
+    known
+        .iter()
+        .find(|(sig, _)| s == *sig || s.starts_with(sig))
+        .map(|(_, name)| name.to_string())
+        .unwrap_or_else(|| s.to_string())
+}
+
+#[cfg(test)]
+mod hypervisor_tests {
+    use super::hypervisor_name;
+
+    #[test]
+    fn signatures_read_as_names() {
+        assert_eq!(hypervisor_name("KVMKVMKVM"), "KVM");
+        assert_eq!(hypervisor_name("KVMKVMKVM\0\0\0"), "KVM");
+        assert_eq!(hypervisor_name("Microsoft Hv"), "Hyper-V");
+        assert_eq!(hypervisor_name("SomethingNew"), "SomethingNew");
     }
 }

@@ -84,6 +84,17 @@ fn yes() -> bool {
     true
 }
 
+impl Evidence {
+    /// A failed check in words, what was expected next to what was seen:
+    /// `<check>: expected <expected>, observed <observed>`.
+    pub fn failure_text(&self) -> String {
+        format!(
+            "{}: expected {}, observed {}",
+            self.check, self.expected, self.observed
+        )
+    }
+}
+
 /// Which method took the observations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -553,15 +564,15 @@ impl BenchResult {
         if self.status != Status::Ok {
             return;
         }
-        let failed: Vec<&str> = self
+        let failed: Vec<String> = self
             .evidence
             .iter()
             .filter(|e| e.gating && !e.ok)
-            .map(|e| e.check.as_str())
+            .map(Evidence::failure_text)
             .collect();
         if !failed.is_empty() {
             self.status = Status::Withheld;
-            self.reason = Some(format!("assumption failed: {}", failed.join("; ")));
+            self.reason = Some(failed.join("; "));
         }
     }
 
@@ -771,6 +782,29 @@ pub fn rfc3339(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A withheld result says what was expected next to what was seen,
+    /// for every failed gating check and none of the passed or
+    /// informational ones.
+    #[test]
+    fn withheld_reason_says_expected_and_observed() {
+        let mut r = BenchResult::new("m.x", "x", "m", Unit::Nanoseconds, Mode::Hot, "t");
+        r.set_observations(vec![1.0; 5]);
+        r.add_evidence(
+            "page-out before every pass",
+            "0 of 8 resident",
+            "8 of 8 resident",
+            false,
+        )
+        .add_evidence("the file was read", "8 pages", "8 pages", true)
+        .add_note_evidence("informational", "a", "b", false);
+        r.apply_evidence();
+        assert_eq!(r.status, Status::Withheld);
+        assert_eq!(
+            r.reason.as_deref(),
+            Some("page-out before every pass: expected 0 of 8 resident, observed 8 of 8 resident")
+        );
+    }
 
     #[test]
     fn formats_dates() {

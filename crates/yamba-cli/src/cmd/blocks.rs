@@ -15,8 +15,8 @@ pub struct Args {
     /// Only the N biggest sites.
     #[arg(long, value_name = "N")]
     top: Option<usize>,
-    /// A table with a header, executions and mean cycles, instead of the
-    /// seed pipeline's `site total % cum%` lines.
+    /// A table with a header, executions and mean cycles, instead of
+    /// `site total % cum%` lines.
     #[arg(long)]
     table: bool,
 }

@@ -48,7 +48,7 @@ enum Sub {
         #[arg(long)]
         json: bool,
     },
-    /// List the machine code a bitstring function generates, in the seed's style.
+    /// List the machine code a bitstring function generates, instruction by instruction.
     Disasm {
         #[arg(required = true)]
         files: Vec<PathBuf>,

@@ -43,6 +43,18 @@ pub struct Args {
     args: Vec<OsString>,
 }
 
+impl Args {
+    /// `--help` among the options (before any `--`) asks for yamba's help;
+    /// ministat itself has no long options, so nothing it accepts is lost.
+    /// `-h` stays ministat's: an unknown option, its usage and status 2.
+    pub fn wants_help(&self) -> bool {
+        self.args
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| a == "--help")
+    }
+}
+
 /// Runs ministat on the real standard streams; returns its exit status
 /// (its error messages are printed here, in the original's words).
 pub fn run(args: Args) -> anyhow::Result<i32> {

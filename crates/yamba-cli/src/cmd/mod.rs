@@ -3,6 +3,7 @@ pub mod asm;
 pub mod bench_child;
 pub mod blocks;
 pub mod compare;
+pub mod completions;
 pub mod export;
 pub mod lang;
 pub mod list;

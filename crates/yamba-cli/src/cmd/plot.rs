@@ -26,6 +26,14 @@ pub struct Args {
     /// Include zero on the value axis.
     #[arg(short = 'z')]
     zero: bool,
+    /// Draw the chosen results' curves in one figure, with a legend (e.g.
+    /// `mem.latency mem.latency.huge`: base pages against huge pages).
+    #[arg(long)]
+    overlay: bool,
+    /// Another results file (repeatable): its results of the same choice
+    /// are drawn with this one's, curves overlaid (two runs side by side).
+    #[arg(long, value_name = "FILE")]
+    with: Vec<String>,
     /// Write an SVG or PNG file (by extension) instead of drawing in the terminal.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -44,15 +52,36 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         outlier_layers: args.outliers as usize,
         zero: args.zero,
     };
-    let sources = sources(&args)?;
-    let figs: Vec<plot::Figure> = sources.iter().map(|s| plot::figure(s, &opts)).collect();
+    let mut sources = read_sources(&args, args.file.as_deref())?;
+    for other in &args.with {
+        let more = read_sources(&args, Some(other))?;
+        sources.extend(more.into_iter().map(|mut s| {
+            s.title = format!("{} [{other}]", s.title);
+            s
+        }));
+    }
+    let overlay = args.overlay || !args.with.is_empty();
+    let figs: Vec<plot::Figure> = match overlay {
+        true => match plot::overlay(&sources, &opts) {
+            Some(f) => vec![f],
+            None => anyhow::bail!("--overlay: none of the chosen results has a curve"),
+        },
+        false => sources.iter().map(|s| plot::figure(s, &opts)).collect(),
+    };
+    if figs.len() > 3 {
+        eprintln!(
+            "yamba plot: {} results chosen, drawing {} panels (name fewer, or --overlay for one figure of curves)",
+            sources.len(),
+            figs.len()
+        );
+    }
     for f in &figs {
         for c in &f.captions {
             eprintln!("{}: {c}", f.title);
         }
     }
     let Some(path) = args.output else {
-        let (cols, rows) = adapter::terminal_size();
+        let (cols, rows) = terminal_size();
         let w = args.width.map_or(cols, |w| w as usize).clamp(20, 1000);
         let h = args.height.map_or(rows, |h| h as usize).clamp(8, 1000);
         let text: String = figs.iter().map(|f| plot::text::render(f, w, h)).collect();
@@ -80,8 +109,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
 /// What to plot: the chosen results of a results file, or one list of
 /// plain numbers from standard input.
-fn sources(args: &Args) -> anyhow::Result<Vec<Source>> {
-    let stdin = match args.file.as_deref() {
+fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> {
+    let stdin = match file {
         Some("-") => true,
         Some(_) => false,
         None if std::io::stdin().is_terminal() => {
@@ -107,7 +136,22 @@ fn sources(args: &Args) -> anyhow::Result<Vec<Source>> {
         }
         ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("standard input: {e}"))?
     } else {
-        select::read_results(args.file.as_deref().unwrap_or("-")).map_err(anyhow::Error::msg)?
+        let path = file.unwrap_or("-");
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?;
+        if !text.trim_start().starts_with('{') {
+            // A log of numbers (yamba stone --log, yamba obs): as if piped.
+            if !args.bench.is_empty() {
+                anyhow::bail!("{path} holds plain numbers: there are no benchmarks to choose");
+            }
+            let values =
+                numbers::parse_numbers(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            if values.is_empty() {
+                anyhow::bail!("{path} holds no numbers");
+            }
+            return Ok(vec![Source::from_numbers(path, values)]);
+        }
+        ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
     };
     let chosen: Vec<_> = if args.bench.is_empty() {
         file.results.iter().collect()
@@ -126,6 +170,8 @@ fn sources(args: &Args) -> anyhow::Result<Vec<Source>> {
     }
     Ok(out)
 }
+
+pub use adapter::terminal_size;
 
 /// The terminal's size, behind cfg: $COLUMNS/$LINES, then TIOCGWINSZ on
 /// standard output, then 80×24.

@@ -169,12 +169,32 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
     match args.format {
         Format::Table => {
-            print!("{}", header(&run.session));
-            print!("{}", yamba_report::table::render(&file.results));
-            print!("{}", yamba_report::table::render_comparisons(&file.results));
-            for note in &file.notes {
-                println!("note: {note}");
-            }
+            let s = &run.session;
+            let layout = yamba_report::table::Layout {
+                width: table_width(),
+            };
+            print!(
+                "{}",
+                yamba_report::table::header_with(
+                    &s.machine,
+                    &s.clock.info(),
+                    &s.base,
+                    s.cpu,
+                    layout
+                )
+            );
+            print!(
+                "{}",
+                yamba_report::table::render_with(&file.results, layout)
+            );
+            print!(
+                "{}",
+                yamba_report::table::fit_lines(
+                    &yamba_report::table::render_comparisons(&file.results),
+                    layout
+                )
+            );
+            print!("{}", yamba_report::table::notes_text(&file.notes, layout));
         }
         Format::Json => println!("{}", serde_json::to_string_pretty(file)?),
         Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
@@ -283,24 +303,18 @@ fn parse_settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> 
         .collect()
 }
 
-fn header(session: &Session) -> String {
-    let m = &session.machine;
-    let c = session.clock.info();
-    format!(
-        "yamba {} on {} ({} CPUs, {}), kernel {}\nclock: {:?} at {:.3} MHz (±{:.3}%), resolution {:.1} ns; BASE {:.1} ns ({:.0}% within 2× min); pinned to {}\n\n",
-        yamba_core::VERSION,
-        m.cpu_model,
-        m.online_cpus,
-        m.hypervisor.as_deref().map(|h| format!("hypervisor: {h}")).unwrap_or_else(|| "no hypervisor detected".into()),
-        m.kernel,
-        c.kind,
-        c.calibration.frequency_hz / 1e6,
-        c.calibration.relative_uncertainty * 100.0,
-        c.resolution_ns,
-        session.base.base_ns,
-        session.base.share_within_2x_min * 100.0,
-        session.cpu.map(|c| format!("CPU {c}")).unwrap_or_else(|| "no CPU".into()),
-    )
+/// The width the table is laid out for: the terminal's when standard
+/// output is one, or $COLUMNS when set; unlimited for a file or a pipe.
+fn table_width() -> Option<usize> {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    if std::io::stdout().is_terminal() {
+        Some(super::plot::terminal_size().0)
+    } else {
+        columns
+    }
 }
 
 /// Progress on stderr when it is a terminal (the run session saves the

@@ -95,6 +95,23 @@ impl Axis {
         nice_ticks(self.lo, self.hi, max)
     }
 
+    /// Unlabelled ticks between the labelled ones of a log axis with base
+    /// 10: 2…9 × 10^k inside the range. None on linear or base-2 axes.
+    pub fn minor_ticks(&self) -> Vec<f64> {
+        if !self.log || self.format == TickFormat::Unit(Unit::Bytes) || self.lo <= 0.0 {
+            return Vec::new();
+        }
+        let first = self.lo.log10().floor() as i32;
+        let last = self.hi.log10().ceil() as i32;
+        if last - first > 30 {
+            return Vec::new();
+        }
+        (first..=last)
+            .flat_map(|e| (2..=9).map(move |m| m as f64 * 10f64.powi(e)))
+            .filter(|t| *t > self.lo && *t < self.hi)
+            .collect()
+    }
+
     pub fn tick_label(&self, v: f64) -> String {
         match self.format {
             TickFormat::Plain => format_tick(v),

@@ -9,6 +9,18 @@ pub const BLACK: Rgb = [0, 0, 0];
 pub const GRID: Rgb = [220, 220, 220];
 pub const INK: Rgb = [31, 119, 180];
 pub const WHITE: Rgb = [255, 255, 255];
+/// The median marker.
+pub const MEDIAN: Rgb = [214, 39, 40];
+
+/// Colours of overlaid curves, in order (INK first).
+pub const PALETTE: [Rgb; 6] = [
+    INK,
+    [255, 127, 14],
+    [44, 160, 44],
+    [148, 103, 189],
+    [140, 86, 75],
+    [227, 119, 194],
+];
 
 /// Where a text's anchor point is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,6 +91,23 @@ fn panel(p: &mut dyn Painter, fig: &Figure, top: f64, w: f64, h: f64) {
             false,
         );
     }
+    // Minor ticks on log axes: 2…9 × 10^k, short marks on the axis lines.
+    for t in fig.x.minor_ticks() {
+        let x = px(t);
+        p.line((x, bottom), (x, bottom + 4.0), BLACK);
+    }
+    for t in fig.y.minor_ticks() {
+        let y = py(t);
+        p.line((left - 4.0, y), (left, y), BLACK);
+    }
+    for t in &x_ticks {
+        let x = px(*t);
+        p.line((x, bottom), (x, bottom + 7.0), BLACK);
+    }
+    for t in &y_ticks {
+        let y = py(*t);
+        p.line((left - 7.0, y), (left, y), BLACK);
+    }
     p.line((left, bottom), (right, bottom), BLACK);
     p.line((left, plot_top), (left, bottom), BLACK);
     p.text(
@@ -112,11 +141,17 @@ fn panel(p: &mut dyn Painter, fig: &Figure, top: f64, w: f64, h: f64) {
                 }
             }
         }
-        Marks::Curve(v) => {
-            let pts: Vec<(f64, f64)> = v.iter().map(|(x, y)| (px(*x), py(*y))).collect();
-            p.polyline(&pts, INK);
-            for q in &pts {
-                p.marker(*q, INK);
+        Marks::Curves(lines) => {
+            for (i, l) in lines.iter().enumerate() {
+                let c = PALETTE[i % PALETTE.len()];
+                let pts: Vec<(f64, f64)> = l.points.iter().map(|(x, y)| (px(*x), py(*y))).collect();
+                p.polyline(&pts, c);
+                for q in &pts {
+                    p.marker(*q, c);
+                }
+            }
+            if lines.len() > 1 {
+                legend(p, lines, (left + 10.0, plot_top + 6.0));
             }
         }
         Marks::Histogram(bins) => {
@@ -126,5 +161,50 @@ fn panel(p: &mut dyn Painter, fig: &Figure, top: f64, w: f64, h: f64) {
                 p.rect(x0 + 0.5, y, (x1 - x0 - 1.0).max(1.0), bottom - y, INK);
             }
         }
+    }
+    // The median: a line across the plot, labelled.
+    if let Some(m) = fig.median {
+        let label = format!("median {}", fig.x_or_y_label(m));
+        match &fig.marks {
+            Marks::Histogram(_) => {
+                let x = px(m);
+                p.line((x, plot_top), (x, bottom), MEDIAN);
+                p.text((x + 4.0, plot_top + CHAR_H), &label, Anchor::Start, false);
+            }
+            Marks::Sequence(_) => {
+                let y = py(m);
+                p.line((left, y), (right, y), MEDIAN);
+                p.text((right - 4.0, y - 4.0), &label, Anchor::End, false);
+            }
+            Marks::Curves(_) => {}
+        }
+    }
+}
+
+/// A box in the plot's top-left corner: a swatch and a name per curve.
+fn legend(p: &mut dyn Painter, lines: &[super::Line], at: (f64, f64)) {
+    let row = CHAR_H + 4.0;
+    let width = lines
+        .iter()
+        .map(|l| l.label.chars().count())
+        .max()
+        .unwrap_or(0) as f64
+        * CHAR_W
+        * 0.6
+        + 40.0;
+    let height = row * lines.len() as f64 + 6.0;
+    p.rect(at.0, at.1, width, height, GRID);
+    p.rect(at.0 + 1.0, at.1 + 1.0, width - 2.0, height - 2.0, WHITE);
+    for (i, l) in lines.iter().enumerate() {
+        let y = at.1 + 4.0 + row * (i as f64 + 0.5);
+        let c = PALETTE[i % PALETTE.len()];
+        p.line((at.0 + 6.0, y), (at.0 + 26.0, y), c);
+        p.marker((at.0 + 16.0, y), c);
+        p.text(
+            (at.0 + 32.0, y + CHAR_H / 3.0),
+            &l.label,
+            Anchor::Start,
+            false,
+        );
     }
 }

@@ -41,8 +41,17 @@ pub enum Marks {
     Sequence(Vec<f64>),
     /// Bins over the x axis: `(lo, hi, count)`.
     Histogram(Vec<(f64, f64, usize)>),
-    /// (x, y) points joined in x order.
-    Curve(Vec<(f64, f64)>),
+    /// Curves of (x, y) points joined in x order; more than one are
+    /// overlaid on the same axes and named in a legend.
+    Curves(Vec<Line>),
+}
+
+/// One curve of an overlay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// Its name in the legend.
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
 }
 
 /// One plot, ready to draw.
@@ -54,6 +63,26 @@ pub struct Figure {
     pub y: Axis,
     /// Lines under the plot: outliers removed, ignored options.
     pub captions: Vec<String>,
+    /// The median of the values drawn (sequence: on the value axis;
+    /// histogram: on the x axis), marked on the plot.
+    pub median: Option<f64>,
+}
+
+impl Figure {
+    /// A value on the axis the median is marked on, as its ticks read.
+    pub fn x_or_y_label(&self, v: f64) -> String {
+        let axis = match self.marks {
+            Marks::Histogram(_) => &self.x,
+            _ => &self.y,
+        };
+        let unit = axis
+            .label
+            .rsplit_once('(')
+            .and_then(|(_, u)| u.strip_suffix(')'))
+            .map(|u| format!(" {u}"))
+            .unwrap_or_default();
+        format!("{}{unit}", format_sig(v))
+    }
 }
 
 /// The numbers to plot and what they are.
@@ -136,11 +165,112 @@ fn curve_figure(src: &Source, s: &Series, opts: &PlotOptions) -> Figure {
     }
     Figure {
         title: src.title.clone(),
-        marks: Marks::Curve(points.iter().map(|(a, b)| (a / xd, b / yd)).collect()),
+        marks: Marks::Curves(vec![Line {
+            label: src.title.clone(),
+            points: points.iter().map(|(a, b)| (a / xd, b / yd)).collect(),
+        }]),
         x,
         y,
         captions,
+        median: None,
     }
+}
+
+/// One figure of several sources' curves on shared axes (the axes and
+/// their labels of the first; sources without a curve, or whose curve is
+/// in other units, are left out and said so in a caption). `None` when
+/// fewer than one curve remains.
+pub fn overlay(sources: &[Source], opts: &PlotOptions) -> Option<Figure> {
+    let with_curve: Vec<(&Source, &Series)> = sources
+        .iter()
+        .filter_map(|s| {
+            s.series
+                .as_ref()
+                .filter(|c| !c.points.is_empty())
+                .map(|c| (s, c))
+        })
+        .collect();
+    let (_, first) = *with_curve.first()?;
+    let mut captions = Vec::new();
+    let same_axes = |c: &Series| {
+        c.x_unit == first.x_unit
+            && c.y_unit == first.y_unit
+            && c.log_x == first.log_x
+            && c.log_y == first.log_y
+    };
+    let kept: Vec<(&Source, &Series)> = with_curve
+        .iter()
+        .copied()
+        .filter(|(_, c)| same_axes(c))
+        .collect();
+    let left_out = sources.len() - kept.len();
+    if left_out > 0 {
+        captions.push(format!(
+            "{left_out} of {} results left out: no curve, or a curve in other units",
+            sources.len()
+        ));
+    }
+    let mut all = first.clone();
+    all.points = kept.iter().flat_map(|(_, c)| c.points.clone()).collect();
+    let merged = Source {
+        title: String::new(),
+        unit: None,
+        values: Vec::new(),
+        series: Some(all.clone()),
+    };
+    // The shared axes: the figure of every point at once.
+    let frame = curve_figure(&merged, &all, opts);
+    let (xd, yd) = (
+        divisor(
+            &first.x_unit,
+            first.log_x,
+            &all.points.iter().map(|p| p[0]).collect::<Vec<_>>(),
+        ),
+        divisor(
+            &first.y_unit,
+            first.log_y,
+            &all.points.iter().map(|p| p[1]).collect::<Vec<_>>(),
+        ),
+    );
+    let lines = kept
+        .iter()
+        .map(|(src, c)| Line {
+            label: src.title.clone(),
+            points: c
+                .points
+                .iter()
+                .filter(|p| {
+                    p[0].is_finite()
+                        && p[1].is_finite()
+                        && (!c.log_x || p[0] > 0.0)
+                        && (!c.log_y || p[1] > 0.0)
+                })
+                .map(|p| (p[0] / xd, p[1] / yd))
+                .collect(),
+        })
+        .collect();
+    captions.extend(frame.captions);
+    let title = kept
+        .iter()
+        .map(|(s, _)| s.title.as_str())
+        .collect::<Vec<_>>()
+        .join(" vs ");
+    Some(Figure {
+        title,
+        marks: Marks::Curves(lines),
+        x: frame.x,
+        y: frame.y,
+        captions,
+        median: None,
+    })
+}
+
+/// The divisor `curve_axis` shows an axis's values in.
+fn divisor(unit: &str, log: bool, vals: &[f64]) -> f64 {
+    if log {
+        return 1.0;
+    }
+    unit_from_symbol(unit).map_or(1.0, |u| u.scale_for(median(vals)).0)
 }
 
 /// A curve's axis and the divisor its values are shown in: a linear axis
@@ -230,6 +360,7 @@ fn observation_figure(src: &Source, opts: &PlotOptions) -> Figure {
             x: value_axis,
             y: count_axis,
             captions,
+            median: (!scaled.is_empty()).then(|| median(&scaled)),
         }
     } else {
         let n = scaled.len();
@@ -243,6 +374,7 @@ fn observation_figure(src: &Source, opts: &PlotOptions) -> Figure {
         let y = Axis::covering(value_label, &scaled, false, opts.zero, TickFormat::Plain);
         Figure {
             title: src.title.clone(),
+            median: (!scaled.is_empty()).then(|| median(&scaled)),
             marks: Marks::Sequence(scaled),
             x,
             y,

@@ -1,7 +1,6 @@
 //! Figures as plain text for a terminal: ASCII only, so the plot survives
 //! any pipe, log file or font, and a golden test can pin it byte for byte.
 
-use super::axis::format_tick;
 use super::{Figure, Marks};
 
 /// Draws `fig` in `width` columns and about `height` lines (a histogram
@@ -12,15 +11,38 @@ pub fn render(fig: &Figure, width: usize, height: usize) -> String {
         Marks::Histogram(bins) => histogram(&mut out, fig, bins, width),
         Marks::Sequence(v) => {
             let pts: Vec<(f64, f64)> = v.iter().enumerate().map(|(i, y)| (i as f64, *y)).collect();
-            scatter(&mut out, fig, &pts, false, width, height)
+            scatter(&mut out, fig, &[&pts], false, width, height);
         }
-        Marks::Curve(pts) => scatter(&mut out, fig, pts, true, width, height),
+        Marks::Curves(lines) => {
+            let pts: Vec<&[(f64, f64)]> = lines.iter().map(|l| l.points.as_slice()).collect();
+            let legend = if lines.len() > 1 { lines.len() } else { 0 };
+            scatter(
+                &mut out,
+                fig,
+                &pts,
+                true,
+                width,
+                height.saturating_sub(legend),
+            );
+            if lines.len() > 1 {
+                for (i, l) in lines.iter().enumerate() {
+                    out.push_str(&format!("{} {}\n", MARKS[i % MARKS.len()], l.label));
+                }
+            }
+        }
     }
     for c in &fig.captions {
         out.push_str(c);
         out.push('\n');
     }
     out
+}
+
+/// The mark of each overlaid curve, in order.
+const MARKS: [char; 6] = ['*', 'o', 'x', '+', '#', '@'];
+
+fn median_label(fig: &Figure, m: f64) -> String {
+    format!("median {}", fig.x_or_y_label(m))
 }
 
 /// Cell of a point in a `rows` × `cols` grid, row 0 at the top.
@@ -39,7 +61,7 @@ fn cell(fig: &Figure, (x, y): (f64, f64), rows: usize, cols: usize) -> Option<(u
 fn scatter(
     out: &mut String,
     fig: &Figure,
-    pts: &[(f64, f64)],
+    curves: &[&[(f64, f64)]],
     join: bool,
     width: usize,
     height: usize,
@@ -67,26 +89,13 @@ fn scatter(
     let cols = width.saturating_sub(w + 2).max(10);
     out.push_str(&format!("{:w$} {}\n", "", fig.y.label));
     let mut grid = vec![vec![' '; cols]; rows];
-    if join {
-        for pair in pts.windows(2) {
-            if let (Some(a), Some(b)) = (
-                cell(fig, pair[0], rows, cols),
-                cell(fig, pair[1], rows, cols),
-            ) {
-                let steps = a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)).max(1);
-                for s in 0..=steps {
-                    let t = s as f64 / steps as f64;
-                    let r = (a.0 as f64 + (b.0 as f64 - a.0 as f64) * t).round() as usize;
-                    let c = (a.1 as f64 + (b.1 as f64 - a.1 as f64) * t).round() as usize;
-                    grid[r][c] = '.';
-                }
-            }
+    if let (Marks::Sequence(_), Some(m)) = (&fig.marks, fig.median) {
+        if let Some((r, _)) = cell(fig, (fig.x.lo, m), rows, cols) {
+            grid[r] = vec!['-'; cols];
         }
     }
-    for &p in pts {
-        if let Some((r, c)) = cell(fig, p, rows, cols) {
-            grid[r][c] = '*';
-        }
+    for (i, pts) in curves.iter().enumerate() {
+        draw_points(&mut grid, fig, pts, join, MARKS[i % MARKS.len()]);
     }
     for (r, line) in grid.iter().enumerate() {
         let tick = y_ticks.iter().find(|(tr, _)| *tr == r);
@@ -123,14 +132,78 @@ fn scatter(
     out.push_str(labels.iter().collect::<String>().trim_end());
     out.push('\n');
     let pad = w + 2 + cols.saturating_sub(fig.x.label.chars().count()) / 2;
-    out.push_str(&format!("{:pad$}{}\n", "", fig.x.label));
+    // The median's line is named beside the axis label.
+    let median = match (&fig.marks, fig.median) {
+        (Marks::Sequence(_), Some(m)) => format!("   (--- {})", median_label(fig, m)),
+        _ => String::new(),
+    };
+    let xlabel = format!("{:pad$}{}{median}", "", fig.x.label);
+    let xlabel = if xlabel.chars().count() > width && !median.is_empty() {
+        format!("{:pad$}{}", "", fig.x.label)
+    } else {
+        xlabel
+    };
+    out.push_str(&xlabel);
+    out.push('\n');
 }
 
-fn histogram(out: &mut String, fig: &Figure, bins: &[(f64, f64, usize)], width: usize) {
-    let ranges: Vec<String> = bins
+/// Puts `pts` into the grid as `mark`s, joined by dots when `join`.
+fn draw_points(grid: &mut [Vec<char>], fig: &Figure, pts: &[(f64, f64)], join: bool, mark: char) {
+    let (rows, cols) = (grid.len(), grid[0].len());
+    if join {
+        for pair in pts.windows(2) {
+            if let (Some(a), Some(b)) = (
+                cell(fig, pair[0], rows, cols),
+                cell(fig, pair[1], rows, cols),
+            ) {
+                let steps = a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)).max(1);
+                for s in 0..=steps {
+                    let t = s as f64 / steps as f64;
+                    let r = (a.0 as f64 + (b.0 as f64 - a.0 as f64) * t).round() as usize;
+                    let c = (a.1 as f64 + (b.1 as f64 - a.1 as f64) * t).round() as usize;
+                    if grid[r][c] == ' ' || grid[r][c] == '-' {
+                        grid[r][c] = '.';
+                    }
+                }
+            }
+        }
+    }
+    for &p in pts {
+        if let Some((r, c)) = cell(fig, p, rows, cols) {
+            grid[r][c] = mark;
+        }
+    }
+}
+
+/// Bin edges with as many decimals as tell neighbours apart, all alike
+/// (in scientific notation when they are very large or very small).
+fn bin_edge_labels(bins: &[(f64, f64, usize)]) -> Vec<String> {
+    let width = bins
         .iter()
-        .map(|(lo, hi, _)| format!("{} - {}", format_tick(*lo), format_tick(*hi)))
-        .collect();
+        .map(|(lo, hi, _)| hi - lo)
+        .fold(f64::INFINITY, f64::min);
+    let decimals = if width.is_finite() && width > 0.0 {
+        ((-width.log10()).ceil() as i64 + 1).clamp(0, 9) as usize
+    } else {
+        3
+    };
+    let big = bins.iter().any(|(lo, hi, _)| lo.abs().max(hi.abs()) >= 1e7);
+    bins.iter()
+        .map(|(lo, hi, _)| {
+            if big || decimals > 6 {
+                format!("{lo:.3e} - {hi:.3e}")
+            } else {
+                format!("{lo:.decimals$} - {hi:.decimals$}")
+            }
+        })
+        .collect()
+}
+
+/// Marks the bin that holds the median.
+const MEDIAN_MARK: &str = " <- median";
+
+fn histogram(out: &mut String, fig: &Figure, bins: &[(f64, f64, usize)], width: usize) {
+    let ranges = bin_edge_labels(bins);
     let counts: Vec<String> = bins.iter().map(|b| b.2.to_string()).collect();
     let rw = ranges
         .iter()
@@ -139,13 +212,33 @@ fn histogram(out: &mut String, fig: &Figure, bins: &[(f64, f64, usize)], width: 
         .unwrap_or(0)
         .max(fig.x.label.chars().count());
     let cw = counts.iter().map(|s| s.len()).max().unwrap_or(0).max(5);
-    let bar_width = width.saturating_sub(rw + cw + 4).max(1);
+    let median_bin = fig
+        .median
+        .and_then(|m| bins.iter().position(|(lo, hi, _)| m >= *lo && m <= *hi));
+    // The mark only where it fits beside a bar of at least one column.
+    let median_bin = median_bin.filter(|_| rw + cw + 5 + MEDIAN_MARK.len() <= width);
+    let mark_w = if median_bin.is_some() {
+        MEDIAN_MARK.len()
+    } else {
+        0
+    };
+    let bar_width = width.saturating_sub(rw + cw + 4 + mark_w).max(1);
     let top = bins.iter().map(|b| b.2).max().unwrap_or(0).max(1);
-    out.push_str(&format!("{:>rw$}  {:>cw$}\n", fig.x.label, "count"));
-    for ((range, count), b) in ranges.iter().zip(&counts).zip(bins) {
+    // The median's value in the heading; its bin marked.
+    let median = fig
+        .median
+        .map(|m| format!("   ({})", median_label(fig, m)))
+        .unwrap_or_default();
+    out.push_str(&format!("{:>rw$}  {:>cw$}{median}\n", fig.x.label, "count"));
+    for (i, ((range, count), b)) in ranges.iter().zip(&counts).zip(bins).enumerate() {
         let len = (b.2 as f64 / top as f64 * bar_width as f64).round() as usize;
         let bar = "#".repeat(if b.2 > 0 { len.max(1) } else { 0 });
-        out.push_str(format!("{range:>rw$}  {count:>cw$} |{bar}").trim_end());
+        let mark = if median_bin == Some(i) {
+            MEDIAN_MARK
+        } else {
+            ""
+        };
+        out.push_str(format!("{range:>rw$}  {count:>cw$} |{bar}{mark}").trim_end());
         out.push('\n');
     }
 }

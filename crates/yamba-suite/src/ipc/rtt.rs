@@ -299,7 +299,7 @@ fn run_rtt(ctx: &mut Ctx) -> Result<(), String> {
     }
     let mut table = ctx.result(None);
     table.description =
-        "null-RPC round trips side by side (median, ns; one row per transport and placement)"
+        "null-RPC round trips side by side (one row per transport, one column per placement)"
             .into();
     table.extra.insert("comparison".into(), json!(rows));
     ctx.push(table);

@@ -22,8 +22,14 @@ impl Counter {
             ..Attr::default()
         };
         let fd = crate::perf_sys::open(attr, 0, -1).map_err(|e| match e.raw_os_error() {
-            Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) => format!(
-                "hardware counters unavailable: the kernel offers no CPU performance counters here ({e}; usual under a hypervisor)"
+            Some(code @ (libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV)) => format!(
+                "hardware counters unavailable: this kernel offers no CPU performance counters \
+                 (perf_event_open: {}), as is usual under a hypervisor",
+                match code {
+                    libc::ENOENT => "ENOENT",
+                    libc::EOPNOTSUPP => "EOPNOTSUPP",
+                    _ => "ENODEV",
+                }
             ),
             Some(libc::EACCES) | Some(libc::EPERM) => format!(
                 "hardware counters unavailable: not permitted ({e}); lower /proc/sys/kernel/perf_event_paranoid or run as root"
