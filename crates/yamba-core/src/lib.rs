@@ -18,8 +18,6 @@ pub mod harness;
 pub mod interrupt;
 pub mod isolate;
 pub mod machine;
-#[cfg(target_os = "linux")]
-mod perf_sys;
 pub mod profile;
 pub mod results;
 pub mod run_session;
