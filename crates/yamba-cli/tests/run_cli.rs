@@ -159,6 +159,14 @@ fn errors_are_one_clear_line() {
             "--set novalue: expected KEY=VALUE",
         ),
         (&["list", "zzz"], "unknown benchmark or area 'zzz'"),
+        (
+            &["run", "cpu.loop", "--set", "mem.strid=64"],
+            "--set mem.strid: no benchmark has this setting; did you mean mem.stride?",
+        ),
+        (
+            &["run", "cpu.loop", "--set", "net.streams=0"],
+            "--set net.streams=0: expected a whole number from 1 to 64",
+        ),
     ];
     for (args, want) in cases {
         let o = yamba()
@@ -195,6 +203,7 @@ fn list_shows_adapters_and_whether_each_runs_here() {
         .lines()
         .find(|l| l.starts_with("cpu.syscall.getppid"))
         .unwrap();
+    assert!(header.contains("default"), "{header}");
     assert!(
         getppid.contains("linux-x86_64") || getppid.contains("linux-aarch64"),
         "{getppid}"
@@ -230,8 +239,15 @@ fn interrupt_keeps_what_finished() {
     // Wait until cpu.loop is saved and the hang is under way.
     let t0 = std::time::Instant::now();
     loop {
-        let saved = std::fs::read_to_string(&out).unwrap_or_default();
-        if saved.contains("\"cpu.loop\"") {
+        // The command line holds "cpu.loop" from the start: look in the results.
+        let saved: serde_json::Value = std::fs::read(&out)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        if saved["results"]
+            .as_array()
+            .is_some_and(|rs| rs.iter().any(|r| r["id"] == "cpu.loop"))
+        {
             break;
         }
         assert!(t0.elapsed().as_secs() < 60, "cpu.loop never finished");
@@ -353,4 +369,81 @@ fn isolated_benchmarks_can_place_a_peer_on_another_cpu() {
         .find(|r| r["id"] == "ipc.rtt.pipe.cross_cpu")
         .unwrap();
     assert_ne!(cross["status"], "skipped", "{cross}");
+}
+
+/// Settings are declared: `yamba list --settings` shows each with its
+/// type, default and readers; the JSON list has booleans; an old name
+/// still works, with a warning naming the new one.
+#[test]
+fn settings_are_listed_and_old_names_warn() {
+    let o = yamba().args(["list", "--settings"]).output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    for key in [
+        "mem.stride  (bytes)",
+        "net.streams  (integer)",
+        "ipc.transports  (list)",
+        "proc.heavy_mib  (integer)",
+        "fs.remote.file  (text)",
+    ] {
+        assert!(text.contains(key), "{key} missing:\n{text}");
+    }
+    assert!(text.contains("old name: stride"), "{text}");
+    assert!(text.contains("read by: net.tcp.bandwidth.n"), "{text}");
+
+    let o = yamba()
+        .args(["list", "--settings", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let keys: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.len() >= 22, "{keys:?}");
+    let o = yamba()
+        .args(["list", "--format", "json", "cpu", "testing"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for b in v.as_array().unwrap() {
+        assert!(
+            b["default"].is_boolean() && b["runnable"].is_boolean(),
+            "{b}"
+        );
+    }
+    assert!(v.as_array().unwrap().iter().any(|b| b["default"] == false));
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "ipc.rtt",
+            "--set",
+            "transports=pipe",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--set transports: an old name, read as ipc.transports"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["config"]["settings"]["ipc.transports"], "pipe");
+    let ids: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.iter().all(|id| !id.contains("futex")), "{ids:?}");
 }

@@ -22,6 +22,7 @@ pub mod profile;
 pub mod results;
 pub mod run_session;
 pub mod runner;
+pub mod settings;
 pub mod time_block;
 pub mod unroll;
 
@@ -33,6 +34,7 @@ pub use clock::Clock;
 pub use harness::{Measured, Plan};
 pub use machine::{Describe, Machine};
 pub use results::{BenchResult, Evidence, Method, MethodKind, Mode, ResultsFile, Series, Status};
+pub use settings::{Kind, Setting};
 pub use units::Unit;
 
 /// This yamba's version, as recorded in results files.

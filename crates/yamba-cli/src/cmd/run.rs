@@ -103,7 +103,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let config = config_from(&args)?;
+    let mut config = config_from(&args)?;
     if let Some(name) = &args.profile {
         let benches =
             yamba_suite::select(std::slice::from_ref(name)).map_err(anyhow::Error::msg)?;
@@ -113,10 +113,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 benches.len()
             );
         }
+        config.settings = checked_settings(config.settings, &benches)?;
         let session = Session::prepare(config);
         return super::profile::run_profile(&session, benches[0]);
     }
     let mut benches = yamba_suite::select(&args.names).map_err(anyhow::Error::msg)?;
+    config.settings = checked_settings(config.settings, &benches)?;
     let seed = args
         .seed
         .unwrap_or_else(yamba_core::clock::monotonic_raw_ns);
@@ -274,6 +276,20 @@ fn parse_settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> 
             _ => bail!("--set {s}: expected KEY=VALUE"),
         })
         .collect()
+}
+
+/// The `--set` pairs checked against the benchmarks' declarations (old
+/// names renamed, with a warning on stderr).
+fn checked_settings(
+    given: BTreeMap<String, String>,
+    chosen: &[&'static Benchmark],
+) -> anyhow::Result<BTreeMap<String, String>> {
+    let (settings, warnings) = yamba_core::settings::resolve(&given, &yamba_suite::all(), chosen)
+        .map_err(anyhow::Error::msg)?;
+    for w in warnings {
+        eprintln!("yamba: warning: {w}");
+    }
+    Ok(settings)
 }
 
 fn header(session: &Session) -> String {

@@ -12,9 +12,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 use yamba_core::harness::{measure_loop, Plan};
-use yamba_core::machine::parse_size;
 use yamba_core::results::Method;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Unit};
+
+/// `--set mem.bw_size`: bytes per array.
+pub const SIZE: Setting = Setting {
+    key: "mem.bw_size",
+    kind: Kind::Bytes {
+        min: 4096,
+        max: 1 << 40,
+    },
+    default: "8× the last-level cache (4× with --quick)",
+    help: "bytes per array of the bandwidth kernels",
+    aliases: &["bw_size"],
+};
 
 macro_rules! bandwidth {
     ($name:ident, $id:literal, $kernel:expr, $what:literal) => {
@@ -36,6 +48,7 @@ macro_rules! bandwidth {
                 }
             },
             run: |ctx| run(ctx, $kernel),
+            settings: &[SIZE],
             ..Benchmark::TEMPLATE
         };
     };
@@ -234,11 +247,8 @@ pub fn threaded(
 
 fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
     let llc = ctx.machine().llc_bytes() as usize;
-    let bytes = match ctx.setting("bw_size") {
-        Some(s) => parse_size(s)
-            .filter(|&v| v >= 4096)
-            .map(|v| v as usize)
-            .ok_or_else(|| format!("bad bw_size '{s}': expected bytes per array such as 256M"))?,
+    let bytes = match ctx.bytes(SIZE.key)? {
+        Some(b) => b as usize,
         None => llc * if ctx.quick() { 4 } else { 8 },
     };
     let mut plan = ctx.plan();

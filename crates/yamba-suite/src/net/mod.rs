@@ -19,7 +19,7 @@ pub use crate::remote as agent;
 
 use std::time::{Duration, Instant};
 use yamba_core::results::Method;
-use yamba_core::{BenchResult, Benchmark, Ctx, RunConfig};
+use yamba_core::{BenchResult, Benchmark, Ctx, Kind, RunConfig, Setting};
 
 /// This area's benchmarks, in suite order.
 pub static BENCHMARKS: &[&Benchmark] = &[
@@ -83,16 +83,47 @@ pub(crate) fn label(ctx: &Ctx, r: &mut BenchResult, target: &Target) {
     }
 }
 
-/// A size setting such as `64`, `4k`, `8M`.
-pub(crate) fn size_setting(ctx: &Ctx, key: &str) -> Result<Option<u64>, String> {
-    match ctx.setting(key) {
-        None => Ok(None),
-        Some(v) => yamba_core::machine::parse_size(v)
-            .filter(|&n| n > 0)
-            .map(Some)
-            .ok_or_else(|| format!("--set {key}={v}: not a size (e.g. 64, 4K, 8M)")),
-    }
-}
+/// `--set net.msg_bytes`: the round trips' message size.
+pub const MSG_BYTES: Setting = Setting {
+    key: "net.msg_bytes",
+    kind: Kind::Bytes {
+        min: 8,
+        max: 60_000,
+    },
+    default: "64",
+    help: "bytes of each round trip's message",
+    aliases: &[],
+};
+
+/// `--set net.bytes`: a bandwidth repetition's size.
+pub const BYTES: Setting = Setting {
+    key: "net.bytes",
+    kind: Kind::Bytes {
+        min: 1,
+        max: 1 << 40,
+    },
+    default: "grown from 256 KiB per stream to fill each repetition",
+    help: "bytes per bandwidth repetition, all streams together (fixed)",
+    aliases: &[],
+};
+
+/// `--set net.streams`: streams of `net.tcp.bandwidth.n`.
+pub const STREAMS: Setting = Setting {
+    key: "net.streams",
+    kind: Kind::Integer { min: 1, max: 64 },
+    default: "4",
+    help: "TCP streams at once",
+    aliases: &[],
+};
+
+/// `--set net.peer_cpu`: where a local peer thread runs.
+pub const PEER_CPU: Setting = Setting {
+    key: "net.peer_cpu",
+    kind: Kind::Choice(&["other", "same"]),
+    default: "other",
+    help: "CPU of the local peer: another than the benchmark's, or the same",
+    aliases: &[],
+};
 
 /// How a series of timed repetitions was taken: each observation is one
 /// repetition the benchmark timed itself (`direct`).

@@ -10,11 +10,7 @@ use yamba_core::Ctx;
 /// run at once as on two hosts; `--set net.peer_cpu=same` puts the peer on
 /// the benchmark's CPU (no cross-CPU wake-ups).
 pub fn cpu(ctx: &Ctx) -> Result<Option<usize>, String> {
-    let same = match ctx.setting("net.peer_cpu") {
-        None | Some("other") => false,
-        Some("same") => true,
-        Some(v) => return Err(format!("--set net.peer_cpu={v}: must be 'other' or 'same'")),
-    };
+    let same = ctx.choice(super::PEER_CPU.key)? == Some("same");
     let Some(own) = ctx.cpu() else {
         return Ok(None);
     };
@@ -26,7 +22,7 @@ pub fn cpu(ctx: &Ctx) -> Result<Option<usize>, String> {
 
 /// Says where the peer runs, for the result's params.
 pub fn placement(ctx: &Ctx) -> String {
-    let asked_same = ctx.setting("net.peer_cpu") == Some("same");
+    let asked_same = ctx.setting(super::PEER_CPU.key) == Some("same");
     match (ctx.cpu(), cpu(ctx).ok().flatten()) {
         (Some(b), Some(p)) if b != p => format!("thread pinned to CPU {p} (benchmark on CPU {b})"),
         (Some(b), _) if asked_same => {

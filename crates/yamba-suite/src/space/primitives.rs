@@ -15,6 +15,7 @@ macro_rules! primitive {
             modes: &[Mode::Hot],
             adapter: adapter::NAME,
             run: |ctx| run_space(ctx, $kind),
+            settings: &[super::measure::N, super::measure::REPEATS],
             ..Benchmark::TEMPLATE
         };
     };
