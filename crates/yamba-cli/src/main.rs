@@ -47,6 +47,10 @@ enum Command {
     Blocks(cmd::blocks::Args),
     /// Print CPU states (user, system, idle, iowait, steal) at an interval.
     Top(cmd::top::Args),
+    /// The Yamba language: check, run and list benchmark classes.
+    Lang(cmd::lang::Args),
+    /// Measure instruction sequences (generated code, dependent chains), side by side.
+    Asm(cmd::asm::Args),
 }
 
 fn main() {
@@ -65,6 +69,8 @@ fn main() {
         Command::Stone(a) => cmd::stone::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),
         Command::Top(a) => cmd::top::run(a),
+        Command::Lang(a) => cmd::lang::run(a),
+        Command::Asm(a) => cmd::asm::run(a),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -7,12 +7,25 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use yamba_core::base::Base;
 use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
-use yamba_core::results::{BenchResult, Mode, ResultsFile, Tool};
+use yamba_core::results::{BenchResult, BlockKind, Certainty, Mode, ResultsFile, Tool};
 use yamba_core::{Machine, Unit};
 
+/// A result measured in 5 processes (blocks of consecutive observations).
 fn result(id: &str, mode: Mode, obs: Vec<f64>) -> BenchResult {
     let area = id.split('.').next().unwrap();
     let mut r = BenchResult::new(id, id, area, Unit::Nanoseconds, mode, "test");
+    let per = obs.len().div_ceil(5);
+    let blocks: Vec<&[f64]> = obs.chunks(per).collect();
+    r.certainty = Certainty::from_blocks(
+        BlockKind::Process,
+        blocks
+            .iter()
+            .map(|b| yamba_stats::Summary::of(b).unwrap().median)
+            .collect(),
+        blocks.iter().map(|b| b.len()).collect(),
+        0.0,
+        vec![],
+    );
     r.set_observations(obs);
     r
 }
@@ -74,6 +87,8 @@ fn file(scale: f64) -> ResultsFile {
         },
         base: Base {
             base_ns: 20.0,
+            mean_ns: Some(20.0),
+            quantum_ns: Some(20.0),
             base_ticks: 20,
             share_within_2x_min: 1.0,
             summary: yamba_stats::Summary::of(&[20.0]).unwrap(),

@@ -5,13 +5,19 @@ use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
 use crate::machine::{Describe, Machine};
-use crate::results::{BenchResult, Method, Mode};
+use crate::results::{BenchResult, Certainty, Method, Mode};
 use crate::settings::Setting;
 use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Below this many clock quanta a single timing is withheld.
+pub const MIN_QUANTA: f64 = 2.0;
+/// Below this many it is labelled resolution-limited (each quantum more
+/// than 5% of the value).
+pub const RESOLVED_QUANTA: f64 = 20.0;
 
 /// A registered benchmark: a generic template whose `run` calls its
 /// platform adapter, described well enough for `yamba list`.
@@ -29,12 +35,16 @@ pub struct Benchmark {
     pub default: bool,
     /// Test-only: listed and runnable only with YAMBA_TEST_BENCHMARKS=1.
     pub hidden: bool,
-    /// The platform adapter this build uses for it.
+    /// The platform adapter this build uses for it: the area's
+    /// `adapter::NAME`, or [`NO_ADAPTER`] where the area has none for this
+    /// platform (the runner then skips it and says so).
     pub adapter: &'static str,
     /// Seconds after which the run is killed and reported as hung.
     pub timeout_s: u64,
     /// The `--set` settings it reads (see [`crate::settings`]).
     pub settings: &'static [Setting],
+    /// How a precise run replicates it (see docs/certainty.md).
+    pub replication: Replication,
     /// Whether it can run here; Err says why not (needs root, missing feature).
     pub requires: fn(&Machine, &RunConfig) -> Result<(), String>,
     pub run: fn(&mut Ctx) -> Result<(), String>,
@@ -53,6 +63,7 @@ impl Benchmark {
         adapter: "generic",
         timeout_s: 120,
         settings: &[],
+        replication: Replication::Processes,
         requires: |_, _| Ok(()),
         run: |_| Err("no run function".into()),
     };
@@ -60,6 +71,41 @@ impl Benchmark {
     pub fn supports(&self, mode: Mode) -> bool {
         self.modes.contains(&mode)
     }
+
+    /// Whether it can run here: Err says why not — no adapter for this
+    /// platform, or what its own `requires` says (needs root, a feature).
+    pub fn runnable(&self, machine: &Machine, config: &RunConfig) -> Result<(), String> {
+        if self.adapter == NO_ADAPTER {
+            return Err(no_adapter_reason());
+        }
+        (self.requires)(machine, config)
+    }
+}
+
+/// The adapter name of an area's `unsupported` adapter: a platform nobody
+/// has written (and run) that area's platform code for yet. Benchmarks
+/// naming it are reported skipped with [`no_adapter_reason`], never run.
+pub const NO_ADAPTER: &str = "none";
+
+/// Why a benchmark whose adapter is [`NO_ADAPTER`] did not run.
+pub fn no_adapter_reason() -> String {
+    format!(
+        "no adapter for this platform ({}-{})",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+/// The unit of replication of a benchmark's results in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replication {
+    /// Each of the run's blocks is a fresh process, interleaved with the
+    /// other benchmarks; the interval comes from the processes' medians.
+    Processes,
+    /// Measured in one process only, whatever the run's block count — a
+    /// curve, a sweep or a setup too costly to repeat — giving `why`; its
+    /// interval is within-process and labelled so.
+    OneProcess { why: &'static str },
 }
 
 impl std::fmt::Debug for Benchmark {
@@ -93,8 +139,9 @@ pub struct RunConfig {
     pub remote_token: Option<String>,
     /// Run each benchmark in a child process (crash and hang isolation).
     pub isolate: bool,
-    /// Run the whole list this many times, interleaved, each time in fresh
-    /// processes; repetitions of a result are pooled.
+    /// Blocks: run the whole list this many times, interleaved, each time
+    /// in fresh processes; a result's interval comes from the blocks'
+    /// medians, and each block gets this share of the sampling budget.
     #[serde(default = "one")]
     pub repetitions: usize,
     /// Benchmark-specific settings (`--set key=value`).
@@ -115,11 +162,13 @@ impl Default for RunConfig {
             remote: None,
             remote_token: None,
             isolate: true,
-            repetitions: 1,
+            repetitions: PRECISE_BLOCKS,
             settings: BTreeMap::new(),
         }
     }
 }
+
+pub use crate::results::PRECISE_BLOCKS;
 
 fn one() -> usize {
     1
@@ -130,7 +179,17 @@ impl RunConfig {
         RunConfig {
             quick: true,
             budget_s: 0.15,
+            repetitions: 1,
             ..RunConfig::default()
+        }
+    }
+
+    /// Blocks `bench` is measured in: the run's, or one when it measures in
+    /// one process only.
+    pub fn blocks_for(&self, bench: &Benchmark) -> usize {
+        match bench.replication {
+            Replication::Processes => self.repetitions.max(1),
+            Replication::OneProcess { .. } => 1,
         }
     }
 
@@ -247,7 +306,14 @@ impl<'a> Ctx<'a> {
         &self.session.clock
     }
 
+    /// BASE as subtracted from a single timing: the mean of its central
+    /// readings (see [`crate::base`]).
     pub fn base_ns(&self) -> f64 {
+        self.session.base.subtract_ns()
+    }
+
+    /// The fastest reading of BASE: the floor of what the clock can show.
+    pub fn base_min_ns(&self) -> f64 {
         self.session.base.base_ns
     }
 
@@ -263,9 +329,14 @@ impl<'a> Ctx<'a> {
         self.session.config.quick
     }
 
-    /// The harness plan for this run (budget, precision).
+    /// The harness plan for this block of the run: the budget and the
+    /// minimum sampling time are shared among the benchmark's blocks.
     pub fn plan(&self) -> Plan {
-        self.session.config.plan()
+        let mut p = self.session.config.plan();
+        let blocks = self.session.config.blocks_for(self.bench) as u32;
+        p.budget /= blocks;
+        p.min_sampling /= blocks;
+        p
     }
 
     /// The CPU this benchmark is pinned to, if pinning is on.
@@ -378,10 +449,65 @@ impl<'a> Ctx<'a> {
         r
     }
 
-    /// Records a finished result: failed gating evidence withholds it.
+    /// Records a finished result: its within-process interval, a check
+    /// that single timings are long enough for the clock to resolve; then
+    /// failed gating evidence withholds it.
     pub fn push(&mut self, mut r: BenchResult) {
+        let resolution = self.resolution(&r);
+        if let Some(m) = r.method.as_mut().filter(|m| m.core_mhz.is_none()) {
+            m.core_mhz = crate::coreclock::probe_mhz();
+        }
+        if r.certainty.is_none() {
+            let mhz = r.method.as_ref().and_then(|m| m.core_mhz);
+            let mhz = mhz.filter(|_| r.unit == Unit::Nanoseconds);
+            r.certainty = Certainty::within_process(&r.observations, resolution, mhz);
+        }
+        self.check_resolution(&mut r);
         r.apply_evidence();
         self.results.push(r);
+    }
+
+    /// The smallest step one observation of `r` can show, in its unit: the
+    /// clock's quantum over the operations per observation (times only).
+    fn resolution(&self, r: &BenchResult) -> f64 {
+        let n = r.method.as_ref().map_or(1, |m| m.iterations.max(1));
+        match r.unit {
+            Unit::Nanoseconds => self.clock().info().resolution_ns / n as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// A single operation timed alone must last a few clock quanta for
+    /// its number to mean anything: under [`MIN_QUANTA`] the result is
+    /// withheld, under [`RESOLVED_QUANTA`] it is labelled.
+    fn check_resolution(&self, r: &mut BenchResult) {
+        let single = r.method.as_ref().is_some_and(|m| m.iterations == 1);
+        let quantum = self.clock().info().resolution_ns;
+        let (Some(v), true, true) = (
+            r.median(),
+            single,
+            r.unit == Unit::Nanoseconds && quantum > 0.0,
+        ) else {
+            return;
+        };
+        let quanta = v / quantum;
+        r.add_evidence(
+            format!(
+                "one operation lasts at least {MIN_QUANTA} clock quanta (the clock resolves it)"
+            ),
+            format!(
+                "≥ {:.1} ns ({MIN_QUANTA} × {quantum:.1} ns)",
+                MIN_QUANTA * quantum
+            ),
+            format!("{v:.1} ns ({quanta:.1} quanta)"),
+            quanta >= MIN_QUANTA,
+        );
+        if (MIN_QUANTA..RESOLVED_QUANTA).contains(&quanta) {
+            r.warn(format!(
+                "resolution-limited: one operation is {quanta:.1} clock quanta of {quantum:.1} ns (each quantum is {:.0}% of it)",
+                100.0 / quanta
+            ));
+        }
     }
 
     /// Hot: the loop method. Cold: one operation at a time after eviction.
@@ -416,5 +542,39 @@ impl<'a> Ctx<'a> {
 
     pub fn into_results(self) -> Vec<BenchResult> {
         self.results
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Status;
+
+    static WITHOUT_ADAPTER: Benchmark = Benchmark {
+        id: "test.no_adapter",
+        area: "test",
+        description: "an area with no adapter for this platform",
+        adapter: NO_ADAPTER,
+        run: |_| panic!("a benchmark without an adapter must never run"),
+        ..Benchmark::TEMPLATE
+    };
+
+    /// What a new platform sees: skipped with the reason, never run (its
+    /// `run` would panic into a failed result), and `yamba list` says the same.
+    #[test]
+    fn no_adapter_is_skipped_with_its_reason() {
+        let session = Session::prepare(RunConfig::quick());
+        let dir = tempfile::tempdir().unwrap();
+        let results = crate::runner::run_one(&session, &WITHOUT_ADAPTER, Mode::Hot, dir.path());
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0].status, Status::Skipped);
+        let reason = results[0].reason.as_deref().unwrap_or("");
+        assert!(
+            reason.starts_with("no adapter for this platform (")
+                && reason.contains(std::env::consts::OS),
+            "{reason}"
+        );
+        let listed = WITHOUT_ADAPTER.runnable(&session.machine, &session.config);
+        assert_eq!(listed.unwrap_err(), reason);
     }
 }

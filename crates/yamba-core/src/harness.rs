@@ -4,9 +4,11 @@
 //! of m unrolled copies of P — and the dummy F, the same loop with an empty
 //! body; then T(P) ≈ (M(P'') − M(F)) / n. n is chosen so one observation lasts
 //! at least ~1000× the clock's resolution, m so the loop's own cost is under
-//! 1% of the body's. P'' and F alternate, so drift affects both alike.
-//! Sampling goes on until the median's 95% interval is within the target
-//! precision or the time budget is spent.
+//! 1% of the body's. P'' and F alternate, and each observation is P'' less
+//! the F just before it, so drift affects both alike. Sampling goes on
+//! until [`StopRule`] says so: the within-process interval is within the
+//! target precision (never narrower than the clock's resolution allows),
+//! or the time budget is spent.
 //!
 //! Cold (worst case): one operation at a time, caches evicted and branch
 //! history disturbed before each, BASE subtracted.
@@ -14,6 +16,7 @@
 use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::results::{Method, MethodKind};
+use crate::stop::StopRule;
 use crate::unroll::{run_unrolled, DEGREES};
 use std::time::{Duration, Instant};
 use yamba_stats::Summary;
@@ -62,8 +65,11 @@ impl Plan {
     pub fn quick() -> Plan {
         Plan {
             budget: Duration::from_millis(150),
-            min_observations: 10,
-            min_sampling: Duration::ZERO,
+            min_observations: 20,
+            // Long enough to see more than one moment of the machine, short
+            // enough for a rough pass; its intervals are labelled
+            // within-process.
+            min_sampling: Duration::from_millis(30),
             warmup_ns: 2e6,
             ..Plan::precise()
         }
@@ -166,33 +172,20 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     let sampling = Instant::now();
     let mut p_ticks: Vec<u64> = Vec::new();
     let mut f_ticks: Vec<u64> = Vec::new();
-    let stopped;
-    loop {
-        f_ticks.push(time_dummy(m, groups, &mut dummy));
-        p_ticks.push(time_op(m, groups, &mut op));
-        let k = p_ticks.len();
-        if k >= plan.max_observations {
-            stopped = "max observations".to_string();
-            break;
+    let mut observations: Vec<f64> = Vec::new();
+    // One observation resolves one clock quantum spread over n operations.
+    let mut rule = StopRule::new(plan, clock.info().resolution_ns / iterations as f64);
+    let stopped = loop {
+        let f = time_dummy(m, groups, &mut dummy);
+        let p = time_op(m, groups, &mut op);
+        f_ticks.push(f);
+        p_ticks.push(p);
+        let recent = &f_ticks[f_ticks.len().saturating_sub(F_WINDOW)..];
+        observations.push(per_op(clock, p, median_ticks(recent), iterations));
+        if let Some(why) = rule.check(&observations, sampling.elapsed()) {
+            break why;
         }
-        if k >= plan.min_observations
-            && k.is_multiple_of(8)
-            && sampling.elapsed() >= plan.min_sampling.min(plan.budget)
-        {
-            let obs = per_op(clock, &p_ticks, &f_ticks, iterations);
-            if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
-                if p <= plan.target_precision {
-                    stopped = format!("precision reached ({:.2}%)", p * 100.0);
-                    break;
-                }
-            }
-        }
-        if sampling.elapsed() >= plan.budget && k >= plan.min_observations.min(3) {
-            stopped = "budget spent".to_string();
-            break;
-        }
-    }
-    let observations = per_op(clock, &p_ticks, &f_ticks, iterations);
+    };
     let f_ns: Vec<f64> = f_ticks.iter().map(|&t| clock.ticks_to_ns(t)).collect();
     let dummy = Summary::of(&f_ns);
     Measured {
@@ -210,21 +203,31 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             budget_s: plan.budget.as_secs_f64(),
             elapsed_s: started.elapsed().as_secs_f64(),
             stopped,
+            core_mhz: None,
         },
     }
 }
 
-/// (M(P''ᵢ) − median M(F)) / n for each observation.
-fn per_op(clock: &Clock, p: &[u64], f: &[u64], n: u64) -> Vec<f64> {
-    let mut fs: Vec<u64> = f.to_vec();
-    fs.sort_unstable();
-    let f_med = clock.ticks_to_ns(fs[fs.len() / 2]);
-    p.iter()
-        .map(|&t| (clock.ticks_to_ns(t) - f_med) / n as f64)
-        .collect()
+/// Dummy loops F whose median each observation of P'' is set against.
+const F_WINDOW: usize = 9;
+
+/// (M(P''ᵢ) − M(F))/n, M(F) the median of the last [`F_WINDOW`] dummies
+/// (up to and including the one timed just before P''ᵢ): the dummy's
+/// uncertainty and drift between the two enter the observations — and so
+/// their interval — instead of hiding in one median subtracted from all,
+/// while one interrupted dummy cannot make an observation absurd.
+fn per_op(clock: &Clock, p: u64, f: u64, n: u64) -> f64 {
+    (clock.ticks_to_ns(p) - clock.ticks_to_ns(f)) / n as f64
 }
 
-/// Measures single operations, each timed alone with BASE subtracted.
+fn median_ticks(v: &[u64]) -> u64 {
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    s[s.len() / 2]
+}
+
+/// Measures single operations, each timed alone with BASE (its mean, see
+/// [`crate::base`]) subtracted.
 /// `setup` runs untimed before each (e.g. re-arming state); when `evictor`
 /// is given (cold mode) caches are evicted and branch history disturbed
 /// after `setup` and before the timed operation.
@@ -238,12 +241,12 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
 ) -> Measured {
     let started = Instant::now();
     let mut obs = Vec::new();
-    let stopped;
+    let mut rule = StopRule::new(plan, clock.info().resolution_ns);
     // One untimed warm-up so first-use costs (lazy binding, first faults)
     // are not taken for the operation's.
     setup();
     op();
-    loop {
+    let stopped = loop {
         setup();
         if let Some(e) = evictor.as_deref_mut() {
             e.evict();
@@ -252,27 +255,10 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
         op();
         let t1 = clock.stop();
         obs.push(clock.ticks_to_ns(t1.wrapping_sub(t0)) - base_ns);
-        let k = obs.len();
-        if k >= plan.max_observations {
-            stopped = "max observations".to_string();
-            break;
+        if let Some(why) = rule.check(&obs, started.elapsed()) {
+            break why;
         }
-        if k >= plan.min_observations
-            && k.is_multiple_of(8)
-            && started.elapsed() >= plan.min_sampling.min(plan.budget)
-        {
-            if let Some(p) = Summary::of(&obs).and_then(|s| s.median_relative_precision()) {
-                if p <= plan.target_precision {
-                    stopped = format!("precision reached ({:.2}%)", p * 100.0);
-                    break;
-                }
-            }
-        }
-        if started.elapsed() >= plan.budget && k >= plan.min_observations.min(3) {
-            stopped = "budget spent".to_string();
-            break;
-        }
-    }
+    };
     Measured {
         observations: obs,
         method: Method {
@@ -287,6 +273,7 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
             budget_s: plan.budget.as_secs_f64(),
             elapsed_s: started.elapsed().as_secs_f64(),
             stopped,
+            core_mhz: None,
         },
     }
 }

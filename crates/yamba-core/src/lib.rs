@@ -12,6 +12,7 @@ pub mod base;
 pub mod bench;
 pub mod clock;
 pub mod cold;
+pub mod coreclock;
 pub mod counters;
 pub mod cpustates;
 pub mod harness;
@@ -23,13 +24,14 @@ pub mod results;
 pub mod run_session;
 pub mod runner;
 pub mod settings;
+pub mod stop;
 pub mod time_block;
 pub mod unroll;
 
 /// Units of results: re-exported from `yamba-results` at their old path.
 pub use yamba_results::units;
 
-pub use bench::{Benchmark, Ctx, RunConfig, Session};
+pub use bench::{Benchmark, Ctx, Replication, RunConfig, Session};
 pub use clock::Clock;
 pub use harness::{Measured, Plan};
 pub use machine::{Describe, Machine};

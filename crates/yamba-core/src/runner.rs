@@ -4,7 +4,7 @@
 use crate::bench::{Benchmark, Session};
 use crate::cpustates::CpuTimes;
 use crate::isolate::{run_bench_in_exec, run_in_child, ChildOutcome, ChildUsage};
-use crate::results::{Accounting, BenchResult, Mode, Status};
+use crate::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -30,8 +30,11 @@ pub fn plan_runs(
     benches: &[&'static Benchmark],
 ) -> Vec<(&'static Benchmark, Mode)> {
     let mut out = Vec::new();
-    for _ in 0..session.config.repetitions.max(1) {
+    for round in 0..session.config.repetitions.max(1) {
         for &b in benches {
+            if round >= session.config.blocks_for(b) {
+                continue;
+            }
             for &m in &session.config.modes {
                 out.push((b, m));
             }
@@ -41,9 +44,12 @@ pub fn plan_runs(
 }
 
 /// Pools repetitions of the same result (same id and mode), each measured
-/// in a process of its own: observations concatenated in the order taken,
-/// the summary recomputed, each repetition's median kept in
-/// `extra.repetitions`. A repetition that failed is named in a warning;
+/// in a process of its own — the blocks of its interval: observations
+/// concatenated in the order taken, the summary recomputed, the certainty
+/// recomputed from one median per process (see
+/// [`crate::results::Certainty`]), each repetition's median kept in
+/// `extra.repetitions`, a process whose median stands far from the others
+/// named in the evidence. A repetition that failed is named in a warning;
 /// the pooled result fails only when all did.
 pub fn merge_repetitions(results: &[BenchResult]) -> Vec<BenchResult> {
     let mut order: Vec<String> = Vec::new();
@@ -129,10 +135,104 @@ fn pool(reps: &[&BenchResult]) -> BenchResult {
         acct.system_s = accts.iter().map(|a| a.system_s).sum();
         acct.max_rss_kib = accts.iter().map(|a| a.max_rss_kib).max().unwrap_or(0);
     }
+    m.certainty = process_certainty(&good);
+    if let Some(c) = m.certainty.clone() {
+        name_outlying_processes(&mut m, c, &good);
+    }
     m.status = Status::Ok;
     m.reason = None;
     m.apply_evidence();
     m
+}
+
+/// One block per process that measured: its median, and a resolution no
+/// finer than any process's.
+fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
+    let medians: Vec<f64> = good.iter().filter_map(|r| r.median()).collect();
+    if medians.len() != good.len() {
+        return None;
+    }
+    let sizes = good.iter().map(|r| r.observations.len()).collect();
+    let resolution = good
+        .iter()
+        .filter_map(|r| r.certainty.as_ref())
+        .map(|c| c.estimate.resolution)
+        .fold(0.0, f64::max);
+    let core_mhz: Vec<f64> = good
+        .iter()
+        .filter(|r| r.unit == crate::units::Unit::Nanoseconds)
+        .filter_map(|r| r.method.as_ref()?.core_mhz)
+        .collect();
+    Certainty::from_blocks(BlockKind::Process, medians, sizes, resolution, core_mhz)
+}
+
+/// Evidence (informational) that every process agreed with the others,
+/// and a warning naming each that did not.
+fn name_outlying_processes(m: &mut BenchResult, c: Certainty, good: &[&&BenchResult]) {
+    if c.medians.len() < 4 {
+        return;
+    }
+    let unit = m.unit.symbol();
+    let others = |i: usize| {
+        let v: Vec<f64> = (0..c.medians.len())
+            .filter(|&j| j != i)
+            .map(|j| c.medians[j])
+            .collect();
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        format!("{} to {} {unit}", fmt(lo), fmt(hi))
+    };
+    let named: Vec<String> = c
+        .estimate
+        .outliers
+        .iter()
+        .map(|&i| {
+            let busy = good[i]
+                .accounting
+                .as_ref()
+                .and_then(|a| a.others_busy_pct)
+                .map(|b| format!(", machine {b:.0}% busy"))
+                .unwrap_or_default();
+            format!(
+                "process {} of {}: {} {unit} against {} in the others{busy}",
+                i + 1,
+                c.medians.len(),
+                fmt(c.medians[i]),
+                others(i)
+            )
+        })
+        .collect();
+    m.add_note_evidence(
+        format!(
+            "every process's median agrees with the others' (within {} robust σ)",
+            yamba_stats::OUTLIER_SIGMAS
+        ),
+        format!("{} of {} processes", c.medians.len(), c.medians.len()),
+        if named.is_empty() {
+            format!("{} of {}", c.medians.len(), c.medians.len())
+        } else {
+            named.join("; ")
+        },
+        named.is_empty(),
+    );
+    if !named.is_empty() {
+        m.warn(format!(
+            "{} disagreed with the others: {}",
+            if named.len() == 1 {
+                "a process"
+            } else {
+                "processes"
+            },
+            named.join("; ")
+        ));
+    }
+}
+
+fn fmt(v: f64) -> String {
+    crate::units::format_sig(v)
 }
 
 /// Runs every benchmark in every requested mode; stops early on Ctrl-C
@@ -174,7 +274,7 @@ pub fn run_one(
         r.reason = Some(format!("has no {} mode", mode.as_str()));
         return vec![r];
     }
-    if let Err(why) = (bench.requires)(&session.machine, &session.config) {
+    if let Err(why) = bench.runnable(&session.machine, &session.config) {
         let mut r = failed(session, bench, mode, String::new());
         r.status = Status::Skipped;
         r.reason = Some(why);

@@ -1,17 +1,24 @@
-//! Comparing two runs, as benchstat does: for each result present in both,
-//! the medians, the change with a confidence interval (Hodges-Lehmann), a
-//! p-value (Mann-Whitney U on the raw observations) and a verdict.
+//! Comparing two runs, as benchstat does: one sample is one *process* (a
+//! block of the run: see docs/certainty.md), never one observation.
+//! Observations inside a process share its layout, its CPU placement and
+//! the host's moment, so counting them as independent finds "significant"
+//! differences between two runs of the same thing. For each result present
+//! in both runs: the medians of its processes on each side, the change
+//! (Hodges-Lehmann, on the process medians) with its interval, the exact
+//! Mann-Whitney p-value on the process medians, and a verdict.
 //!
 //! A difference is called only when the p-value is below 1 − confidence
 //! *and* the interval for the change excludes zero, so the verdict never
-//! contradicts the interval printed beside it. Results in only one run, and
-//! results that were not measured cleanly, are listed rather than dropped:
-//! a comparison that silently loses a benchmark hides the regression.
+//! contradicts the interval printed beside it. With fewer processes a side
+//! than the test needs to reach that confidence (4 at 95%, 5 at 99%), it
+//! says so and calls nothing. Results in only one run, and results that
+//! were not measured cleanly, are listed rather than dropped: a comparison
+//! that silently loses a benchmark hides the regression.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use yamba_results::{BenchResult, ResultsFile, Status};
+use yamba_results::{BenchResult, BlockKind, ResultsFile, Status};
 
 /// What the comparison of one result concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -25,6 +32,8 @@ pub enum Verdict {
     Same,
     /// Not compared: in one run only, or not measured cleanly in both.
     NotCompared,
+    /// Measured in both, but with too few processes a side for the test.
+    TooFew,
 }
 
 impl Verdict {
@@ -34,6 +43,7 @@ impl Verdict {
             Verdict::Slower => "slower",
             Verdict::Same => "~",
             Verdict::NotCompared => "-",
+            Verdict::TooFew => "?",
         }
     }
 }
@@ -47,15 +57,27 @@ pub struct Row {
     /// Status in A and B; `None` when the result is missing from that run.
     pub status_a: Option<String>,
     pub status_b: Option<String>,
+    /// Observations in A and B.
     pub n_a: usize,
     pub n_b: usize,
+    /// Samples the test used in A and B: one per process (block).
+    pub blocks_a: usize,
+    pub blocks_b: usize,
     pub median_a: Option<f64>,
     pub median_b: Option<f64>,
-    /// Change of B relative to A, in percent (Hodges-Lehmann estimate).
+    /// Change of B relative to A, in percent (Hodges-Lehmann estimate on
+    /// the process medians; the ratio of the headline values when there
+    /// are too few processes for a test).
     pub change_pct: Option<f64>,
     /// Confidence interval of the change, in percent.
     pub ci_pct: Option<(f64, f64)>,
     pub p_value: Option<f64>,
+    /// The change and p-value in core cycles (process medians times their
+    /// measured core clock), where both runs measured the clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_cycles_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_cycles: Option<f64>,
     pub verdict: Verdict,
     /// By how many percent B is worse than A (positive: worse), whatever the
     /// unit's direction; what `--threshold` is checked against.
@@ -75,6 +97,8 @@ pub struct Comparison {
     /// Differences in machine or environment between the runs.
     pub warnings: Vec<String>,
     pub rows: Vec<Row>,
+    /// Processes a side the test needs to reach the confidence.
+    pub min_blocks: usize,
 }
 
 impl Comparison {
@@ -121,6 +145,7 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
         min_change_pct,
         warnings: environment_warnings(a, b),
         rows,
+        min_blocks: yamba_stats::min_blocks_for(confidence),
     }
 }
 
@@ -139,18 +164,85 @@ fn lone_row(r: &BenchResult, in_a: bool) -> Row {
         status_b: if in_a { None } else { status },
         n_a: if in_a { n } else { 0 },
         n_b: if in_a { 0 } else { n },
+        blocks_a: 0,
+        blocks_b: 0,
         median_a: if in_a { med } else { None },
         median_b: if in_a { None } else { med },
         change_pct: None,
         ci_pct: None,
         p_value: None,
+        change_cycles_pct: None,
+        p_cycles: None,
         verdict: Verdict::NotCompared,
         worse_pct: None,
         note: Some(if in_a { "only in A" } else { "only in B" }.into()),
     }
 }
 
+/// The samples of a result for the test: one median per process when it
+/// was measured in several, else its headline value alone (one run, one
+/// sample). Files from before blocks were recorded keep each repetition's
+/// median in `extra.repetitions`.
+pub fn process_samples(r: &BenchResult) -> Vec<f64> {
+    if let Some(c) = r
+        .certainty
+        .as_ref()
+        .filter(|c| c.block == BlockKind::Process)
+    {
+        return finite(&c.medians);
+    }
+    let reps: Vec<f64> = r
+        .extra
+        .get("repetitions")
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.get("median").and_then(|m| m.as_f64()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if reps.len() > 1 {
+        return finite(&reps);
+    }
+    r.value().filter(|v| v.is_finite()).into_iter().collect()
+}
+
+/// The process medians in core cycles, where every process's clock was
+/// measured.
+pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
+    let c = r
+        .certainty
+        .as_ref()
+        .filter(|c| c.block == BlockKind::Process)?;
+    (c.cycles.is_some() && c.core_mhz.len() == c.medians.len()).then(|| {
+        c.medians
+            .iter()
+            .zip(&c.core_mhz)
+            .map(|(ns, mhz)| ns * mhz / 1e3)
+            .collect()
+    })
+}
+
+/// Whether the change from `a` to `b` is significant: exact rank test on
+/// the samples, an interval that excludes zero, and a change large enough
+/// to print. Returns (significant, change %, interval, p).
+fn significance(
+    a: &[f64],
+    b: &[f64],
+    confidence: f64,
+    min_change_pct: f64,
+) -> Option<(bool, f64, (f64, f64), Option<f64>)> {
+    let (est, lo, hi) = relative_change(a, b, confidence)?;
+    let p = yamba_stats::mann_whitney_exact_p(a, b)
+        .or_else(|| yamba_stats::mann_whitney_u(a, b).map(|m| m.p_value));
+    let significant = p.is_some_and(|p| p < 1.0 - confidence)
+        && (lo > 0.0 || hi < 0.0)
+        && est.abs() >= min_change_pct;
+    Some((significant, est, (lo, hi), p))
+}
+
 fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_pct: f64) -> Row {
+    let (sa, sb) = (process_samples(ra), process_samples(rb));
     let mut row = Row {
         key: ra.key(),
         unit: ra.unit.symbol().to_string(),
@@ -158,11 +250,15 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
         status_b: Some(status_name(rb.status)),
         n_a: ra.observations.len(),
         n_b: rb.observations.len(),
-        median_a: ra.median(),
-        median_b: rb.median(),
+        blocks_a: sa.len(),
+        blocks_b: sb.len(),
+        median_a: ra.value(),
+        median_b: rb.value(),
         change_pct: None,
         ci_pct: None,
         p_value: None,
+        change_cycles_pct: None,
+        p_cycles: None,
         verdict: Verdict::NotCompared,
         worse_pct: None,
         note: None,
@@ -184,30 +280,55 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
         ));
         return row;
     }
-    let (xa, xb) = (finite(&ra.observations), finite(&rb.observations));
-    if xa.is_empty() || xb.is_empty() {
+    if sa.is_empty() || sb.is_empty() {
         row.note = Some("no observations".into());
         return row;
     }
-    if row.median_a.is_none() {
-        row.median_a = yamba_stats::Summary::of(&xa).map(|s| s.median);
+    let higher_better = ra.unit.higher_is_better();
+    let need = yamba_stats::min_blocks_for(confidence);
+    if sa.len() < need || sb.len() < need {
+        // Say how large the change looks, but call nothing.
+        if let (Some(a), Some(b)) = (row.median_a, row.median_b) {
+            if a != 0.0 {
+                let est = (b / a - 1.0) * 100.0;
+                row.change_pct = Some(est);
+                row.worse_pct = Some(if higher_better { -est } else { est });
+            }
+        }
+        row.verdict = Verdict::TooFew;
+        row.note = Some(format!(
+            "too few processes: {} in A, {} in B; the test needs ≥ {need} a side",
+            sa.len(),
+            sb.len()
+        ));
+        return row;
     }
-    if row.median_b.is_none() {
-        row.median_b = yamba_stats::Summary::of(&xb).map(|s| s.median);
-    }
-    let Some((est, lo, hi)) = relative_change(&thin(&xa), &thin(&xb), confidence) else {
+    let Some((mut significant, est, (lo, hi), p)) =
+        significance(&sa, &sb, confidence, min_change_pct)
+    else {
         row.note = Some("A's median is zero: no relative change".into());
         return row;
     };
     row.change_pct = Some(est);
     row.ci_pct = Some((lo, hi));
-    let p = yamba_stats::mann_whitney_u(&xa, &xb).map(|m| m.p_value);
     row.p_value = p;
-    let higher_better = ra.unit.higher_is_better();
     row.worse_pct = Some(if higher_better { -est } else { est });
-    let significant = p.is_some_and(|p| p < 1.0 - confidence)
-        && (lo > 0.0 || hi < 0.0)
-        && est.abs() >= min_change_pct;
+    // A time that moved only because the host ran the core at another
+    // clock is not a change: the cycles must have moved too.
+    if let (Some(ca), Some(cb)) = (cycle_samples(ra), cycle_samples(rb)) {
+        if let Some((sig_c, est_c, _, p_c)) = significance(&ca, &cb, confidence, min_change_pct) {
+            row.change_cycles_pct = Some(est_c);
+            row.p_cycles = p_c;
+            if significant && !(sig_c && est_c.signum() == est.signum()) {
+                significant = false;
+                row.note = Some(format!(
+                    "follows the core clock: {est_c:+.1}% in cycles (clock {} in A, {} in B)",
+                    fmt_mhz(&ra.certainty.as_ref().unwrap().core_mhz),
+                    fmt_mhz(&rb.certainty.as_ref().unwrap().core_mhz)
+                ));
+            }
+        }
+    }
     row.verdict = if !significant {
         Verdict::Same
     } else if (est > 0.0) != higher_better {
@@ -222,24 +343,6 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
 /// print as ±0.0%, and a change in a tick-quantised clock's calibration
 /// between runs alone moves every value by about that much.
 pub const MIN_CHANGE_PCT: f64 = 0.1;
-
-/// At most this many values per side enter the Hodges-Lehmann interval,
-/// which looks at every pair: 20 000 observations a side would be 4·10^8
-/// pairs (3 GB). The p-value still uses every observation.
-pub const HL_MAX_PER_SIDE: usize = 1500;
-
-/// A sample reduced to [`HL_MAX_PER_SIDE`] evenly spaced order statistics:
-/// the same distribution, so the same location estimate, with an interval
-/// computed for the smaller n (wider, so conservative).
-fn thin(v: &[f64]) -> Vec<f64> {
-    if v.len() <= HL_MAX_PER_SIDE {
-        return v.to_vec();
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let k = HL_MAX_PER_SIDE;
-    (0..k).map(|i| s[i * (s.len() - 1) / (k - 1)]).collect()
-}
 
 fn finite(v: &[f64]) -> Vec<f64> {
     v.iter().copied().filter(|x| x.is_finite()).collect()
@@ -283,6 +386,31 @@ pub fn hodges_lehmann_shift_ci(a: &[f64], b: &[f64], confidence: f64) -> Option<
     let k = (k.max(0.0) as usize).min(m - 1);
     Some((est, diffs[k], diffs[m - 1 - k]))
 }
+
+/// The median of some core-clock readings, in GHz.
+fn fmt_mhz(v: &[f64]) -> String {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.get(s.len() / 2) {
+        Some(m) => format!("{:.2} GHz", m / 1e3),
+        None => "?".into(),
+    }
+}
+
+/// The median core clock over every process of a run's results.
+fn run_core_mhz(f: &ResultsFile) -> Option<f64> {
+    let mut v: Vec<f64> = f
+        .results
+        .iter()
+        .filter_map(|r| r.certainty.as_ref())
+        .flat_map(|c| c.core_mhz.iter().copied())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// Core clocks further apart than this (relative) are worth a warning.
+pub const CORE_CLOCK_WARNING: f64 = 0.01;
 
 /// Lines naming every difference in machine or environment between the
 /// runs that can move a number by itself.
@@ -347,6 +475,16 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     if pa != pb {
         out.push(format!("pinned CPUs differ: {pa:?} in A, {pb:?} in B"));
     }
+    if let (Some(ca), Some(cb)) = (run_core_mhz(a), run_core_mhz(b)) {
+        if (cb / ca - 1.0).abs() > CORE_CLOCK_WARNING {
+            out.push(format!(
+                "core clock differs: {:.2} GHz in A, {:.2} GHz in B ({:+.1}%): times of CPU-bound operations move with it, so a time is called slower or faster only when its cycles moved too",
+                ca / 1e3,
+                cb / 1e3,
+                (cb / ca - 1.0) * 100.0
+            ));
+        }
+    }
     for (side, f) in [("A", a), ("B", b)] {
         if !f.complete || f.interrupted {
             out.push(format!(
@@ -390,12 +528,13 @@ pub fn table(c: &Comparison) -> String {
         "change".into(),
         ci_head,
         "p".into(),
-        "n".into(),
+        "processes".into(),
         "verdict".into(),
     ]];
     for r in &c.rows {
         let verdict = match (&r.note, r.verdict) {
-            (Some(n), Verdict::NotCompared) => n.clone(),
+            (Some(n), Verdict::NotCompared | Verdict::TooFew) => n.clone(),
+            (Some(n), Verdict::Same) => format!("~ ({n})"),
             _ => r.verdict.as_str().to_string(),
         };
         lines.push([
@@ -409,7 +548,7 @@ pub fn table(c: &Comparison) -> String {
             r.p_value
                 .map(|p| format!("{p:.3}"))
                 .unwrap_or_else(|| "-".into()),
-            format!("{}+{}", r.n_a, r.n_b),
+            format!("{}+{}", r.blocks_a, r.blocks_b),
             verdict,
         ]);
     }
@@ -437,13 +576,28 @@ pub fn table(c: &Comparison) -> String {
     let count = |v: Verdict| c.rows.iter().filter(|r| r.verdict == v).count();
     let _ = writeln!(
         out,
-        "{} slower, {} faster, {} unchanged, {} not compared (confidence {}%, changes under {}% not called)",
+        "{} slower, {} faster, {} unchanged, {} with too few processes, {} not compared",
         count(Verdict::Slower),
         count(Verdict::Faster),
         count(Verdict::Same),
+        count(Verdict::TooFew),
         count(Verdict::NotCompared),
-        c.confidence * 100.0,
-        c.min_change_pct
     );
+    let _ = writeln!(out, "{}", footer(c));
     out
+}
+
+/// The test, its sample unit and its minimum counts, in words.
+pub fn footer(c: &Comparison) -> String {
+    format!(
+        "test: exact two-sided Mann-Whitney U at {}% on per-process medians (one sample = one process of the run; \
+         observations inside a process are not independent); needs ≥ {} processes a side (yamba run's default is {}; \
+         --quick runs have 1); change: Hodges-Lehmann on the process medians; a time is called only when its core cycles \
+         (the processes' measured core clock) moved too; changes under {}% are not called; \
+         --threshold fails only on a significant slowdown larger than it",
+        c.confidence * 100.0,
+        c.min_blocks,
+        yamba_results::results::PRECISE_BLOCKS,
+        c.min_change_pct
+    )
 }

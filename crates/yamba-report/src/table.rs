@@ -10,7 +10,7 @@ pub fn render(results: &[BenchResult]) -> String {
     let header = [
         "benchmark",
         "mode",
-        "median [95% CI]",
+        "value [95% CI]",
         "min",
         "CV",
         "n",
@@ -51,6 +51,11 @@ pub fn render(results: &[BenchResult]) -> String {
     line(&rule, &mut out);
     for r in &rows {
         line(r, &mut out);
+    }
+    if rows.iter().any(|r| r[2].ends_with(WITHIN_MARK)) {
+        out.push_str(&format!(
+            "\n{WITHIN_MARK} interval from one process only (a quick run, --repeat 1, or a benchmark measured in one process): it does not include the variation between runs; value: the mean of the processes' medians, or of one process's batch medians\n"
+        ));
     }
     if rows
         .iter()
@@ -158,6 +163,16 @@ fn abbreviate(w: &str) -> String {
     }
 }
 
+/// Marks an interval that does not cover the variation between runs.
+const WITHIN_MARK: &str = "‡";
+
+fn scope_mark(r: &BenchResult) -> &'static str {
+    match &r.certainty {
+        Some(c) if c.between_processes() => "",
+        _ => WITHIN_MARK,
+    }
+}
+
 fn row(r: &BenchResult) -> [String; 8] {
     let mut notes: Vec<String> = Vec::new();
     match r.status {
@@ -180,15 +195,14 @@ fn row(r: &BenchResult) -> [String; 8] {
     }
     notes.extend(r.warnings.iter().map(|w| abbreviate(w)));
     let blank = || String::from("-");
-    let (median, min, cv, n, unit) = match (&r.summary, r.status) {
-        (Some(s), Status::Ok) | (Some(s), Status::Withheld) => {
-            let (div, sym) = r.unit.scale_for(s.median);
-            let ci = s
-                .median_ci
+    let (median, min, cv, n, unit) = match (&r.summary, r.headline(), r.status) {
+        (Some(s), Some((value, ci)), Status::Ok | Status::Withheld) => {
+            let (div, sym) = r.unit.scale_for(value);
+            let ci = ci
                 .map(|c| format!(" [{}, {}]", format_sig(c.lo / div), format_sig(c.hi / div)))
                 .unwrap_or_default();
             (
-                format!("{}{ci}", format_sig(s.median / div)),
+                format!("{}{ci}{}", format_sig(value / div), scope_mark(r)),
                 format_sig(s.min / div),
                 s.cv.map(|c| format!("{:.1}%", c * 100.0))
                     .unwrap_or_else(blank),
@@ -237,9 +251,13 @@ mod tests {
             result("cpu.b", vec![], Status::Skipped),
         ]);
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 4, "{t}");
+        assert_eq!(lines.len(), 6, "{t}");
+        assert!(
+            lines[5].starts_with("‡ interval from one process only"),
+            "{t}"
+        );
         assert!(lines[0].starts_with("benchmark"));
-        assert!(lines[2].contains("1.510 [1.505, 1.514]"), "{t}");
+        assert!(lines[2].contains("1.510 [1.505, 1.514]‡"), "{t}");
         assert!(lines[2].contains("µs"), "{t}");
         assert!(lines[3].contains("skipped: needs root"), "{t}");
     }

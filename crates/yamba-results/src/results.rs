@@ -158,6 +158,9 @@ pub struct Method {
     pub elapsed_s: f64,
     /// Why sampling stopped: "precision reached", "budget", "max observations", …
     pub stopped: String,
+    /// The core clock right after sampling, in MHz (`yamba_core::coreclock`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_mhz: Option<f64>,
 }
 
 impl Method {
@@ -182,6 +185,7 @@ impl Method {
             budget_s,
             elapsed_s,
             stopped: stopped.into(),
+            core_mhz: None,
         }
     }
 }
@@ -224,6 +228,139 @@ pub struct Accounting {
     pub counters: Option<Counts>,
 }
 
+/// What one block of a result is: the unit of replication its interval
+/// comes from (see docs/certainty.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// A fresh process running the benchmark: the interval includes the
+    /// variation between processes (layout, placement, the host's moment).
+    Process,
+    /// A contiguous run of one process's observations (batch means): the
+    /// interval accounts for drift and autocorrelation inside the process,
+    /// not for what another process would see.
+    Batch,
+}
+
+/// How far a result can be trusted, from one median per block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Certainty {
+    pub block: BlockKind,
+    /// Each block's median, in the order taken.
+    pub medians: Vec<f64>,
+    /// Observations in each block.
+    pub sizes: Vec<usize>,
+    #[serde(flatten)]
+    pub estimate: yamba_stats::BlockEstimate,
+    /// The core clock each block ran at, in MHz (one value for batches of
+    /// one process), where measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_mhz: Vec<f64>,
+    /// The same estimate in core cycles (each block's median times its
+    /// clock): what does not move when the host changes the core's
+    /// frequency. Times only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<yamba_stats::BlockEstimate>,
+    /// Why the interval is missing or limited, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Batches one process's observations are cut into for a within-process
+/// interval (batch means).
+pub const BATCHES: usize = 10;
+
+/// Blocks (fresh processes) per benchmark in a precise run: enough for a
+/// Student-t interval with 5 degrees of freedom, and for `compare`'s exact
+/// rank test to call a change at 99% (it needs ≥ 5 a side; ≥ 4 at 95%).
+pub const PRECISE_BLOCKS: usize = 6;
+
+impl Certainty {
+    /// From one process's observations: [`BATCHES`] contiguous batches.
+    /// `resolution`: the smallest step one observation can show;
+    /// `core_mhz`: the process's core clock, for a time.
+    pub fn within_process(
+        obs: &[f64],
+        resolution: f64,
+        core_mhz: Option<f64>,
+    ) -> Option<Certainty> {
+        let medians = yamba_stats::batch_medians(obs, BATCHES);
+        let size = obs.len() / medians.len().max(1);
+        let mut sizes = vec![size; medians.len()];
+        if let Some(last) = sizes.last_mut() {
+            *last = obs.len() - size * (medians.len() - 1);
+        }
+        let mut c = Self::from_blocks(BlockKind::Batch, medians, sizes, resolution, vec![])?;
+        if let Some(mhz) = core_mhz {
+            c.core_mhz = vec![mhz];
+            c.cycles = scaled(&c.estimate, mhz / 1e3);
+        }
+        Some(c)
+    }
+
+    /// From one median per block (per process, or per batch), and the
+    /// core clock of each block when the result is a time and it was
+    /// measured in every block.
+    pub fn from_blocks(
+        block: BlockKind,
+        medians: Vec<f64>,
+        sizes: Vec<usize>,
+        resolution: f64,
+        core_mhz: Vec<f64>,
+    ) -> Option<Certainty> {
+        let estimate = yamba_stats::between_blocks(&medians, resolution, 0.95)?;
+        let cycles = (core_mhz.len() == medians.len())
+            .then(|| {
+                let c: Vec<f64> = medians
+                    .iter()
+                    .zip(&core_mhz)
+                    .map(|(ns, mhz)| ns * mhz / 1e3)
+                    .collect();
+                let slowest = core_mhz.iter().copied().fold(f64::INFINITY, f64::min);
+                yamba_stats::between_blocks(&c, resolution * slowest / 1e3, 0.95)
+            })
+            .flatten();
+        let note = match (block, estimate.blocks) {
+            (_, 1) => Some("one block: no interval".to_string()),
+            (BlockKind::Batch, _) => Some(
+                "within one process only: does not include the variation between runs (use a precise run's process blocks)"
+                    .to_string(),
+            ),
+            (BlockKind::Process, _) => None,
+        };
+        Some(Certainty {
+            block,
+            medians,
+            sizes,
+            estimate,
+            core_mhz: if cycles.is_some() { core_mhz } else { vec![] },
+            cycles,
+            note,
+        })
+    }
+
+    /// Whether the interval covers the variation between processes.
+    pub fn between_processes(&self) -> bool {
+        self.block == BlockKind::Process && self.estimate.blocks > 1
+    }
+}
+
+/// An estimate in other units: everything times `k`.
+fn scaled(e: &yamba_stats::BlockEstimate, k: f64) -> Option<yamba_stats::BlockEstimate> {
+    let s = |v: f64| v * k;
+    Some(yamba_stats::BlockEstimate {
+        estimate: s(e.estimate),
+        ci: e.ci.map(|c| yamba_stats::Interval {
+            lo: s(c.lo),
+            hi: s(c.hi),
+            confidence: c.confidence,
+        }),
+        stddev: s(e.stddev),
+        resolution: s(e.resolution),
+        ..e.clone()
+    })
+}
+
 /// One measured quantity. A benchmark may produce several (one per
 /// argument count, per size, per mode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -261,6 +398,9 @@ pub struct BenchResult {
     pub extra: BTreeMap<String, serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accounting: Option<Accounting>,
+    /// The headline estimate and interval, from one median per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<Certainty>,
 }
 
 impl BenchResult {
@@ -292,12 +432,28 @@ impl BenchResult {
             series: None,
             extra: BTreeMap::new(),
             accounting: None,
+            certainty: None,
         }
     }
 
-    /// The headline value: the median.
+    /// The median of all observations pooled.
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)
+    }
+
+    /// The headline value and its 95% interval: from the blocks when the
+    /// result has them (the mean of the block medians), else the pooled
+    /// median and its order-statistic interval.
+    pub fn headline(&self) -> Option<(f64, Option<yamba_stats::Interval>)> {
+        match &self.certainty {
+            Some(c) => Some((c.estimate.estimate, c.estimate.ci)),
+            None => self.summary.as_ref().map(|s| (s.median, s.median_ci)),
+        }
+    }
+
+    /// The headline value alone.
+    pub fn value(&self) -> Option<f64> {
+        self.headline().map(|(v, _)| v)
     }
 
     /// Sets the observations and their summary.

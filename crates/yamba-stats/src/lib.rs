@@ -5,11 +5,16 @@
 //! distributions are skewed (as timings are), a least-squares fit, and the
 //! seed's outlier layers (mean ± 2σ, repeatable).
 
+mod blocks;
 mod fit;
 mod outliers;
 mod rank;
 mod summary;
 
+pub use blocks::{
+    batch_medians, between_blocks, mann_whitney_exact_p, mann_whitney_min_p, min_blocks_for,
+    outlying_blocks, BlockEstimate, OUTLIER_MIN_SHARE, OUTLIER_SIGMAS,
+};
 pub use fit::{linear_fit, LinearFit};
 pub use outliers::{remove_outlier_layers, OutlierLayer};
 pub use rank::{hodges_lehmann_ratio_ci, mann_whitney_u, MannWhitney};

@@ -37,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let config = RunConfig::default();
     let runs_here: Vec<Result<(), String>> = benches
         .iter()
-        .map(|b| (b.requires)(&machine, &config))
+        .map(|b| b.runnable(&machine, &config))
         .collect();
     match args.format {
         Format::Json => {

@@ -1,8 +1,10 @@
 //! One module per subcommand: `Args` (clap) and `run(Args) -> anyhow::Result<i32>` (the exit code).
+pub mod asm;
 pub mod bench_child;
 pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod lang;
 pub mod list;
 pub mod ministat;
 pub mod obs;

@@ -72,11 +72,13 @@ pub struct Args {
     /// Benchmark-specific setting, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
-    /// Run the whole list N times, interleaved, each benchmark in a fresh
-    /// process every time; the repetitions of a result are pooled and each
-    /// one's median is kept (between-process variation shows up this way).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: usize,
+    /// Blocks: run the whole list N times, interleaved, each benchmark in a
+    /// fresh process every time, sharing its sampling budget among them; a
+    /// result's interval comes from the processes' medians, so it includes
+    /// the variation between runs (default 6; 1 with --quick, whose
+    /// intervals are then within-process only).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
     /// Run benchmarks in a random order (the seed is printed and recorded).
     #[arg(long)]
     pub shuffle: bool,
@@ -260,10 +262,12 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
     c.remote = args.remote.clone();
     c.remote_token = args.token.clone();
     c.isolate = !args.no_isolate;
-    if !(1..=1000).contains(&args.repeat) {
-        bail!("--repeat {}: must be between 1 and 1000", args.repeat);
+    if let Some(n) = args.repeat {
+        if !(1..=1000).contains(&n) {
+            bail!("--repeat {n}: must be between 1 and 1000");
+        }
+        c.repetitions = n;
     }
-    c.repetitions = args.repeat;
     c.settings = parse_settings(&args.settings)?;
     Ok(c)
 }

@@ -6,7 +6,9 @@ use yamba_results::clock::{Calibration, ClockInfo, ClockKind};
 use yamba_results::units::Unit;
 use yamba_results::Base;
 use yamba_results::Machine;
-use yamba_results::{BenchResult, Method, MethodKind, Mode, ResultsFile, Series, Status};
+use yamba_results::{
+    BenchResult, BlockKind, Certainty, Method, MethodKind, Mode, ResultsFile, Series, Status,
+};
 use yamba_stats::Summary;
 
 pub fn machine() -> Machine {
@@ -52,6 +54,8 @@ pub fn base() -> Base {
     let obs = vec![20.0, 21.0, 20.0, 22.0, 20.0, 20.0];
     Base {
         base_ns: 20.0,
+        mean_ns: Some(20.5),
+        quantum_ns: Some(1.0),
         base_ticks: 40,
         share_within_2x_min: 1.0,
         summary: Summary::of(&obs).unwrap(),
@@ -89,6 +93,38 @@ pub fn file(results: Vec<BenchResult>) -> ResultsFile {
     f.complete = true;
     f.results = results;
     f
+}
+
+/// A result measured in one process per element of `processes`, as a
+/// precise run pools them: observations concatenated, one block per process.
+pub fn blocked(id: &str, mode: Mode, unit: Unit, processes: Vec<Vec<f64>>) -> BenchResult {
+    let medians = processes
+        .iter()
+        .map(|p| Summary::of(p).unwrap().median)
+        .collect();
+    let sizes = processes.iter().map(Vec::len).collect();
+    let mut r = result(id, mode, unit, processes.concat());
+    r.certainty = Certainty::from_blocks(BlockKind::Process, medians, sizes, 0.0, vec![]);
+    r
+}
+
+/// `blocks` processes of `n` timings each around `median`: each process
+/// off by a log-normal factor of spread `between` (what varies from run
+/// to run), its observations spread by `within` around that.
+pub fn processes(
+    seed: u64,
+    blocks: usize,
+    n: usize,
+    median: f64,
+    between: f64,
+    within: f64,
+) -> Vec<Vec<f64>> {
+    let offsets = lognormal(seed ^ 0x5eed, blocks, 1.0, between);
+    offsets
+        .iter()
+        .enumerate()
+        .map(|(i, o)| lognormal(seed * 1000 + i as u64, n, median * o, within))
+        .collect()
 }
 
 /// `n` timings around `median` with log-normal noise of relative spread

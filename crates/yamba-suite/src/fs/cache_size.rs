@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Clock, Ctx, Kind, Mode, Series, Setting, Unit};
+use yamba_core::{Benchmark, Clock, Ctx, Kind, Mode, Replication, Series, Setting, Unit};
 
 /// `--set fs.cache_size.max_bytes`: the largest file tried.
 pub const MAX_BYTES: Setting = Setting {
@@ -34,6 +34,9 @@ pub const MAX_BYTES: Setting = Setting {
 
 pub static CACHE_SIZE: Benchmark = Benchmark {
     id: "fs.cache_size",
+    replication: Replication::OneProcess {
+        why: "a sweep of file sizes up to the page cache: costly to repeat",
+    },
     area: "fs",
     unit: Unit::Bytes,
     description:

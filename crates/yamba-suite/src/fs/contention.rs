@@ -17,10 +17,13 @@ use serde_json::json;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Ctx, Mode, Series, Status, Unit};
+use yamba_core::{Benchmark, Ctx, Mode, Replication, Series, Status, Unit};
 
 pub static CONTENTION: Benchmark = Benchmark {
     id: "fs.contention",
+    replication: Replication::OneProcess {
+        why: "a sweep of 1 to 32 contending processes: costly to repeat",
+    },
     area: "fs",
     unit: Unit::GigabytesPerSecond,
     description: "random 4 KiB reads of one process's own file while 1..32 processes read theirs",

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use yamba_core::harness::{measure_loop, Plan};
 use yamba_core::results::Method;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Replication, Unit};
 
 /// `--set mem.bw_size`: bytes per array.
 pub const SIZE: Setting = Setting {
@@ -40,6 +40,9 @@ macro_rules! bandwidth {
             ),
             modes: &[Mode::Hot],
             adapter: adapter::NAME,
+            replication: Replication::OneProcess {
+                why: "arrays many times the last-level cache: costly to build again",
+            },
             requires: |_, _| {
                 if $kernel.non_temporal() {
                     nt::unavailable().map_or(Ok(()), Err)

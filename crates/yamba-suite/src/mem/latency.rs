@@ -18,10 +18,13 @@ use super::plateau::{capacity, detect, Plateau};
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, Series, Unit};
+use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, Replication, Series, Unit};
 
 pub static LATENCY: Benchmark = Benchmark {
     id: "mem.latency",
+    replication: Replication::OneProcess {
+        why: "a curve of working-set sizes to past the last-level cache: costly to repeat",
+    },
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "load-to-use latency by working-set size: dependent pointer chase over a random cycle, base pages",
@@ -35,6 +38,9 @@ pub static LATENCY: Benchmark = Benchmark {
 
 pub static LATENCY_HUGE: Benchmark = Benchmark {
     id: "mem.latency.huge",
+    replication: Replication::OneProcess {
+        why: "a curve of working-set sizes to past the last-level cache: costly to repeat",
+    },
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "load-to-use latency by working-set size on 2 MiB transparent huge pages (TLB misses removed)",

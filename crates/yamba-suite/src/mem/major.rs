@@ -17,7 +17,7 @@ use super::touch::{touch_pass, Pass, ScratchFile};
 use serde_json::json;
 use yamba_core::results::Method;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Replication, Status, Unit};
 
 /// `--set mem.fault_pages`: pages of the scratch file.
 pub const FAULT_PAGES: Setting = Setting {
@@ -42,6 +42,9 @@ pub const EVICT: Setting = Setting {
 
 pub static MAJOR: Benchmark = Benchmark {
     id: "mem.pagefault.major",
+    replication: Replication::OneProcess {
+        why: "each pass evicts and verifies a file: costly to repeat",
+    },
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "major page fault: first read of a file page paged out to the device (verified by mincore and ru_majflt)",

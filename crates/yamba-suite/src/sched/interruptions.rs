@@ -21,19 +21,21 @@ use serde::Serialize;
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::results::Method;
-use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Unit};
+use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Replication, Unit};
 
 /// Gaps kept at most per pass (a 3 s pass at 1 kHz ticks has ~3000).
 const MAX_GAPS: usize = 1 << 20;
 
 pub static INTERRUPTIONS: Benchmark = Benchmark {
     id: "sched.interruptions",
+    replication: Replication::OneProcess {
+        why: "a survey of the machine's noise over seconds, not a cost to replicate",
+    },
     area: "sched",
     unit: Unit::Nanoseconds,
     description:
         "interruptions of a CPU-bound loop: gap lengths, gaps per second, share of time lost",
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_interruptions,
     ..Benchmark::TEMPLATE
 };
@@ -129,7 +131,7 @@ pub fn noise_report(clock: &Clock, duration: Duration) -> NoiseReport {
 fn run_interruptions(ctx: &mut Ctx) -> Result<(), String> {
     let clock = ctx.clock().clone();
     let duration_ns = if ctx.quick() { 0.6e9 } else { 3e9 };
-    let threshold = gaps::default_threshold_ns(ctx.base_ns());
+    let threshold = gaps::default_threshold_ns(ctx.base_min_ns());
     let cpu = ctx.cpu();
     let rec = gaps::record(&clock, duration_ns, threshold, MAX_GAPS, cpu, |_| {});
     let report = NoiseReport::from_recording(&clock, &rec, threshold, cpu);

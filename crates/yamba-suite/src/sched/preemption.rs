@@ -44,7 +44,6 @@ pub static PREEMPTION: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description: "CPU time lost per preemption between two CPU-bound threads on one CPU",
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_preemption,
     ..Benchmark::TEMPLATE
 };
@@ -193,7 +192,7 @@ fn run_preemption(ctx: &mut Ctx) -> Result<(), String> {
         .ok_or("needs pinning to put both threads on one CPU (run without --no-pin)")?;
     let clock = ctx.clock().clone();
     let duration_ns = if ctx.quick() { 0.6e9 } else { 3e9 };
-    let threshold = gaps::default_threshold_ns(ctx.base_ns());
+    let threshold = gaps::default_threshold_ns(ctx.base_min_ns());
     let max_gaps = 1 << 16;
     let (a, b, niced) = record_pair(&clock, cpu, duration_ns, threshold, max_gaps)?;
 

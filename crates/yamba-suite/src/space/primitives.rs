@@ -3,7 +3,7 @@
 
 use super::adapter::{self, Kind};
 use super::measure::run_space;
-use yamba_core::{Benchmark, Mode, Unit};
+use yamba_core::{Benchmark, Mode, Replication, Unit};
 
 macro_rules! primitive {
     ($name:ident, $id:literal, $kind:expr, $desc:literal) => {
@@ -14,6 +14,9 @@ macro_rules! primitive {
             description: $desc,
             modes: &[Mode::Hot],
             adapter: adapter::NAME,
+            replication: Replication::OneProcess {
+                why: "a count of bytes from the kernel's accounting, not a timing",
+            },
             run: |ctx| run_space(ctx, $kind),
             settings: &[super::measure::N, super::measure::REPEATS],
             ..Benchmark::TEMPLATE

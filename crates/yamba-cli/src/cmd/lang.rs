@@ -1,0 +1,207 @@
+//! `yamba lang check|run|disasm`: the Yamba language (docs/language.md).
+
+use anyhow::{bail, Context};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use yamba_core::RunConfig;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// Parse and check: every error with file:line:col, the line and a caret.
+    Check {
+        /// Yamba files (what they include is read too).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Build a class for this host and measure it through yamba's harness.
+    Run {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The (concrete) class to run.
+        #[arg(long)]
+        class: String,
+        /// Set a data member, KEY=VALUE (repeatable); unroll_degree=auto picks it at run time.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+        /// Results file to write (default: results/lang-<class>-<time>.json).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// A rough pass: short budgets.
+        #[arg(long)]
+        quick: bool,
+        /// Sampling budget in seconds.
+        #[arg(long, value_name = "SECONDS")]
+        budget: Option<f64>,
+        /// Measure N times, each in a fresh process, pooled.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        repeat: usize,
+        /// Folder for scratch files (it decides the file system paged out to).
+        #[arg(long, value_name = "DIR")]
+        scratch: Option<PathBuf>,
+        /// Print the results as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the machine code a bitstring function generates, in the seed's style.
+    Disasm {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        class: String,
+        /// The bitstring function.
+        #[arg(long = "fn", value_name = "NAME")]
+        func: String,
+        /// Its arguments, in order (repeatable).
+        #[arg(long = "arg", value_name = "N", allow_hyphen_values = true)]
+        args: Vec<String>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+        /// Show each instruction's offset and bytes too.
+        #[arg(long)]
+        bytes: bool,
+    },
+}
+
+pub fn settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => bail!("--set {s}: expected KEY=VALUE"),
+        })
+        .collect()
+}
+
+fn load(files: &[PathBuf]) -> anyhow::Result<yamba_lang::Program> {
+    match yamba_lang::check_files(files) {
+        Ok((p, warnings)) => {
+            eprint!("{warnings}");
+            Ok(p)
+        }
+        Err(e) => {
+            eprint!("{}", e.rendered);
+            let n = e.diags.iter().filter(|d| !d.warning).count();
+            bail!("{n} error(s)")
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    match args.command {
+        Sub::Check { files } => match yamba_lang::check_files(&files) {
+            Ok((p, warnings)) => {
+                print!("{warnings}");
+                println!(
+                    "ok: {} class(es): {}",
+                    p.classes.len(),
+                    p.class_names().join(", ")
+                );
+                Ok(0)
+            }
+            Err(e) => {
+                print!("{}", e.rendered);
+                let n = e.diags.iter().filter(|d| !d.warning).count();
+                println!("{n} error(s)");
+                Ok(1)
+            }
+        },
+        Sub::Disasm {
+            files,
+            class,
+            func,
+            args,
+            settings: s,
+            bytes,
+        } => {
+            let prog = load(&files)?;
+            let args: Vec<i64> = args
+                .iter()
+                .map(|a| {
+                    yamba_lang::eval::parse_setting(a)
+                        .ok_or_else(|| anyhow::anyhow!("--arg {a}: expected an integer"))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            let text = yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)
+                .map_err(anyhow::Error::msg)?;
+            print!("{text}");
+            Ok(0)
+        }
+        Sub::Run {
+            files,
+            class,
+            settings: s,
+            out,
+            quick,
+            budget,
+            repeat,
+            scratch,
+            json,
+        } => {
+            let prog = load(&files)?;
+            let job = yamba_lang::runner::Job::new(prog, &class, settings(&s)?);
+            let bench = yamba_lang::runner::benchmark(job).map_err(anyhow::Error::msg)?;
+            let mut config = if quick {
+                RunConfig::quick()
+            } else {
+                RunConfig::default()
+            };
+            if let Some(b) = budget {
+                if !(b.is_finite() && b > 0.0 && b <= 3600.0) {
+                    bail!("--budget {b}: must be a number of seconds in (0, 3600]");
+                }
+                config.budget_s = b;
+            }
+            if !(1..=1000).contains(&repeat) {
+                bail!("--repeat {repeat}: must be between 1 and 1000");
+            }
+            config.repetitions = repeat;
+            if let Some(d) = &scratch {
+                if !d.is_dir() {
+                    bail!("--scratch {}: not a directory", d.display());
+                }
+                config.scratch_dir = Some(d.clone());
+            }
+            let out = match out {
+                Some(p) => p,
+                None => {
+                    std::fs::create_dir_all("results").context("cannot create results/")?;
+                    let stamp = yamba_core::results::now_rfc3339().replace([':', '-'], "");
+                    PathBuf::from(format!("results/lang-{class}-{stamp}.json"))
+                }
+            };
+            let file =
+                yamba_lang::session::run(config, &[bench], std::env::args().collect(), Some(&out))
+                    .map_err(anyhow::Error::msg)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&file)?);
+            } else {
+                print!("{}", yamba_report::table::render(&file.results));
+                for r in &file.results {
+                    for e in &r.evidence {
+                        println!(
+                            "  [{}] {}: {}",
+                            if e.ok { "ok" } else { "FAILED" },
+                            e.check,
+                            e.observed
+                        );
+                    }
+                    if let Some(reason) = &r.reason {
+                        println!("  {:?}: {reason}", r.status);
+                    }
+                }
+            }
+            eprintln!("yamba: results written to {}", out.display());
+            let bad = file
+                .results
+                .iter()
+                .any(|r| !matches!(r.status, yamba_core::Status::Ok));
+            Ok(if bad { 1 } else { 0 })
+        }
+    }
+}

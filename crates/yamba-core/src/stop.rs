@@ -1,0 +1,168 @@
+//! When to stop sampling: a rule that cannot fool itself.
+//!
+//! Precision is judged on the interval a reader will see for one process —
+//! Student t over the medians of [`BATCHES`](crate::results::BATCHES)
+//! contiguous batches (batch means), so drift and autocorrelation inside the
+//! process widen it — and that interval is never narrower than the
+//! resolution of one observation allows (the clock's quantum over the
+//! operations per observation): readings that tie on a quantised clock do
+//! not make a zero-width interval. Sampling also needs a minimum number of
+//! observations and, in a precise run, a minimum time, so that the
+//! observations span more than one moment of the machine. `stopped` says
+//! which condition ended it and with what precision.
+
+use crate::harness::Plan;
+use crate::results::Certainty;
+use std::time::Duration;
+
+/// Decides, observation by observation, whether sampling is done.
+#[derive(Debug, Clone)]
+pub struct StopRule {
+    target_precision: f64,
+    min_observations: usize,
+    min_sampling: Duration,
+    budget: Duration,
+    max_observations: usize,
+    resolution: f64,
+    next_check: usize,
+}
+
+impl StopRule {
+    /// The plan's limits; `resolution`: the smallest step one observation
+    /// can show, in the observations' unit (0 when unknown).
+    pub fn new(plan: &Plan, resolution: f64) -> StopRule {
+        StopRule {
+            target_precision: plan.target_precision,
+            min_observations: plan.min_observations.max(3),
+            min_sampling: plan.min_sampling.min(plan.budget),
+            budget: plan.budget,
+            max_observations: plan.max_observations.max(1),
+            resolution,
+            next_check: 0,
+        }
+    }
+
+    /// Relative half-width of the within-process interval of `obs`, and
+    /// whether the clock's resolution set it.
+    pub fn precision(&self, obs: &[f64]) -> Option<(f64, bool)> {
+        let c = Certainty::within_process(obs, self.resolution, None)?;
+        let p = c.estimate.relative_precision()?;
+        Some((p, c.estimate.resolution_limited))
+    }
+
+    /// Why sampling should stop now, or `None` to go on. `elapsed`: time
+    /// spent sampling. Precision is looked at on a geometric schedule
+    /// (every 25% more observations), so checking costs O(n log² n).
+    pub fn check(&mut self, obs: &[f64], elapsed: Duration) -> Option<String> {
+        let k = obs.len();
+        if k >= self.max_observations {
+            return Some(format!("max observations ({k}){}", self.said(obs)));
+        }
+        if k >= self.min_observations && k >= self.next_check && elapsed >= self.min_sampling {
+            self.next_check = k + (k / 4).max(8);
+            if let Some((p, limited)) = self.precision(obs) {
+                if p <= self.target_precision {
+                    return Some(format!(
+                        "precision reached: ±{:.2}% (target {:.2}%){}",
+                        100.0 * p,
+                        100.0 * self.target_precision,
+                        if limited {
+                            ", set by the clock's resolution"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+        }
+        if elapsed >= self.budget && k >= self.min_observations.min(3) {
+            return Some(format!("budget spent{}", self.said(obs)));
+        }
+        None
+    }
+
+    /// ": ±x% (target y%)" with the limit named, for a stop that was not
+    /// precision's.
+    fn said(&self, obs: &[f64]) -> String {
+        match self.precision(obs) {
+            Some((p, limited)) => format!(
+                ": ±{:.2}% (target {:.2}%){}",
+                100.0 * p,
+                100.0 * self.target_precision,
+                if limited {
+                    ", limited by the clock's resolution"
+                } else {
+                    ""
+                }
+            ),
+            None => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan {
+            budget: Duration::from_millis(100),
+            min_sampling: Duration::from_millis(10),
+            min_observations: 20,
+            target_precision: 0.01,
+            ..Plan::quick()
+        }
+    }
+
+    #[test]
+    fn two_quanta_never_reach_precision() {
+        // A single operation of 2 clock quanta (10 ns each): every reading
+        // ties, and the interval is ± half a quantum, 25%.
+        let mut rule = StopRule::new(&plan(), 10.0);
+        let obs = vec![20.0; 1000];
+        for k in 20..=1000 {
+            let s = rule.check(&obs[..k], Duration::from_millis(50));
+            assert!(s.is_none(), "{s:?} at {k}");
+        }
+        let s = rule.check(&obs, Duration::from_millis(100)).unwrap();
+        assert!(
+            s.starts_with("budget spent: ±25.00%") && s.contains("clock's resolution"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn steady_values_stop_on_precision_after_the_minimum_time() {
+        let mut rule = StopRule::new(&plan(), 0.01);
+        let obs: Vec<f64> = (0..40).map(|i| 1000.0 + (i % 3) as f64).collect();
+        assert_eq!(
+            rule.check(&obs, Duration::from_millis(5)),
+            None,
+            "too early"
+        );
+        let s = rule.check(&obs, Duration::from_millis(10)).unwrap();
+        assert!(s.starts_with("precision reached: ±0.0"), "{s}");
+        let mut rule = StopRule::new(&plan(), 0.01);
+        assert_eq!(
+            rule.check(&obs[..19], Duration::from_millis(50)),
+            None,
+            "too few"
+        );
+    }
+
+    #[test]
+    fn drift_inside_the_process_widens_the_interval() {
+        // Two halves 10% apart: each half is tight, the batches are not.
+        let obs: Vec<f64> = (0..1000)
+            .map(|i| if i < 500 { 100.0 } else { 110.0 } + (i % 2) as f64 * 0.01)
+            .collect();
+        let rule = StopRule::new(&plan(), 0.0);
+        let (p, _) = rule.precision(&obs).unwrap();
+        assert!(p > 0.02, "{p}");
+        let mut rule = rule;
+        assert!(rule
+            .check(&obs, Duration::from_millis(100))
+            .unwrap()
+            .starts_with("budget spent"));
+    }
+}

@@ -1,0 +1,140 @@
+//! Executable memory, W^X: code is written into a private read-write
+//! mapping, which is then protected to read+execute before anything can
+//! call it. No page is ever writable and executable at once.
+
+/// Machine code mapped read+execute; unmapped on drop.
+pub struct ExecMem {
+    ptr: *mut u8,
+    len: usize,
+    code_len: usize,
+}
+
+// SAFETY: the mapping is immutable once created (read+execute only).
+unsafe impl Send for ExecMem {}
+unsafe impl Sync for ExecMem {}
+
+impl ExecMem {
+    /// Maps `code` read+execute (W^X: written while RW, then protected).
+    pub fn new(code: &[u8]) -> Result<ExecMem, String> {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let len = code.len().max(1).div_ceil(page) * page;
+        // SAFETY: a fresh private anonymous mapping.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(format!(
+                "mmap of {len} bytes for code: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        let mem = ExecMem {
+            ptr: ptr as *mut u8,
+            len,
+            code_len: code.len(),
+        };
+        // SAFETY: the mapping is `len` ≥ code.len() bytes, writable, ours.
+        unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), mem.ptr, code.len()) };
+        // SAFETY: changing the protection of our own mapping.
+        if unsafe { libc::mprotect(ptr, len, libc::PROT_READ | libc::PROT_EXEC) } != 0 {
+            return Err(format!(
+                "mprotect(read+execute): {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        flush_icache(mem.ptr, code.len());
+        Ok(mem)
+    }
+
+    pub fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
+    pub fn code_len(&self) -> usize {
+        self.code_len
+    }
+
+    /// Calls the code as `u64 f(u64 a0, …, u64 a5)`; unused arguments are
+    /// passed as 0 (harmless under the SysV and AAPCS64 conventions, which
+    /// pass the first six integer arguments in registers).
+    ///
+    /// # Safety
+    /// The code must be a function of the platform's C calling convention
+    /// that does what its author meant; it runs with this process's rights.
+    pub unsafe fn call(&self, args: &[u64]) -> u64 {
+        let mut a = [0u64; 6];
+        for (d, s) in a.iter_mut().zip(args) {
+            *d = *s;
+        }
+        // SAFETY: the caller vouches for the code; it is mapped executable.
+        let f: extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64 =
+            unsafe { std::mem::transmute(self.ptr) };
+        f(a[0], a[1], a[2], a[3], a[4], a[5])
+    }
+}
+
+impl Drop for ExecMem {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what `new` mapped.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+fn flush_icache(ptr: *mut u8, len: usize) {
+    extern "C" {
+        fn __clear_cache(start: *mut libc::c_char, end: *mut libc::c_char);
+    }
+    // SAFETY: the range is our own mapping.
+    unsafe { __clear_cache(ptr.cast(), ptr.add(len).cast()) };
+}
+
+#[cfg(not(target_arch = "aarch64"))]
+fn flush_icache(_ptr: *mut u8, _len: usize) {}
+
+/// The permissions (`r-xp`, …) of the mapping holding `addr`, from /proc/self/maps.
+pub fn permissions_of(addr: usize) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|l| {
+        let mut f = l.split_whitespace();
+        let range = f.next()?;
+        let perms = f.next()?;
+        let (a, b) = range.split_once('-')?;
+        let (a, b) = (
+            usize::from_str_radix(a, 16).ok()?,
+            usize::from_str_radix(b, 16).ok()?,
+        );
+        (a <= addr && addr < b).then(|| perms.to_string())
+    })
+}
+
+#[cfg(all(test, target_arch = "x86_64", target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_runs_and_its_pages_are_never_writable_and_executable() {
+        // mov rax, rdi; add rax, rsi; ret
+        let m = ExecMem::new(&[0x48, 0x89, 0xf8, 0x48, 0x01, 0xf0, 0xc3]).unwrap();
+        // SAFETY: the code above is a complete leaf function.
+        assert_eq!(unsafe { m.call(&[40, 2]) }, 42);
+        let p = permissions_of(m.addr()).unwrap();
+        assert!(p.starts_with("r-x"), "{p}");
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        assert!(
+            !maps.lines().any(|l| l
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|p| p.contains('w') && p.contains('x'))),
+            "a writable and executable mapping exists:\n{maps}"
+        );
+    }
+}

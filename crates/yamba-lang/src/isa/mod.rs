@@ -1,0 +1,95 @@
+//! Instruction sets: assembling `asm { }` lines and listing machine code.
+//! One adapter shape per ISA; the rest of the language does not look inside.
+
+mod aarch64;
+mod x86_64;
+
+/// One decoded instruction of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Insn {
+    pub offset: usize,
+    pub len: usize,
+    pub text: String,
+}
+
+/// The machine a class generates code for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    X86_64,
+    Aarch64,
+}
+
+impl Isa {
+    /// The ISA this process runs on, if the language supports it.
+    pub fn host() -> Option<Isa> {
+        if cfg!(target_arch = "x86_64") {
+            Some(Isa::X86_64)
+        } else if cfg!(target_arch = "aarch64") {
+            Some(Isa::Aarch64)
+        } else {
+            None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::X86_64 => "x86_64",
+            Isa::Aarch64 => "aarch64",
+        }
+    }
+
+    /// Assembles one instruction (no comments, no separators).
+    pub fn assemble_line(self, line: &str) -> Result<Vec<u8>, String> {
+        match self {
+            Isa::X86_64 => x86_64::assemble_line(line),
+            Isa::Aarch64 => aarch64::assemble_line(line),
+        }
+    }
+
+    pub fn disassemble(self, bytes: &[u8]) -> Vec<Insn> {
+        match self {
+            Isa::X86_64 => x86_64::disassemble(bytes),
+            Isa::Aarch64 => aarch64::disassemble(bytes),
+        }
+    }
+}
+
+/// The instructions of an asm block's text: lines split at newlines and
+/// `;`, comments (`//`, `/* */` already gone from lines) removed, blank
+/// ones dropped. Each comes with its byte offset in `text`.
+pub fn asm_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.split("//").next().unwrap_or("");
+        let mut off = 0;
+        for piece in body.split(';') {
+            let trimmed = piece.trim();
+            if !trimmed.is_empty() {
+                let lead = piece.len() - piece.trim_start().len();
+                out.push((line_start + off + lead, trimmed));
+            }
+            off += piece.len() + 1;
+        }
+        line_start += line.len();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_at_newlines_and_semicolons_with_offsets() {
+        let t = "\n  push rbx\n  mov rbx, rdi; pop rbx // done\n";
+        let l = asm_lines(t);
+        assert_eq!(
+            l.iter().map(|x| x.1).collect::<Vec<_>>(),
+            ["push rbx", "mov rbx, rdi", "pop rbx"]
+        );
+        for (off, s) in l {
+            assert!(t[off..].starts_with(s));
+        }
+    }
+}

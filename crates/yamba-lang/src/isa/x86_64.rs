@@ -1,0 +1,507 @@
+//! x86-64: Intel-syntax lines → iced-x86 instructions → bytes, and bytes →
+//! Intel-syntax listing, all through iced-x86.
+//!
+//! Only the operand syntax is parsed here (registers, immediates,
+//! `[base + index*scale + disp]` with an optional `byte|word|dword|qword
+//! ptr`); which encoding forms exist for a mnemonic and operand kinds comes
+//! from iced's op-code tables, and iced encodes. When several forms fit
+//! (`add rax, 1`: imm8 or imm32), the shortest encoding wins, as an
+//! assembler would choose.
+
+use super::Insn;
+use iced_x86::{
+    Code, Decoder, DecoderOptions, Encoder, Formatter, Instruction, IntelFormatter, MemoryOperand,
+    Mnemonic, OpCodeOperandKind as K, Register,
+};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone, Copy)]
+enum Operand {
+    Reg(Register),
+    Mem { mem: MemOp, bytes: Option<usize> },
+    Imm(i64),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct MemOp {
+    base: Register,
+    index: Register,
+    scale: u32,
+    disp: i64,
+}
+
+struct Tables {
+    registers: HashMap<String, Register>,
+    /// Instruction forms valid in 64-bit mode, by mnemonic.
+    forms: HashMap<String, Vec<Code>>,
+}
+
+fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut registers = HashMap::new();
+        for r in Register::values() {
+            if r == Register::None {
+                continue;
+            }
+            let name = format!("{r:?}").to_lowercase();
+            // iced calls the low bytes of r8..r15 "r8l"; Intel syntax says "r8b".
+            if let Some(n) = name.strip_suffix('l').filter(|n| {
+                n.starts_with('r') && n[1..].parse::<u8>().is_ok_and(|k| (8..16).contains(&k))
+            }) {
+                registers.insert(format!("{n}b"), r);
+            }
+            registers.insert(name, r);
+        }
+        let mut forms: HashMap<String, Vec<Code>> = HashMap::new();
+        for code in Code::values() {
+            let op = code.op_code();
+            if !op.is_instruction() || !op.mode64() || code.mnemonic() == Mnemonic::INVALID {
+                continue;
+            }
+            forms
+                .entry(format!("{:?}", code.mnemonic()).to_lowercase())
+                .or_default()
+                .push(code);
+        }
+        Tables { registers, forms }
+    })
+}
+
+/// Assembles one line of Intel syntax (already free of comments).
+pub fn assemble_line(line: &str) -> Result<Vec<u8>, String> {
+    let line = line.trim();
+    let (mnemonic, rest) = match line.find(char::is_whitespace) {
+        Some(i) => (&line[..i], line[i..].trim()),
+        None => (line, ""),
+    };
+    let mnemonic = mnemonic.to_lowercase();
+    let t = tables();
+    let forms = t
+        .forms
+        .get(&mnemonic)
+        .ok_or_else(|| format!("unknown x86-64 instruction '{mnemonic}'"))?;
+    let operands: Vec<Operand> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        split_operands(rest)
+            .iter()
+            .map(|o| operand(o, t))
+            .collect::<Result<_, _>>()?
+    };
+    let mut best: Option<Vec<u8>> = None;
+    let mut mem_sizes = Vec::new();
+    let mut near = Vec::new();
+    for &code in forms {
+        let op = code.op_code();
+        if op.op_count() as usize != operands.len() {
+            continue;
+        }
+        if !(0..operands.len()).all(|i| fits(op.op_kind(i as u32), &operands[i], op)) {
+            if operands.is_empty() {
+                continue;
+            }
+            near.push(code);
+            continue;
+        }
+        let Some(instr) = build(code, &operands) else {
+            continue;
+        };
+        let mut enc = Encoder::new(64);
+        if enc.encode(&instr, 0).is_err() {
+            continue;
+        }
+        let bytes = enc.take_buffer();
+        if operands
+            .iter()
+            .any(|o| matches!(o, Operand::Mem { bytes: None, .. }))
+        {
+            let sz = op.memory_size().size();
+            if !mem_sizes.contains(&sz) {
+                mem_sizes.push(sz);
+            }
+        }
+        if best.as_ref().is_none_or(|b| bytes.len() < b.len()) {
+            best = Some(bytes);
+        }
+    }
+    if mem_sizes.len() > 1 {
+        return Err(format!(
+            "'{line}': the memory operand's size is ambiguous; say byte, word, dword or qword ptr"
+        ));
+    }
+    best.ok_or_else(|| {
+        if operands.iter().any(|o| matches!(o, Operand::Imm(_)))
+            && forms.iter().any(|c| {
+                c.op_code()
+                    .op_kinds()
+                    .iter()
+                    .any(|k| matches!(k, K::br16_1 | K::br32_1 | K::br64_1 | K::br32_4 | K::br64_4))
+            })
+        {
+            format!("'{line}': branches to addresses or labels are not supported in asm blocks")
+        } else {
+            format!("'{line}': no x86-64 form of {mnemonic} takes these operands")
+        }
+    })
+}
+
+/// Splits at commas outside brackets.
+fn split_operands(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    out.push(cur.trim().to_string());
+    out
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r.trim()),
+        None => (false, s.strip_prefix('+').unwrap_or(s).trim()),
+    };
+    let v = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u64::from_str_radix(&h.replace('_', ""), 16).ok()? as i64
+    } else if let Some(h) = s.strip_suffix('h').or_else(|| s.strip_suffix('H')) {
+        u64::from_str_radix(h, 16).ok()? as i64
+    } else {
+        s.replace('_', "").parse::<u64>().ok()? as i64
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+fn operand(text: &str, t: &Tables) -> Result<Operand, String> {
+    let lower = text.to_lowercase();
+    let mut s = lower.trim();
+    let mut bytes = None;
+    for (word, n) in [
+        ("byte", 1),
+        ("word", 2),
+        ("dword", 4),
+        ("qword", 8),
+        ("xmmword", 16),
+        ("ymmword", 32),
+        ("zmmword", 64),
+    ] {
+        if let Some(r) = s.strip_prefix(word) {
+            if r.trim_start().starts_with("ptr") || r.trim_start().starts_with('[') {
+                bytes = Some(n);
+                s = r.trim_start().strip_prefix("ptr").unwrap_or(r).trim_start();
+                break;
+            }
+        }
+    }
+    if let Some(inner) = s.strip_prefix('[') {
+        let inner = inner
+            .strip_suffix(']')
+            .ok_or_else(|| format!("'{text}': memory operand never closed (missing ])"))?;
+        return Ok(Operand::Mem {
+            mem: memory(inner, t).map_err(|e| format!("'{text}': {e}"))?,
+            bytes,
+        });
+    }
+    if bytes.is_some() {
+        return Err(format!(
+            "'{text}': a size (ptr) needs a memory operand [..]"
+        ));
+    }
+    if let Some(&r) = t.registers.get(s) {
+        return Ok(Operand::Reg(r));
+    }
+    parse_int(s)
+        .map(Operand::Imm)
+        .ok_or_else(|| format!("'{text}' is not a register, an immediate or a memory operand"))
+}
+
+fn memory(inner: &str, t: &Tables) -> Result<MemOp, String> {
+    let mut m = MemOp {
+        base: Register::None,
+        index: Register::None,
+        scale: 1,
+        disp: 0,
+    };
+    // Terms joined by + or -; the sign belongs to the term after it.
+    let mut terms: Vec<(bool, String)> = Vec::new();
+    let mut cur = String::new();
+    let mut neg = false;
+    for ch in inner.chars() {
+        if (ch == '+' || ch == '-') && !cur.trim().is_empty() {
+            terms.push((neg, cur.trim().to_string()));
+            cur.clear();
+            neg = ch == '-';
+        } else if (ch == '+' || ch == '-') && cur.trim().is_empty() {
+            neg ^= ch == '-';
+        } else {
+            cur.push(ch);
+        }
+    }
+    if !cur.trim().is_empty() {
+        terms.push((neg, cur.trim().to_string()));
+    }
+    for (neg, term) in terms {
+        if let Some((a, b)) = term.split_once('*') {
+            let (reg, scale) = match (t.registers.get(a.trim()), t.registers.get(b.trim())) {
+                (Some(&r), None) => (r, b),
+                (None, Some(&r)) => (r, a),
+                _ => return Err(format!("'{term}' is not register*scale")),
+            };
+            let sc = parse_int(scale).filter(|s| [1, 2, 4, 8].contains(s));
+            if neg || m.index != Register::None || sc.is_none() {
+                return Err(format!(
+                    "'{term}': one index register, scaled by 1, 2, 4 or 8"
+                ));
+            }
+            m.index = reg;
+            m.scale = sc.unwrap() as u32;
+        } else if let Some(&r) = t.registers.get(term.as_str()) {
+            if neg {
+                return Err(format!("a register cannot be subtracted ('-{term}')"));
+            }
+            if m.base == Register::None {
+                m.base = r;
+            } else if m.index == Register::None {
+                m.index = r;
+            } else {
+                return Err("at most a base and an index register".into());
+            }
+        } else if let Some(v) = parse_int(&term) {
+            m.disp = m.disp.wrapping_add(if neg { v.wrapping_neg() } else { v });
+        } else {
+            return Err(format!("'{term}' is not a register or a number"));
+        }
+    }
+    Ok(m)
+}
+
+fn gpr_bits(r: Register) -> Option<u32> {
+    if r.is_gpr8() {
+        Some(8)
+    } else if r.is_gpr16() {
+        Some(16)
+    } else if r.is_gpr32() {
+        Some(32)
+    } else if r.is_gpr64() {
+        Some(64)
+    } else {
+        None
+    }
+}
+
+fn fits(kind: K, o: &Operand, op: &iced_x86::OpCodeInfo) -> bool {
+    match *o {
+        Operand::Reg(r) => match kind {
+            K::r8_or_mem | K::r8_reg | K::r8_opcode => gpr_bits(r) == Some(8),
+            K::r16_or_mem | K::r16_reg | K::r16_reg_mem | K::r16_rm | K::r16_opcode => {
+                gpr_bits(r) == Some(16)
+            }
+            K::r32_or_mem
+            | K::r32_reg
+            | K::r32_reg_mem
+            | K::r32_rm
+            | K::r32_opcode
+            | K::r32_vvvv => gpr_bits(r) == Some(32),
+            K::r64_or_mem
+            | K::r64_reg
+            | K::r64_reg_mem
+            | K::r64_rm
+            | K::r64_opcode
+            | K::r64_vvvv => gpr_bits(r) == Some(64),
+            K::xmm_or_mem | K::xmm_reg | K::xmm_rm | K::xmm_vvvv | K::xmm_is4 | K::xmm_is5 => {
+                r.is_xmm()
+            }
+            K::ymm_or_mem | K::ymm_reg | K::ymm_rm | K::ymm_vvvv | K::ymm_is4 | K::ymm_is5 => {
+                r.is_ymm()
+            }
+            K::zmm_or_mem | K::zmm_reg | K::zmm_rm | K::zmm_vvvv => r.is_zmm(),
+            K::mm_or_mem | K::mm_reg | K::mm_rm => r.is_mm(),
+            K::k_or_mem | K::k_reg | K::k_rm | K::k_vvvv => r.is_k(),
+            K::seg_reg => r.is_segment_register(),
+            K::cr_reg => r.is_cr(),
+            K::dr_reg => r.is_dr(),
+            K::al => r == Register::AL,
+            K::cl => r == Register::CL,
+            K::ax => r == Register::AX,
+            K::dx => r == Register::DX,
+            K::eax => r == Register::EAX,
+            K::rax => r == Register::RAX,
+            K::st0 => r == Register::ST0,
+            K::sti_opcode => r.is_st(),
+            _ => false,
+        },
+        Operand::Mem { bytes, mem } => {
+            let size_ok = |n: usize| bytes.is_none_or(|b| b == n);
+            let vsib = mem.index != Register::None && !mem.index.is_gpr();
+            if vsib {
+                return false;
+            }
+            match kind {
+                K::mem => bytes.is_none_or(|b| op.memory_size().size() == b),
+                K::r8_or_mem => size_ok(1),
+                K::r16_or_mem => size_ok(2),
+                K::r32_or_mem => size_ok(4),
+                K::r64_or_mem => size_ok(8),
+                K::mm_or_mem | K::xmm_or_mem | K::ymm_or_mem | K::zmm_or_mem | K::k_or_mem => {
+                    bytes.is_none_or(|b| op.memory_size().size() == b)
+                }
+                _ => false,
+            }
+        }
+        Operand::Imm(v) => match kind {
+            K::imm8 => (-128..=255).contains(&v),
+            K::imm8_const_1 => v == 1,
+            K::imm8sex16 | K::imm8sex32 | K::imm8sex64 => (-128..=127).contains(&v),
+            K::imm16 => (-32768..=65535).contains(&v),
+            K::imm32 => (i32::MIN as i64..=u32::MAX as i64).contains(&v),
+            K::imm32sex64 => (i32::MIN as i64..=i32::MAX as i64).contains(&v),
+            K::imm64 => true,
+            _ => false,
+        },
+    }
+}
+
+fn mem_operand(m: MemOp) -> MemoryOperand {
+    let displ_size = if m.disp == 0 { 0 } else { 1 };
+    MemoryOperand::new(
+        m.base,
+        m.index,
+        m.scale,
+        m.disp,
+        displ_size,
+        false,
+        Register::None,
+    )
+}
+
+fn build(code: Code, ops: &[Operand]) -> Option<Instruction> {
+    use Operand::*;
+    let i32v = |v: i64| v as i32;
+    let r = match ops {
+        [] => Ok(Instruction::with(code)),
+        [Reg(a)] => Instruction::with1(code, *a),
+        [Imm(v)] => Instruction::with1(code, i32v(*v)),
+        [Mem { mem, .. }] => Instruction::with1(code, mem_operand(*mem)),
+        [Reg(a), Reg(b)] => Instruction::with2(code, *a, *b),
+        [Reg(a), Imm(v)] => Instruction::with2(code, *a, *v),
+        [Reg(a), Mem { mem, .. }] => Instruction::with2(code, *a, mem_operand(*mem)),
+        [Mem { mem, .. }, Reg(b)] => Instruction::with2(code, mem_operand(*mem), *b),
+        [Mem { mem, .. }, Imm(v)] => Instruction::with2(code, mem_operand(*mem), i32v(*v)),
+        [Imm(a), Imm(b)] => Instruction::with2(code, i32v(*a), i32v(*b)),
+        [Reg(a), Reg(b), Reg(c)] => Instruction::with3(code, *a, *b, *c),
+        [Reg(a), Reg(b), Imm(v)] => Instruction::with3(code, *a, *b, i32v(*v)),
+        [Reg(a), Reg(b), Mem { mem, .. }] => Instruction::with3(code, *a, *b, mem_operand(*mem)),
+        [Reg(a), Mem { mem, .. }, Reg(c)] => Instruction::with3(code, *a, mem_operand(*mem), *c),
+        [Reg(a), Mem { mem, .. }, Imm(v)] => {
+            Instruction::with3(code, *a, mem_operand(*mem), i32v(*v))
+        }
+        [Mem { mem, .. }, Reg(b), Reg(c)] => Instruction::with3(code, mem_operand(*mem), *b, *c),
+        [Mem { mem, .. }, Reg(b), Imm(v)] => {
+            Instruction::with3(code, mem_operand(*mem), *b, i32v(*v))
+        }
+        _ => return None,
+    };
+    r.ok()
+}
+
+/// Decodes `bytes` (64-bit mode) into an Intel-syntax listing.
+pub fn disassemble(bytes: &[u8]) -> Vec<Insn> {
+    let mut dec = Decoder::with_ip(64, bytes, 0, DecoderOptions::NONE);
+    let mut fmt = IntelFormatter::new();
+    fmt.options_mut().set_space_after_operand_separator(true);
+    fmt.options_mut().set_hex_prefix("0x");
+    fmt.options_mut().set_hex_suffix("");
+    fmt.options_mut().set_uppercase_hex(false);
+    fmt.options_mut()
+        .set_memory_size_options(iced_x86::MemorySizeOptions::Minimal);
+    fmt.options_mut()
+        .set_space_between_memory_add_operators(true);
+    let mut out = Vec::new();
+    let mut instr = Instruction::default();
+    while dec.can_decode() {
+        let offset = dec.position();
+        dec.decode_out(&mut instr);
+        let mut text = String::new();
+        if instr.is_invalid() {
+            text.push_str("(bad)");
+        } else {
+            fmt.format(&instr, &mut text);
+        }
+        out.push(Insn {
+            offset,
+            len: instr.len(),
+            text,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asm(s: &str) -> Vec<u8> {
+        assemble_line(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    fn round_trip(s: &str) -> String {
+        let b = asm(s);
+        let d = disassemble(&b);
+        assert_eq!(d.len(), 1, "{s} → {b:02x?} → {d:?}");
+        d[0].text.clone()
+    }
+
+    #[test]
+    fn assembles_what_the_templates_use() {
+        assert_eq!(asm("push rbp"), vec![0x55]);
+        assert_eq!(asm("mov rbp, rsp"), vec![0x48, 0x89, 0xe5]);
+        assert_eq!(asm("ret"), vec![0xc3]);
+        assert_eq!(
+            round_trip("mov eax, [rbx + 0x1000]"),
+            "mov eax, [rbx + 0x1000]"
+        );
+        assert_eq!(round_trip("imul rax, rax"), "imul rax, rax");
+        assert_eq!(
+            round_trip("mov eax, [rbx + rcx*8 - 8]"),
+            "mov eax, [rbx + rcx*8 - 8]"
+        );
+        assert_eq!(round_trip("lfence"), "lfence");
+        assert_eq!(round_trip("add r8b, 1"), "add r8b, 1");
+        // Shortest form: imm8 sign-extended.
+        assert_eq!(asm("add rax, 1").len(), 4);
+        assert_eq!(
+            round_trip("mov qword ptr [rdi], 5"),
+            "mov qword ptr [rdi], 5"
+        );
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        assert!(assemble_line("frobnicate rax")
+            .unwrap_err()
+            .contains("unknown"));
+        assert!(assemble_line("inc [rax]")
+            .unwrap_err()
+            .contains("ambiguous"));
+        assert!(assemble_line("mov eax, rbx")
+            .unwrap_err()
+            .contains("no x86-64 form"));
+        assert!(assemble_line("jmp 5").unwrap_err().contains("branches"));
+        assert!(assemble_line("mov eax, [rbx")
+            .unwrap_err()
+            .contains("never closed"));
+    }
+}

@@ -1,0 +1,52 @@
+//! The Yamba language (seed 003, section 5): abstract benchmark templates,
+//! platform classes that `extend` them with machine code (hex literals,
+//! casts, `asm { }`), `unroll` evaluated at run time, bitstrings sub-typed
+//! as C functions — compiled here, at run time, for the host; measured by
+//! yamba's harness like every built-in benchmark. See docs/language.md.
+
+pub mod asm;
+pub mod ast;
+pub mod check;
+pub mod eval;
+pub mod exec;
+pub mod isa;
+pub mod lexer;
+pub mod model;
+pub mod parser;
+pub mod runner;
+pub mod session;
+pub mod source;
+pub mod stdlib;
+
+pub use eval::{Compiled, Instance};
+pub use isa::Isa;
+pub use model::Program;
+pub use source::{Diag, Errors, Sources, Span};
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Parses and checks files: every error and warning, rendered
+/// (file:line:col, the line, a caret). Ok with the warnings' text when
+/// there is no error.
+pub fn check_files(paths: &[PathBuf]) -> Result<(Program, String), Errors> {
+    let (p, warnings) = Program::load(paths)?;
+    let text = p.sources.render_all(&warnings);
+    Ok((p, text))
+}
+
+/// The listing of bitstring function `func` of `class` for `args`, in the
+/// seed's style (see [`Compiled::listing`]).
+pub fn disasm(
+    prog: &Program,
+    class: &str,
+    func: &str,
+    args: &[i64],
+    settings: &BTreeMap<String, String>,
+    with_bytes: bool,
+) -> Result<String, String> {
+    let scratch = std::env::temp_dir();
+    let mut inst = Instance::new(prog, class, settings, scratch)?;
+    let code = inst.generate(func, args)?;
+    Ok(code.listing(with_bytes))
+}
