@@ -8,9 +8,9 @@
 //! content — so the number is real, and every byte can be checked. Either
 //! way the result's `endpoint` param says which.
 
-use crate::net::{adapter, peer, Target, AGENT_TIMEOUT, PEER_CPU};
 use crate::remote::protocol::random_token;
-use crate::remote::{Agent, AgentHandle, Client, ServerConfig};
+use crate::remote::{Agent, AgentHandle, Client, ServerConfig, Target, AGENT_TIMEOUT};
+use crate::shared::peer::{self, PEER_CPU};
 use rand::Rng;
 use std::time::Instant;
 use yamba_core::{Benchmark, Ctx, Kind, Series, Setting, Unit};
@@ -42,7 +42,7 @@ pub static REMOTE_READ: Benchmark = Benchmark {
     area: "fs",
     unit: Unit::GigabytesPerSecond,
     description: "remote file read: a whole file from a yamba agent, sequentially (loopback agent unless --remote)",
-    adapter: adapter::NAME,
+    adapter: crate::remote::NAME,
     run: run_whole,
     settings: &[FILE, SIZE, PEER_CPU],
     ..Benchmark::TEMPLATE
@@ -54,7 +54,7 @@ pub static REMOTE_BLOCK: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "remote file read by blocks: one 16 KiB block at a random offset, from a yamba agent",
-    adapter: adapter::NAME,
+    adapter: crate::remote::NAME,
     run: run_block,
     settings: &[FILE, SIZE, PEER_CPU],
     ..Benchmark::TEMPLATE
@@ -231,7 +231,7 @@ fn run_whole(ctx: &mut Ctx) -> Result<(), String> {
             break "time limit (slow link)";
         }
     };
-    let method = crate::net::direct_method(ctx, started, stopped);
+    let method = ctx.direct_method(1, started, stopped);
     // Bandwidth by request size: one pass each.
     let mut points = Vec::new();
     for size in [4u32 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {

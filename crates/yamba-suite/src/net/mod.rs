@@ -9,15 +9,17 @@
 pub mod adapter;
 pub mod bandwidth;
 pub mod connect;
-pub(crate) mod peer;
 pub mod rtt;
 
 /// The agent's old path (it moved to [`crate::remote`]), kept while
 /// branches that use it are in flight.
 #[doc(hidden)]
 pub use crate::remote as agent;
+pub use crate::remote::{Target, AGENT_TIMEOUT};
+pub(crate) use crate::shared::peer;
+pub use crate::shared::peer::PEER_CPU;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use yamba_core::results::Method;
 use yamba_core::{BenchResult, Benchmark, Ctx, Kind, RunConfig, Setting};
 
@@ -30,42 +32,6 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &bandwidth::TCP_BW_N,
     &bandwidth::UNIX_BW,
 ];
-
-/// Longest any single read or write may block when talking to an agent.
-pub const AGENT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Where the other end is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A peer thread in this process, over loopback.
-    Local,
-    /// A `yamba serve` agent.
-    Remote { addr: String, token: String },
-}
-
-impl Target {
-    /// The run's target: `--remote` (which then needs `--token`) or loopback.
-    pub fn of(config: &RunConfig) -> Result<Target, String> {
-        match (&config.remote, &config.remote_token) {
-            (None, _) => Ok(Target::Local),
-            (Some(addr), Some(token)) => Ok(Target::Remote {
-                addr: addr.clone(),
-                token: token.clone(),
-            }),
-            (Some(addr), None) => Err(format!(
-                "--remote {addr} needs the agent's --token (printed by 'yamba serve')"
-            )),
-        }
-    }
-
-    /// How the result's params name the endpoint.
-    pub fn label(&self) -> String {
-        match self {
-            Target::Local => "loopback (peer thread)".into(),
-            Target::Remote { addr, .. } => format!("agent at {addr}"),
-        }
-    }
-}
 
 /// A requirement for benchmarks that only make sense locally.
 pub fn local_only(_: &yamba_core::Machine, config: &RunConfig) -> Result<(), String> {
@@ -113,15 +79,6 @@ pub const STREAMS: Setting = Setting {
     kind: Kind::Integer { min: 1, max: 64 },
     default: "4",
     help: "TCP streams at once",
-    aliases: &[],
-};
-
-/// `--set net.peer_cpu`: where a local peer thread runs.
-pub const PEER_CPU: Setting = Setting {
-    key: "net.peer_cpu",
-    kind: Kind::Choice(&["other", "same"]),
-    default: "other",
-    help: "CPU of the local peer: another than the benchmark's, or the same",
     aliases: &[],
 };
 
