@@ -64,7 +64,7 @@ pub fn append(f: &mut File, from: u64, to: u64) -> io::Result<()> {
         let n = (to - off).min(chunk.len() as u64) as usize;
         f.write_all_at(&chunk[..n], off)?;
         off += n as u64;
-        if off % (16 << 20) == 0 {
+        if off.is_multiple_of(16 << 20) {
             // Bounded dirty data: keeps writing sane in a small memory cgroup.
             f.sync_data()?;
         }
