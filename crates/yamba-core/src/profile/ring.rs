@@ -157,6 +157,7 @@ pub fn profile_child<F: FnOnce() -> i32>(
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
+        // SAFETY: the child closes its copy of the pipe's write end.
         unsafe { libc::close(go[1]) };
         let mut b = [0u8; 1];
         // SAFETY: reading one byte into a valid buffer.
@@ -169,12 +170,14 @@ pub fn profile_child<F: FnOnce() -> i32>(
         // SAFETY: leave without running the parent's exit handlers.
         unsafe { libc::_exit(code) };
     }
+    // SAFETY: the parent closes its copy of the pipe's read end.
     unsafe { libc::close(go[0]) };
     let release = |byte: bool| {
         if byte {
             // SAFETY: writing one byte from a valid buffer.
             unsafe { libc::write(go[1], b"g".as_ptr().cast(), 1) };
         }
+        // SAFETY: closing the write end this function opened, once.
         unsafe { libc::close(go[1]) };
     };
     let opened = open_all(pid, period_ns);
