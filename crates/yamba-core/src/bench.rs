@@ -346,8 +346,9 @@ impl<'a> Ctx<'a> {
 
     /// The raw value of a setting this benchmark declares (given with
     /// `--set key=value`, under its key or an old name), if it was given.
-    /// Prefer the typed accessors below, which parse and bound-check.
-    pub fn setting(&self, key: &str) -> Option<&'a str> {
+    /// Benchmarks use the typed accessors below, which parse, bound-check
+    /// and refuse a key the benchmark did not declare.
+    fn setting(&self, key: &str) -> Option<&'a str> {
         let settings = &self.session.config.settings;
         let names = self.declaration(key).map(|d| d.aliases).unwrap_or(&[]);
         std::iter::once(key)

@@ -33,7 +33,7 @@ pub fn cpu(ctx: &Ctx) -> Result<Option<usize>, String> {
 
 /// Says where the peer runs, for the result's params.
 pub fn placement(ctx: &Ctx) -> String {
-    let asked_same = ctx.setting(PEER_CPU.key) == Some("same");
+    let asked_same = ctx.choice(PEER_CPU.key).ok().flatten() == Some("same");
     match (ctx.cpu(), cpu(ctx).ok().flatten()) {
         (Some(b), Some(p)) if b != p => format!("thread pinned to CPU {p} (benchmark on CPU {b})"),
         (Some(b), _) if asked_same => {
