@@ -211,6 +211,7 @@ fn run_open(ctx: &mut Ctx) -> Result<(), String> {
         calls += 1;
         // SAFETY: path is NUL-terminated; the descriptor is closed at once.
         let fd = unsafe { libc::openat(dirfd, path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        // SAFETY: closing the descriptor just opened, once.
         if fd < 0 || unsafe { libc::close(fd) } != 0 || *first_fd.get_or_insert(fd) != fd {
             bad += 1;
         }
