@@ -69,7 +69,7 @@ pub struct Args {
     /// The agent's token (as it printed at start).
     #[arg(long, value_name = "TOKEN", requires = "remote")]
     pub token: Option<String>,
-    /// Benchmark-specific setting, KEY=VALUE (repeatable).
+    /// A benchmark setting, KEY=VALUE (repeatable; `yamba list --settings` shows them all).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
     /// Blocks: run the whole list N times, interleaved, each benchmark in a
