@@ -29,7 +29,7 @@
 
 use super::adapter::{chains, opaque::Opaque};
 
-use crate::interleave::{shared_plan, time_interleaved, Timed};
+use crate::shared::interleave::{shared_plan, time_interleaved, Timed};
 use yamba_core::{Benchmark, Ctx, Mode, Series, Unit};
 
 pub static OPS: Benchmark = Benchmark {

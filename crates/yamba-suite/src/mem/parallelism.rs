@@ -23,7 +23,7 @@
 
 use super::adapter::{self, Pages};
 use super::chase::{rng, Chain, Order, Rng};
-use crate::interleave::{shared_plan, time_interleaved};
+use crate::shared::interleave::{shared_plan, time_interleaved};
 use rand::Rng as _;
 use serde_json::json;
 use yamba_core::{Benchmark, Ctx, Kind, Mode, Series, Setting, Unit};

@@ -3,6 +3,7 @@
 //! in `crate::os`; the remote agent is `crate::remote`.)
 
 pub mod cpu_wait;
+pub mod interleave;
 pub mod peer;
 
 pub use cpu_wait::CpuWait;
