@@ -2,6 +2,7 @@
 //! and calls the libraries, where the tests can call the same code.
 
 mod cmd;
+mod term;
 
 use clap::{CommandFactory, Parser, Subcommand};
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use yamba_core::base::Base;
 use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
-use yamba_core::results::{BenchResult, BlockKind, Certainty, Mode, ResultsFile, Tool};
+use yamba_core::results::{BenchResult, BlockKind, Certainty, Mode, ResultsFile};
 use yamba_core::{Machine, Unit};
 
 /// A result measured in 5 processes (blocks of consecutive observations).
@@ -39,20 +39,10 @@ fn spread(median: f64, n: usize) -> Vec<f64> {
 
 fn file(scale: f64) -> ResultsFile {
     let obs = spread(100.0 * scale, 40);
-    ResultsFile {
-        schema: "yamba-results".into(),
-        schema_version: 1,
-        tool: Tool {
-            name: "yamba".into(),
-            version: "0.1.0".into(),
-        },
-        started: "2026-11-23T00:00:00Z".into(),
-        finished: None,
-        complete: true,
-        interrupted: false,
-        command: vec![],
-        config: serde_json::json!({}),
-        machine: Machine {
+    let mut f = ResultsFile::new(
+        vec![],
+        serde_json::json!({}),
+        Machine {
             hostname: "h".into(),
             os: "Linux".into(),
             kernel: "6.1".into(),
@@ -74,7 +64,7 @@ fn file(scale: f64) -> ResultsFile {
             mitigations: None,
             is_root: false,
         },
-        clock: ClockInfo {
+        ClockInfo {
             kind: ClockKind::MonotonicRaw,
             reason: String::new(),
             tick_ns: 1.0,
@@ -87,7 +77,7 @@ fn file(scale: f64) -> ResultsFile {
                 window_ms: 1.0,
             },
         },
-        base: Base {
+        Base {
             base_ns: 20.0,
             mean_ns: Some(20.0),
             quantum_ns: Some(20.0),
@@ -96,13 +86,16 @@ fn file(scale: f64) -> ResultsFile {
             summary: yamba_stats::Summary::of(&[20.0]).unwrap(),
             observations: vec![20.0],
         },
-        results: vec![
-            result("cpu.syscall.getppid", Mode::Hot, obs.clone()),
-            result("cpu.syscall.getppid", Mode::Cold, spread(2000.0, 30)),
-            result("mem.read", Mode::Hot, spread(5.0, 20)),
-        ],
-        notes: vec![],
-    }
+    );
+    f.tool.version = "0.1.0".into();
+    f.started = "2026-11-23T00:00:00Z".into();
+    f.complete = true;
+    f.results = vec![
+        result("cpu.syscall.getppid", Mode::Hot, obs.clone()),
+        result("cpu.syscall.getppid", Mode::Cold, spread(2000.0, 30)),
+        result("mem.read", Mode::Hot, spread(5.0, 20)),
+    ];
+    f
 }
 
 fn yamba(args: &[&str], stdin: Option<&str>) -> Output {

@@ -166,6 +166,14 @@ fn errors_are_one_clear_line() {
             "--set novalue: expected KEY=VALUE",
         ),
         (&["list", "zzz"], "unknown benchmark or area 'zzz'"),
+        (
+            &["run", "cpu.loop", "--set", "mem.strid=64"],
+            "--set mem.strid: no benchmark has this setting; did you mean mem.stride?",
+        ),
+        (
+            &["run", "cpu.loop", "--set", "net.streams=0"],
+            "--set net.streams=0: expected a whole number from 1 to 64",
+        ),
     ];
     for (args, want) in cases {
         let o = yamba()
@@ -202,6 +210,7 @@ fn list_shows_adapters_and_whether_each_runs_here() {
         .lines()
         .find(|l| l.starts_with("cpu.syscall.getppid"))
         .unwrap();
+    assert!(header.contains("default"), "{header}");
     assert!(
         getppid.contains("linux-x86_64") || getppid.contains("linux-aarch64"),
         "{getppid}"
@@ -271,6 +280,7 @@ fn interrupted_by(signal: libc::c_int, status: i32) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
+    // SAFETY: kill(2) on our own child's pid, which has not been waited for yet.
     unsafe { libc::kill(child.id() as i32, signal) };
     let o = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -408,4 +418,81 @@ fn isolated_benchmarks_can_place_a_peer_on_another_cpu() {
         .find(|r| r["id"] == "ipc.rtt.pipe.cross_cpu")
         .unwrap();
     assert_ne!(cross["status"], "skipped", "{cross}");
+}
+
+/// Settings are declared: `yamba list --settings` shows each with its
+/// type, default and readers; the JSON list has booleans; an old name
+/// still works, with a warning naming the new one.
+#[test]
+fn settings_are_listed_and_old_names_warn() {
+    let o = yamba().args(["list", "--settings"]).output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    for key in [
+        "mem.stride  (bytes)",
+        "net.streams  (integer)",
+        "ipc.transports  (list)",
+        "proc.heavy_mib  (integer)",
+        "fs.remote.file  (text)",
+    ] {
+        assert!(text.contains(key), "{key} missing:\n{text}");
+    }
+    assert!(text.contains("old name: stride"), "{text}");
+    assert!(text.contains("read by: net.tcp.bandwidth.n"), "{text}");
+
+    let o = yamba()
+        .args(["list", "--settings", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let keys: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.len() >= 22, "{keys:?}");
+    let o = yamba()
+        .args(["list", "--format", "json", "cpu", "testing"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for b in v.as_array().unwrap() {
+        assert!(
+            b["default"].is_boolean() && b["runnable"].is_boolean(),
+            "{b}"
+        );
+    }
+    assert!(v.as_array().unwrap().iter().any(|b| b["default"] == false));
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "ipc.rtt",
+            "--set",
+            "transports=pipe",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--set transports: an old name, read as ipc.transports"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["config"]["settings"]["ipc.transports"], "pipe");
+    let ids: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.iter().all(|id| !id.contains("futex")), "{ids:?}");
 }

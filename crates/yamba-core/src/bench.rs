@@ -6,6 +6,7 @@ use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
 use crate::machine::{Describe, Machine};
 use crate::results::{BenchResult, Certainty, Method, Mode};
+use crate::settings::Setting;
 use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -40,6 +41,8 @@ pub struct Benchmark {
     pub adapter: &'static str,
     /// Seconds after which the run is killed and reported as hung.
     pub timeout_s: u64,
+    /// The `--set` settings it reads (see [`crate::settings`]).
+    pub settings: &'static [Setting],
     /// How a precise run replicates it (see docs/certainty.md).
     pub replication: Replication,
     /// Whether it can run here; Err says why not (needs root, missing feature).
@@ -59,6 +62,7 @@ impl Benchmark {
         hidden: false,
         adapter: "generic",
         timeout_s: 120,
+        settings: &[],
         replication: Replication::Processes,
         requires: |_, _| Ok(()),
         run: |_| Err("no run function".into()),
@@ -340,9 +344,66 @@ impl<'a> Ctx<'a> {
         self.session.cpu
     }
 
-    /// A benchmark-specific setting given with `--set key=value`.
-    pub fn setting(&self, key: &str) -> Option<&'a str> {
-        self.session.config.settings.get(key).map(String::as_str)
+    /// The raw value of a setting this benchmark declares (given with
+    /// `--set key=value`, under its key or an old name), if it was given.
+    /// Benchmarks use the typed accessors below, which parse, bound-check
+    /// and refuse a key the benchmark did not declare.
+    fn setting(&self, key: &str) -> Option<&'a str> {
+        let settings = &self.session.config.settings;
+        let names = self.declaration(key).map(|d| d.aliases).unwrap_or(&[]);
+        std::iter::once(key)
+            .chain(names.iter().copied())
+            .find_map(|k| settings.get(k))
+            .map(String::as_str)
+    }
+
+    fn declaration(&self, key: &str) -> Option<&'static Setting> {
+        self.bench.settings.iter().find(|s| s.key == key)
+    }
+
+    /// Parses a declared setting with `parse`; None when not given.
+    fn typed<T>(
+        &self,
+        key: &str,
+        parse: impl FnOnce(&'static Setting, &'a str) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        let Some(d) = self.declaration(key) else {
+            return Err(format!(
+                "{} reads setting {key} without declaring it (a bug in the benchmark)",
+                self.bench.id
+            ));
+        };
+        self.setting(key).map(|v| parse(d, v)).transpose()
+    }
+
+    /// A size in bytes (`64`, `4K`, `8M`), within the declared bounds.
+    pub fn bytes(&self, key: &str) -> Result<Option<u64>, String> {
+        self.typed(key, |d, v| d.parse_bytes(v))
+    }
+
+    /// A whole number, within the declared bounds.
+    pub fn integer(&self, key: &str) -> Result<Option<u64>, String> {
+        self.typed(key, |d, v| d.parse_integer(v))
+    }
+
+    /// A number, within the declared bounds.
+    pub fn number(&self, key: &str) -> Result<Option<f64>, String> {
+        self.typed(key, |d, v| d.parse_number(v))
+    }
+
+    /// One of the declared words.
+    pub fn choice(&self, key: &str) -> Result<Option<&'a str>, String> {
+        self.typed(key, |d, v| d.parse_choice(v))
+    }
+
+    /// Some of the declared words, comma-separated.
+    pub fn list(&self, key: &str) -> Result<Option<Vec<&'a str>>, String> {
+        self.typed(key, |d, v| d.parse_list(v))
+    }
+
+    /// Free text (a path).
+    pub fn text(&self, key: &str) -> Result<Option<&'a str>, String> {
+        self.typed(key, |_, v| Ok(v))
     }
 
     /// A directory for scratch files, removed by the runner afterwards

@@ -68,6 +68,7 @@ where
     // SAFETY: the child only runs the benchmark, writes to the pipe and _exits.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
+        // SAFETY: closing the two pipe ends this function opened.
         unsafe {
             libc::close(fds[0]);
             libc::close(fds[1]);

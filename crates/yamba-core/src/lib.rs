@@ -19,12 +19,11 @@ pub mod harness;
 pub mod interrupt;
 pub mod isolate;
 pub mod machine;
-#[cfg(target_os = "linux")]
-mod perf_sys;
 pub mod profile;
 pub mod results;
 pub mod run_session;
 pub mod runner;
+pub mod settings;
 pub mod stop;
 pub mod time_block;
 pub mod unroll;
@@ -37,6 +36,7 @@ pub use clock::Clock;
 pub use harness::{Measured, Plan};
 pub use machine::{Describe, Machine};
 pub use results::{BenchResult, Evidence, Method, MethodKind, Mode, ResultsFile, Series, Status};
+pub use settings::{Kind, Setting};
 pub use units::Unit;
 
 /// This yamba's version, as recorded in results files.

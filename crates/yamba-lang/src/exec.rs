@@ -11,6 +11,7 @@ pub struct ExecMem {
 
 // SAFETY: the mapping is immutable once created (read+execute only).
 unsafe impl Send for ExecMem {}
+// SAFETY: as for Send: nothing writes the mapping after it is created.
 unsafe impl Sync for ExecMem {}
 
 impl ExecMem {

@@ -2,7 +2,7 @@
 //! results file (raw observations, method, evidence), as `yamba run` does.
 
 use std::path::Path;
-use yamba_core::results::{now_rfc3339, ResultsFile, Tool, SCHEMA_NAME, SCHEMA_VERSION};
+use yamba_core::results::ResultsFile;
 use yamba_core::runner::{merge_repetitions, run_benchmarks, Quiet};
 use yamba_core::{Benchmark, RunConfig, Session};
 
@@ -25,25 +25,13 @@ pub fn run_in(
     command: Vec<String>,
     out: Option<&Path>,
 ) -> Result<ResultsFile, String> {
-    let mut file = ResultsFile {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "yamba".into(),
-            version: yamba_core::VERSION.into(),
-        },
-        started: now_rfc3339(),
-        finished: None,
-        complete: false,
-        interrupted: false,
+    let mut file = ResultsFile::new(
         command,
-        config: serde_json::to_value(&session.config).map_err(|e| e.to_string())?,
-        machine: session.machine.clone(),
-        clock: session.clock.info().clone(),
-        base: session.base.clone(),
-        results: Vec::new(),
-        notes: Vec::new(),
-    };
+        serde_json::to_value(&session.config).map_err(|e| e.to_string())?,
+        session.machine.clone(),
+        session.clock.info().clone(),
+        session.base.clone(),
+    );
     if session.config.quick {
         file.notes
             .push("quick pass: short budgets, numbers are rough".into());
@@ -59,8 +47,7 @@ pub fn run_in(
     write(&file)?;
     let results = run_benchmarks(session, benches, &mut Quiet);
     file.results = merge_repetitions(&results);
-    file.finished = Some(now_rfc3339());
-    file.complete = true;
+    file.finish(false);
     write(&file)?;
     Ok(file)
 }

@@ -223,15 +223,18 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
     })
 }
 
+/// (significant, change %, interval of the change %, p).
+type Significance = (bool, f64, (f64, f64), Option<f64>);
+
 /// Whether the change from `a` to `b` is significant: exact rank test on
 /// the samples, an interval that excludes zero, and a change large enough
-/// to print. Returns (significant, change %, interval, p).
+/// to print.
 fn significance(
     a: &[f64],
     b: &[f64],
     confidence: f64,
     min_change_pct: f64,
-) -> Option<(bool, f64, (f64, f64), Option<f64>)> {
+) -> Option<Significance> {
     let (est, lo, hi) = relative_change(a, b, confidence)?;
     let p = yamba_stats::mann_whitney_exact_p(a, b)
         .or_else(|| yamba_stats::mann_whitney_u(a, b).map(|m| m.p_value));

@@ -420,8 +420,9 @@ fn machine_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summa
     ));
     out.push(left);
 
-    let refreshed =
-        std::fs::metadata("/proc/sys/vm/stat_refresh").is_ok() && unsafe { libc::geteuid() } == 0;
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let refreshed = std::fs::metadata("/proc/sys/vm/stat_refresh").is_ok() && root;
     for (name, unit_desc) in [
         (
             "kernel_memory",

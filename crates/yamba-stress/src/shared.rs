@@ -16,6 +16,7 @@ pub struct Shared<T> {
 
 // SAFETY: T is only reached through shared references to atomics.
 unsafe impl<T: Sync> Send for Shared<T> {}
+// SAFETY: as for Send: &T is all anyone gets, and T is Sync.
 unsafe impl<T: Sync> Sync for Shared<T> {}
 
 impl<T> Shared<T> {

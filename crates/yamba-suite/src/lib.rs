@@ -8,7 +8,6 @@
 
 pub mod cpu;
 pub mod fs;
-pub mod interleave;
 pub mod ipc;
 pub mod mem;
 pub mod net;
@@ -97,6 +96,36 @@ mod tests {
                 b.id
             );
         }
+    }
+
+    /// One naming scheme: every setting's key starts with its benchmark's
+    /// area; a key shared by several benchmarks is declared the same way.
+    #[test]
+    fn settings_are_area_prefixed_and_declared_once() {
+        let all = all();
+        for b in &all {
+            for s in b.settings {
+                assert!(
+                    s.key.starts_with(&format!("{}.", b.area)) || s.key == "net.peer_cpu",
+                    "{}: setting {} outside its area",
+                    b.id,
+                    s.key
+                );
+                assert!(!s.help.is_empty() && !s.default.is_empty(), "{}", s.key);
+                for other in all.iter().flat_map(|o| o.settings) {
+                    if other.key == s.key {
+                        assert_eq!(other, s, "{} declared two ways", s.key);
+                    }
+                    for alias in s.aliases {
+                        assert!(!other.answers_to(alias) || other.key == s.key, "{alias}");
+                    }
+                }
+            }
+        }
+        // 22 in all; ipc.delay_us belongs to a test-only benchmark, shown
+        // only with YAMBA_TEST_BENCHMARKS=1.
+        let keys = yamba_core::settings::declared(&all);
+        assert!(keys.len() >= 21, "{} settings declared", keys.len());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ground truth for the certainty tests. Hidden unless
 //! YAMBA_TEST_BENCHMARKS=1.
 
-use yamba_core::{Benchmark, Ctx, Unit};
+use yamba_core::{Benchmark, Ctx, Kind, Setting, Unit};
 
 pub static CRASH: Benchmark = Benchmark {
     id: "testing.crash",
@@ -37,6 +37,27 @@ pub static HANG: Benchmark = Benchmark {
 /// Dependent xor-shift-multiply steps in one operation of `testing.work`.
 pub const WORK_STEPS: u64 = 400;
 
+/// `--set testing.work.extra_pct`: how much more work `testing.work` does.
+pub const EXTRA_PCT: Setting = Setting {
+    key: "testing.work.extra_pct",
+    kind: Kind::Number {
+        min: 0.0,
+        max: 1000.0,
+    },
+    default: "0",
+    help: "percent more steps in each operation of testing.work",
+    aliases: &[],
+};
+
+/// `--set testing.offset.sigma`: the spread between `testing.offset`'s processes.
+pub const SIGMA: Setting = Setting {
+    key: "testing.offset.sigma",
+    kind: Kind::Number { min: 0.0, max: 1e6 },
+    default: "10",
+    help: "standard deviation of testing.offset's per-process offset",
+    aliases: &[],
+};
+
 pub static WORK: Benchmark = Benchmark {
     id: "testing.work",
     area: "testing",
@@ -44,19 +65,13 @@ pub static WORK: Benchmark = Benchmark {
     description: "test only: a dependent chain of xor-shift-multiplies; --set testing.work.extra_pct=P adds P% more",
     default: false,
     hidden: true,
+    settings: &[EXTRA_PCT],
     run: run_work,
     ..Benchmark::TEMPLATE
 };
 
 fn run_work(ctx: &mut Ctx) -> Result<(), String> {
-    let extra: f64 = match ctx.setting("testing.work.extra_pct") {
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|p: &f64| (0.0..=1000.0).contains(p))
-            .ok_or_else(|| format!("bad testing.work.extra_pct '{s}': a percentage 0–1000"))?,
-        None => 0.0,
-    };
+    let extra = ctx.number(EXTRA_PCT.key)?.unwrap_or(0.0);
     let steps = (WORK_STEPS as f64 * (1.0 + extra / 100.0)).round() as u64;
     let mut x = 1u64;
     let m = ctx.measure(|| {
@@ -84,6 +99,7 @@ pub static OFFSET: Benchmark = Benchmark {
     description: "test only: a known value plus a random offset per process (--set testing.offset.sigma=S), no timing",
     default: false,
     hidden: true,
+    settings: &[SIGMA],
     run: run_offset,
     ..Benchmark::TEMPLATE
 };
@@ -93,14 +109,7 @@ pub static OFFSET: Benchmark = Benchmark {
 /// processes disagree by a known amount.
 fn run_offset(ctx: &mut Ctx) -> Result<(), String> {
     use rand::Rng;
-    let sigma: f64 = ctx
-        .setting("testing.offset.sigma")
-        .map(|s| {
-            s.parse()
-                .map_err(|_| format!("bad testing.offset.sigma '{s}'"))
-        })
-        .transpose()?
-        .unwrap_or(10.0);
+    let sigma = ctx.number(SIGMA.key)?.unwrap_or(10.0);
     let mut rng = rand::thread_rng();
     let mut normal = || {
         let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());

@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use support::{find, serial};
 use yamba_core::Describe;
@@ -124,7 +124,7 @@ fn memory_filesystems_have_no_uncached_read() {
 }
 
 /// Time of one uncached sequential pass over `path`.
-fn uncached_pass(path: &PathBuf, size: u64, how: files::Caching) -> Duration {
+fn uncached_pass(path: &Path, size: u64, how: files::Caching) -> Duration {
     let f = files::open_for(path, how).unwrap();
     adapter::evict(&f).unwrap();
     let mut buf = files::AlignedBuf::new(256 << 10);
@@ -237,7 +237,7 @@ fn cache_size_quick_reports_at_least_when_no_knee() {
     let r = find(&rs, "fs.cache_size");
     assert_ok(r);
     let at_least = r.extra["at_least"].as_bool().unwrap();
-    assert_eq!(at_least, r.extra.get("bound").is_some());
+    assert_eq!(at_least, r.extra.contains_key("bound"));
     if at_least {
         assert!(
             r.warnings.iter().any(|w| w.contains("at least")),

@@ -63,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         default_width: Environment::plot_width(
             stdout.is_terminal(),
             std::env::var_os("COLUMNS").as_deref(),
-            terminal_columns(),
+            crate::term::window_size().map(|(cols, _)| cols),
         ),
         posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
     };
@@ -88,16 +88,6 @@ fn with_leading_double_dash(parsed: Vec<OsString>, argv: Vec<OsString>) -> Vec<O
         argv[start - 1..].to_vec()
     } else {
         parsed
-    }
-}
-
-/// The terminal's width in columns, as `ioctl(TIOCGWINSZ)` tells it.
-fn terminal_columns() -> Option<u16> {
-    // SAFETY: `winsize` is plain data; TIOCGWINSZ writes one into it and
-    // fails harmlessly when standard output is not a terminal.
-    unsafe {
-        let mut size: libc::winsize = std::mem::zeroed();
-        (libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) != -1).then_some(size.ws_col)
     }
 }
 

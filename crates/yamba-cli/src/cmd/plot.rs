@@ -81,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     let Some(path) = args.output else {
-        let (cols, rows) = terminal_size();
+        let (cols, rows) = crate::term::size();
         let w = args.width.map_or(cols, |w| w as usize).clamp(20, 1000);
         let h = args.height.map_or(rows, |h| h as usize).clamp(8, 1000);
         let text: String = figs.iter().map(|f| plot::text::render(f, w, h)).collect();
@@ -169,37 +169,4 @@ fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> 
         anyhow::bail!("the chosen results have no observations or curve to plot");
     }
     Ok(out)
-}
-
-pub use adapter::terminal_size;
-
-/// The terminal's size, behind cfg: $COLUMNS/$LINES, then TIOCGWINSZ on
-/// standard output, then 80×24.
-mod adapter {
-    pub fn terminal_size() -> (usize, usize) {
-        let env = |k: &str| {
-            std::env::var(k)
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .filter(|v| *v > 0)
-        };
-        let (cols, rows) = ioctl_size().unzip();
-        let cols = env("COLUMNS").or(cols).unwrap_or(80);
-        let rows = env("LINES").or(rows).unwrap_or(24);
-        (cols, rows)
-    }
-
-    #[cfg(unix)]
-    fn ioctl_size() -> Option<(usize, usize)> {
-        // SAFETY: TIOCGWINSZ writes one winsize into the struct we pass.
-        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-        let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) };
-        (rc == 0 && ws.ws_col > 0 && ws.ws_row > 0)
-            .then_some((ws.ws_col as usize, ws.ws_row as usize))
-    }
-
-    #[cfg(not(unix))]
-    fn ioctl_size() -> Option<(usize, usize)> {
-        None
-    }
 }

@@ -69,7 +69,7 @@ pub struct Args {
     /// The agent's token (as it printed at start).
     #[arg(long, value_name = "TOKEN", requires = "remote")]
     pub token: Option<String>,
-    /// Benchmark-specific setting, KEY=VALUE (repeatable).
+    /// A benchmark setting, KEY=VALUE (repeatable; `yamba list --settings` shows them all).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
     /// Blocks: run the whole list N times, interleaved, each benchmark in a
@@ -105,7 +105,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let config = config_from(&args)?;
+    let mut config = config_from(&args)?;
     if let Some(name) = &args.profile {
         let benches =
             yamba_suite::select(std::slice::from_ref(name)).map_err(anyhow::Error::msg)?;
@@ -115,10 +115,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 benches.len()
             );
         }
+        config.settings = checked_settings(config.settings, &benches)?;
         let session = Session::prepare(config);
         return super::profile::run_profile(&session, benches[0]);
     }
     let mut benches = yamba_suite::select(&args.names).map_err(anyhow::Error::msg)?;
+    config.settings = checked_settings(config.settings, &benches)?;
     let seed = args
         .seed
         .unwrap_or_else(yamba_core::clock::monotonic_raw_ns);
@@ -311,10 +313,24 @@ fn table_width() -> Option<usize> {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&c| c > 0);
     if std::io::stdout().is_terminal() {
-        Some(super::plot::terminal_size().0)
+        Some(crate::term::size().0)
     } else {
         columns
     }
+}
+
+/// The `--set` pairs checked against the benchmarks' declarations (old
+/// names renamed, with a warning on stderr).
+fn checked_settings(
+    given: BTreeMap<String, String>,
+    chosen: &[&'static Benchmark],
+) -> anyhow::Result<BTreeMap<String, String>> {
+    let (settings, warnings) = yamba_core::settings::resolve(&given, &yamba_suite::all(), chosen)
+        .map_err(anyhow::Error::msg)?;
+    for w in warnings {
+        eprintln!("yamba: warning: {w}");
+    }
+    Ok(settings)
 }
 
 /// Progress on stderr when it is a terminal (the run session saves the

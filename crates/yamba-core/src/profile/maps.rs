@@ -37,6 +37,19 @@ pub fn parse_maps(text: &str) -> Vec<Mapping> {
         .collect()
 }
 
+/// Adds to `known` the mappings of a later reading that it lacks: the
+/// process may have mapped a library or exec'd a program since, and its
+/// earlier samples still belong to the earlier mappings. A later mapping
+/// that overlaps an earlier one goes first, so the newest reading wins.
+pub fn merge_maps(known: &mut Vec<Mapping>, later: Vec<Mapping>) {
+    let mut fresh: Vec<Mapping> = later.into_iter().filter(|m| !known.contains(m)).collect();
+    if fresh.is_empty() {
+        return;
+    }
+    fresh.append(known);
+    *known = fresh;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +65,25 @@ mod tests {
         assert_eq!(maps[1].path, PathBuf::from("[vdso]"));
         assert_eq!(maps[0].offset, 0x100000);
         assert_eq!(maps[0].path, PathBuf::from("/usr/bin/yamba"));
+    }
+
+    #[test]
+    fn later_mappings_are_added_and_win_where_they_overlap() {
+        let m = |start, path: &str| Mapping {
+            start,
+            end: start + 0x1000,
+            offset: 0,
+            path: PathBuf::from(path),
+        };
+        let mut known = vec![m(0x1000, "/bin/a"), m(0x5000, "/lib/x.so")];
+        merge_maps(&mut known, vec![m(0x5000, "/lib/x.so")]);
+        assert_eq!(known.len(), 2);
+        merge_maps(
+            &mut known,
+            vec![m(0x1000, "/bin/b"), m(0x5000, "/lib/x.so")],
+        );
+        assert_eq!(known.len(), 3);
+        let first = known.iter().find(|x| x.start <= 0x1800 && 0x1800 < x.end);
+        assert_eq!(first.unwrap().path, PathBuf::from("/bin/b"));
     }
 }

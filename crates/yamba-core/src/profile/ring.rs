@@ -1,110 +1,67 @@
-//! The sampler on Linux: perf_event_open(2) and its ring buffers, one per
-//! CPU, drained while the profiled child runs.
-use super::{parse_maps, Sample, Samples};
-use std::sync::atomic::{fence, Ordering};
+//! The sampler on Linux: a software cpu-clock event per CPU on the child
+//! (perf_event_open through the `perf-event2` crate) and its ring buffers,
+//! drained while the profiled child runs.
+
+use super::{merge_maps, parse_maps, Sample, Samples};
+use perf_event::events::Software;
+use perf_event::{Builder, SampleFlag, Sampler};
 use std::time::{Duration, Instant};
 
-use crate::perf_sys::{Attr, FLAG_DISABLED, FLAG_EXCLUDE_HV, FLAG_EXCLUDE_KERNEL, FLAG_INHERIT};
-
-const PERF_TYPE_SOFTWARE: u32 = 1;
-const PERF_COUNT_SW_CPU_CLOCK: u64 = 0;
-const PERF_SAMPLE_IP: u64 = 1;
-const PERF_SAMPLE_TID: u64 = 2;
 const PERF_RECORD_LOST: u32 = 2;
 const PERF_RECORD_THROTTLE: u32 = 5;
 const PERF_RECORD_SAMPLE: u32 = 9;
 const MISC_CPUMODE_MASK: u16 = 7;
 const MISC_KERNEL: u16 = 1;
-const IOC_ENABLE: u64 = 0x2400;
-const IOC_DISABLE: u64 = 0x2401;
-/// Data pages per CPU ring buffer (a power of two).
-const DATA_PAGES: usize = 64;
+/// Bytes of each CPU's ring buffer (a power of two).
+const RING_BYTES: usize = 64 * 4096;
+/// How often the child's memory map is read again while it runs (it
+/// changes when the work maps a library or execs a program).
+const MAPS_EVERY: Duration = Duration::from_millis(50);
 
 struct Ring {
-    fd: i32,
-    base: *mut u8,
-    len: usize,
-    page: usize,
+    sampler: Sampler,
 }
 
 impl Ring {
-    fn open(pid: i32, cpu: i32, period_ns: u64, kernel: bool) -> Result<Ring, std::io::Error> {
-        let attr = Attr {
-            type_: PERF_TYPE_SOFTWARE,
-            config: PERF_COUNT_SW_CPU_CLOCK,
-            sample_period: period_ns,
-            sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID,
-            flags: FLAG_DISABLED
-                | FLAG_INHERIT
-                | FLAG_EXCLUDE_HV
-                | if kernel { 0 } else { FLAG_EXCLUDE_KERNEL },
-            ..Attr::default()
-        };
-        let fd = crate::perf_sys::open(attr, pid, cpu)?;
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-        let len = page * (1 + DATA_PAGES);
-        // SAFETY: mapping the event's ring buffer, as perf_event_open(2) describes.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            let e = std::io::Error::last_os_error();
-            unsafe { libc::close(fd) };
-            return Err(e);
-        }
+    fn open(pid: i32, cpu: usize, period_ns: u64, kernel: bool) -> std::io::Result<Ring> {
+        let counter = Builder::new(Software::CPU_CLOCK)
+            .observe_pid(pid)
+            .one_cpu(cpu)
+            .inherit(true)
+            .exclude_kernel(!kernel)
+            .exclude_hv(true)
+            .sample_period(period_ns)
+            .sample(SampleFlag::IP | SampleFlag::TID)
+            .enabled(false)
+            .build()?;
         Ok(Ring {
-            fd,
-            base: base.cast(),
-            len,
-            page,
+            sampler: counter.sampled(RING_BYTES)?,
         })
     }
 
-    fn ioctl(&self, req: u64) {
-        // SAFETY: enable/disable ioctls on our own perf fd.
-        unsafe { libc::ioctl(self.fd, req as _, 0) };
+    fn enable(&mut self) {
+        let _ = self.sampler.enable();
+    }
+
+    fn disable(&mut self) {
+        let _ = self.sampler.disable();
     }
 
     /// Moves every complete record out of the ring buffer.
-    fn drain(&self, out: &mut Samples) {
-        let data_size = self.page * DATA_PAGES;
-        // SAFETY: the metadata page holds data_head at 1024 and data_tail at 1032.
-        let head_p = unsafe { self.base.add(1024) } as *const u64;
-        let tail_p = unsafe { self.base.add(1032) } as *mut u64;
-        let head = unsafe { std::ptr::read_volatile(head_p) };
-        fence(Ordering::Acquire);
-        let mut tail = unsafe { std::ptr::read_volatile(tail_p) };
-        // SAFETY: the data area follows the metadata page.
-        let data = unsafe { std::slice::from_raw_parts(self.base.add(self.page), data_size) };
-        let byte = |i: u64| data[(i % data_size as u64) as usize];
-        let read = |at: u64, n: usize| -> Vec<u8> { (0..n as u64).map(|k| byte(at + k)).collect() };
-        while tail + 8 <= head {
-            let h = read(tail, 8);
-            let ty = u32::from_le_bytes(h[0..4].try_into().unwrap());
-            let misc = u16::from_le_bytes(h[4..6].try_into().unwrap());
-            let size = u16::from_le_bytes(h[6..8].try_into().unwrap()) as u64;
-            if size < 8 || tail + size > head {
-                break;
-            }
-            let body = read(tail + 8, (size - 8) as usize);
+    fn drain(&mut self, out: &mut Samples) {
+        while let Some(record) = self.sampler.next_record() {
+            let body = record.to_contiguous();
             let u64_at = |o: usize| {
                 body.get(o..o + 8)
-                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+                    .and_then(|b| b.try_into().ok())
+                    .map(u64::from_le_bytes)
             };
-            match ty {
+            match record.ty() {
                 PERF_RECORD_SAMPLE => {
                     if let Some(ip) = u64_at(0) {
                         out.samples.push(Sample {
                             ip,
-                            kernel: misc & MISC_CPUMODE_MASK == MISC_KERNEL,
+                            kernel: record.misc() & MISC_CPUMODE_MASK == MISC_KERNEL,
                         });
                     }
                 }
@@ -112,20 +69,6 @@ impl Ring {
                 PERF_RECORD_THROTTLE => out.throttled += 1,
                 _ => {}
             }
-            tail += size;
-        }
-        fence(Ordering::Release);
-        // SAFETY: telling the kernel how far we have read.
-        unsafe { std::ptr::write_volatile(tail_p, tail) };
-    }
-}
-
-impl Drop for Ring {
-    fn drop(&mut self) {
-        // SAFETY: unmapping and closing what open() created.
-        unsafe {
-            libc::munmap(self.base.cast(), self.len);
-            libc::close(self.fd);
         }
     }
 }
@@ -139,7 +82,7 @@ fn paranoid() -> String {
 /// One ring per online CPU for `pid`; with kernel samples when allowed.
 fn open_all(pid: i32, period_ns: u64) -> Result<(Vec<Ring>, Result<(), String>), String> {
     // SAFETY: sysconf has no preconditions.
-    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as i32;
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
     let mut kernel: Result<(), String> = Ok(());
     let mut rings = Vec::new();
     for cpu in 0..cpus {
@@ -170,7 +113,7 @@ fn open_all(pid: i32, period_ns: u64) -> Result<(Vec<Ring>, Result<(), String>),
 fn open_user_only(
     pid: i32,
     period_ns: u64,
-    cpus: i32,
+    cpus: usize,
     kernel: Result<(), String>,
 ) -> Result<(Vec<Ring>, Result<(), String>), String> {
     let mut rings = Vec::new();
@@ -214,6 +157,7 @@ pub fn profile_child<F: FnOnce() -> i32>(
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
+        // SAFETY: the child closes its copy of the pipe's write end.
         unsafe { libc::close(go[1]) };
         let mut b = [0u8; 1];
         // SAFETY: reading one byte into a valid buffer.
@@ -226,16 +170,18 @@ pub fn profile_child<F: FnOnce() -> i32>(
         // SAFETY: leave without running the parent's exit handlers.
         unsafe { libc::_exit(code) };
     }
+    // SAFETY: the parent closes its copy of the pipe's read end.
     unsafe { libc::close(go[0]) };
     let release = |byte: bool| {
         if byte {
             // SAFETY: writing one byte from a valid buffer.
             unsafe { libc::write(go[1], b"g".as_ptr().cast(), 1) };
         }
+        // SAFETY: closing the write end this function opened, once.
         unsafe { libc::close(go[1]) };
     };
     let opened = open_all(pid, period_ns);
-    let (rings, kernel) = match opened {
+    let (mut rings, kernel) = match opened {
         Ok(x) => x,
         Err(e) => {
             release(false);
@@ -243,27 +189,34 @@ pub fn profile_child<F: FnOnce() -> i32>(
             return Err(e);
         }
     };
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))
-        .map(|t| parse_maps(&t))
-        .unwrap_or_default();
+    let read_maps = || {
+        std::fs::read_to_string(format!("/proc/{pid}/maps"))
+            .map(|t| parse_maps(&t))
+            .unwrap_or_default()
+    };
     let mut out = Samples {
         samples: Vec::new(),
         period_ns,
         lost: 0,
         throttled: 0,
         kernel,
-        maps,
+        maps: read_maps(),
         status: 0,
         child_cpu_ns: 0,
     };
-    for r in &rings {
-        r.ioctl(IOC_ENABLE);
+    for r in &mut rings {
+        r.enable();
     }
     release(true);
     let started = Instant::now();
+    let mut maps_read = Instant::now();
     let status = loop {
-        for r in &rings {
+        for r in &mut rings {
             r.drain(&mut out);
+        }
+        if maps_read.elapsed() >= MAPS_EVERY {
+            merge_maps(&mut out.maps, read_maps());
+            maps_read = Instant::now();
         }
         if let Some(st) = reap(pid, Some(libc::WNOHANG)) {
             break st;
@@ -279,8 +232,8 @@ pub fn profile_child<F: FnOnce() -> i32>(
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    for r in &rings {
-        r.ioctl(IOC_DISABLE);
+    for r in &mut rings {
+        r.disable();
         r.drain(&mut out);
     }
     out.status = status.0;

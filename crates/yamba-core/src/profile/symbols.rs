@@ -1,169 +1,38 @@
-//! Names for sampled addresses: kernel symbols from /proc/kallsyms, user
-//! symbols from the mapped files.
+//! Names for sampled addresses, by blazesym: kernel addresses through
+//! /proc/kallsyms (or a vmlinux image where one is found), user addresses
+//! through the mapped file at the sampled file offset — its symbol table,
+//! and its DWARF (embedded, or found by debug link) for inlined functions.
+//! A symbol's size is respected: an address past the end of every symbol
+//! is left unnamed (`file+0xoffset`) rather than credited to whichever
+//! symbol happens to precede it.
 
 use super::{Mapping, Sample};
-use std::collections::HashMap;
+use blazesym::symbolize::source::{Elf, Kernel, Source};
+use blazesym::symbolize::{Input, Sym, Symbolized};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-/// A symbol table: sorted start addresses and names.
-#[derive(Debug, Default, Clone)]
-pub struct SymbolTable {
-    syms: Vec<(u64, String)>,
-}
-
-impl SymbolTable {
-    pub fn from_pairs(mut syms: Vec<(u64, String)>) -> SymbolTable {
-        syms.sort_by_key(|s| s.0);
-        SymbolTable { syms }
-    }
-
-    /// The symbol whose range holds `addr` (the last one starting at or before it).
-    pub fn lookup(&self, addr: u64) -> Option<&str> {
-        let i = self.syms.partition_point(|s| s.0 <= addr);
-        (i > 0).then(|| self.syms[i - 1].1.as_str())
-    }
-
-    pub fn len(&self) -> usize {
-        self.syms.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.syms.is_empty()
-    }
-}
-
-/// Text symbols of /proc/kallsyms text (`addr type name [module]`); Err
-/// when the addresses are hidden (kptr_restrict, or not privileged).
-pub fn parse_kallsyms(text: &str) -> Result<SymbolTable, String> {
-    let mut syms = Vec::new();
-    let mut zero = 0usize;
-    for l in text.lines() {
-        let mut f = l.split_whitespace();
-        let (Some(a), Some(t), Some(name)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        if !matches!(t, "T" | "t" | "W" | "w") || name.starts_with("__pfx_") {
-            continue;
-        }
-        let Ok(addr) = u64::from_str_radix(a, 16) else {
-            continue;
-        };
-        if addr == 0 {
-            zero += 1;
-            continue;
-        }
-        let name = match f.next() {
-            Some(m) => format!("{name} {m}"),
-            None => name.to_string(),
-        };
-        syms.push((addr, name));
-    }
-    if syms.is_empty() {
-        return Err(if zero > 0 {
-            "kernel symbol addresses are hidden (/proc/sys/kernel/kptr_restrict)".into()
-        } else {
-            "no text symbols in /proc/kallsyms".into()
-        });
-    }
-    Ok(SymbolTable::from_pairs(syms))
-}
-
-/// Function symbols of an ELF file, by `nm` (demangled), at their link-time
-/// addresses; plus the (file offset → address) shift of its loadable segments.
-struct ElfSymbols {
-    table: SymbolTable,
-    /// (p_offset, p_vaddr, p_filesz) of PT_LOAD segments.
-    segments: Vec<(u64, u64, u64)>,
-}
-
-impl ElfSymbols {
-    fn load(path: &std::path::Path) -> Result<ElfSymbols, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let segments = elf_load_segments(&bytes)
-            .ok_or_else(|| format!("{}: not a 64-bit ELF file", path.display()))?;
-        let mut syms = Vec::new();
-        for args in [
-            &["--defined-only", "-C"][..],
-            &["--defined-only", "-C", "-D"][..],
-        ] {
-            let out = std::process::Command::new("nm")
-                .args(args)
-                .arg(path)
-                .output()
-                .map_err(|e| format!("cannot run nm (binutils): {e}"))?;
-            for l in String::from_utf8_lossy(&out.stdout).lines() {
-                let (Some(a), Some(rest)) = (l.get(..16), l.get(17..)) else {
-                    continue;
-                };
-                let Some((t, name)) = rest.split_once(' ') else {
-                    continue;
-                };
-                if !matches!(t, "T" | "t" | "W" | "w" | "i") {
-                    continue;
-                }
-                // Dynamic symbols carry versions: read@@GLIBC_2.2.5.
-                let name = name.split('@').next().unwrap_or(name);
-                if let Ok(addr) = u64::from_str_radix(a, 16) {
-                    syms.push((addr, name.to_string()));
-                }
-            }
-            if !syms.is_empty() {
-                break; // the full table was there; -D only for stripped libraries
-            }
-        }
-        Ok(ElfSymbols {
-            table: SymbolTable::from_pairs(syms),
-            segments,
-        })
-    }
-
-    fn lookup_file_offset(&self, off: u64) -> Option<&str> {
-        let (p_off, p_vaddr, _) = self
-            .segments
-            .iter()
-            .find(|(o, _, sz)| off >= *o && off < o + sz)
-            .copied()?;
-        self.table.lookup(off - p_off + p_vaddr)
-    }
-}
-
-/// PT_LOAD program headers of a little-endian ELF64 image.
-fn elf_load_segments(b: &[u8]) -> Option<Vec<(u64, u64, u64)>> {
-    if b.get(..4)? != b"\x7fELF" || *b.get(4)? != 2 || *b.get(5)? != 1 {
-        return None;
-    }
-    let u16_at = |o: usize| Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?));
-    let u32_at = |o: usize| Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?));
-    let u64_at = |o: usize| Some(u64::from_le_bytes(b.get(o..o + 8)?.try_into().ok()?));
-    let phoff = u64_at(0x20)? as usize;
-    let phentsize = u16_at(0x36)? as usize;
-    let phnum = u16_at(0x38)? as usize;
-    let mut segs = Vec::new();
-    for i in 0..phnum {
-        let p = phoff + i * phentsize;
-        if u32_at(p)? == 1 {
-            segs.push((u64_at(p + 8)?, u64_at(p + 16)?, u64_at(p + 32)?));
-        }
-    }
-    Some(segs)
-}
-
-/// Resolves sampled addresses to `symbol` (kernel) or `symbol [file]` (user).
+/// Resolves sampled addresses to `symbol [kernel]` or `symbol [file]`.
 pub struct Symbolizer {
-    kernel: Result<SymbolTable, String>,
+    inner: blazesym::symbolize::Symbolizer,
+    /// Why kernel addresses cannot be named, when they cannot.
+    kernel: Result<(), String>,
     maps: Vec<Mapping>,
-    files: HashMap<PathBuf, Result<ElfSymbols, String>>,
 }
 
 impl Symbolizer {
     pub fn new(maps: Vec<Mapping>) -> Symbolizer {
         let kernel = std::fs::read_to_string("/proc/kallsyms")
             .map_err(|e| format!("cannot read /proc/kallsyms: {e}"))
-            .and_then(|t| parse_kallsyms(&t));
+            .and_then(|t| kallsyms_usable(&t));
         Symbolizer {
+            inner: blazesym::symbolize::Symbolizer::builder()
+                .enable_inlined_fns(true)
+                .enable_code_info(false)
+                .enable_demangling(true)
+                .build(),
             kernel,
             maps,
-            files: HashMap::new(),
         }
     }
 
@@ -172,40 +41,160 @@ impl Symbolizer {
         self.kernel.as_ref().err().map(String::as_str)
     }
 
+    /// One sample's name.
     pub fn resolve(&mut self, s: Sample) -> String {
-        if s.kernel {
-            return match &self.kernel {
-                Ok(t) => t.lookup(s.ip).map(|n| format!("{n} [kernel]")),
-                Err(_) => None,
+        self.resolve_all(&[s]).pop().unwrap_or_default()
+    }
+
+    /// Every sample's name, in order: each file is read once, each
+    /// distinct address symbolized once.
+    pub fn resolve_all(&mut self, samples: &[Sample]) -> Vec<String> {
+        let mut names: HashMap<(bool, u64), String> = HashMap::new();
+        let mut seen: HashSet<(bool, u64)> = HashSet::new();
+        let mut kernel_ips: Vec<u64> = Vec::new();
+        // File → its sampled offsets, and each user address's (file, offset).
+        let mut by_file: HashMap<PathBuf, Vec<u64>> = HashMap::new();
+        let mut where_: HashMap<u64, (PathBuf, u64)> = HashMap::new();
+        for s in samples {
+            if !seen.insert((s.kernel, s.ip)) {
+                continue;
             }
-            .unwrap_or_else(|| format!("{:#x} [kernel]", s.ip));
+            if s.kernel {
+                kernel_ips.push(s.ip);
+                continue;
+            }
+            match self.maps.iter().find(|m| s.ip >= m.start && s.ip < m.end) {
+                None => {
+                    names.insert((false, s.ip), format!("{:#x} [unmapped]", s.ip));
+                }
+                // [vdso] and the like: no file to read.
+                Some(m) if !m.path.starts_with("/") => {
+                    names.insert((false, s.ip), m.path.display().to_string());
+                }
+                Some(m) => {
+                    let off = s.ip - m.start + m.offset;
+                    by_file.entry(m.path.clone()).or_default().push(off);
+                    where_.insert(s.ip, (m.path.clone(), off));
+                }
+            }
         }
-        let Some(m) = self
-            .maps
+        self.name_kernel(&kernel_ips, &mut names);
+        let mut by_offset: HashMap<(PathBuf, u64), String> = HashMap::new();
+        for (path, mut offsets) in by_file {
+            offsets.sort_unstable();
+            offsets.dedup();
+            let file = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let found = self.symbolize_file(&path, &offsets);
+            for (i, &off) in offsets.iter().enumerate() {
+                let name = match found.get(i) {
+                    Some(Symbolized::Sym(sym)) => format!("{} [{file}]", describe(sym)),
+                    _ => format!("{file}+{off:#x}"),
+                };
+                by_offset.insert((path.clone(), off), name);
+            }
+        }
+        for (ip, key) in where_ {
+            if let Some(name) = by_offset.get(&key) {
+                names.insert((false, ip), name.clone());
+            }
+        }
+        samples
             .iter()
-            .find(|m| s.ip >= m.start && s.ip < m.end)
-            .cloned()
-        else {
-            return format!("{:#x} [unmapped]", s.ip);
-        };
-        if !m.path.starts_with("/") {
-            return m.path.display().to_string(); // [vdso]: no file to read
-        }
-        let file = m
-            .path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
+            .map(|s| {
+                names
+                    .get(&(s.kernel, s.ip))
+                    .cloned()
+                    .unwrap_or_else(|| format!("{:#x}", s.ip))
+            })
+            .collect()
+    }
+
+    /// Names `offsets` of the file: with its debug information where that
+    /// can be read, else (a debug link to a file that is not there, a
+    /// section blazesym cannot read) with its ELF symbols alone.
+    fn symbolize_file(&self, path: &std::path::Path, offsets: &[u64]) -> Vec<Symbolized<'_>> {
+        let with_debug = Source::Elf(Elf::new(path));
+        let mut found = self
+            .inner
+            .symbolize(&with_debug, Input::FileOffset(offsets))
             .unwrap_or_default();
-        let elf = self
-            .files
-            .entry(m.path.clone())
-            .or_insert_with(|| ElfSymbols::load(&m.path));
-        let off = s.ip - m.start + m.offset;
-        match elf.as_ref().ok().and_then(|e| e.lookup_file_offset(off)) {
-            Some(name) => format!("{name} [{file}]"),
-            None => format!("{file}+{off:#x}"),
+        let unnamed: Vec<usize> = (0..offsets.len())
+            .filter(|&i| !matches!(found.get(i), Some(Symbolized::Sym(_))))
+            .collect();
+        if unnamed.is_empty() {
+            return found;
+        }
+        let mut plain = Elf::new(path);
+        plain.debug_syms = false;
+        let retry: Vec<u64> = unnamed.iter().map(|&i| offsets[i]).collect();
+        let again = self
+            .inner
+            .symbolize(&Source::Elf(plain), Input::FileOffset(&retry))
+            .unwrap_or_default();
+        found.resize_with(offsets.len(), || {
+            Symbolized::Unknown(blazesym::symbolize::Reason::IgnoredError)
+        });
+        for (k, sym) in again.into_iter().enumerate() {
+            if let Symbolized::Sym(_) = sym {
+                found[unnamed[k]] = sym;
+            }
+        }
+        found
+    }
+
+    fn name_kernel(&self, ips: &[u64], names: &mut HashMap<(bool, u64), String>) {
+        if ips.is_empty() {
+            return;
+        }
+        let found = match self.kernel {
+            Ok(()) => {
+                let src = Source::Kernel(Kernel {
+                    debug_syms: false,
+                    ..Kernel::default()
+                });
+                self.inner
+                    .symbolize(&src, Input::AbsAddr(ips))
+                    .unwrap_or_default()
+            }
+            Err(_) => Vec::new(),
+        };
+        for (i, &ip) in ips.iter().enumerate() {
+            let name = match found.get(i) {
+                Some(Symbolized::Sym(sym)) => format!("{} [kernel]", describe(sym)),
+                _ => format!("{ip:#x} [kernel]"),
+            };
+            names.insert((true, ip), name);
         }
     }
+}
+
+/// The function the address is in: the innermost inlined one, naming the
+/// function it was inlined into.
+fn describe(sym: &Sym) -> String {
+    match sym.inlined.last() {
+        Some(inner) => format!("{} (inlined into {})", inner.name, sym.name),
+        None => sym.name.to_string(),
+    }
+}
+
+/// Whether /proc/kallsyms text gives addresses (it shows zeros when
+/// kptr_restrict hides them from this process).
+fn kallsyms_usable(text: &str) -> Result<(), String> {
+    let mut any = false;
+    for addr in text.lines().filter_map(|l| l.split_whitespace().next()) {
+        any = true;
+        if addr.bytes().any(|b| b != b'0') {
+            return Ok(());
+        }
+    }
+    Err(if any {
+        "kernel symbol addresses are hidden (/proc/sys/kernel/kptr_restrict)".into()
+    } else {
+        "no symbols in /proc/kallsyms".into()
+    })
 }
 
 #[cfg(test)]
@@ -213,22 +202,68 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_kallsyms_text_symbols() {
-        let k = parse_kallsyms(
-            "ffffffff81000000 T _text\nffffffff816bb810 T __pfx_ksys_read\nffffffff816bb820 T ksys_read\n\
-             ffffffff816bb910 T __x64_sys_read\nffffffffc0000000 t modfn\t[kvm]\nffffffff82000000 D data\n",
-        )
-        .unwrap();
-        assert_eq!(k.lookup(0xffffffff816bb830), Some("ksys_read"));
-        assert_eq!(
-            k.lookup(0xffffffff816bb815),
-            Some("_text"),
-            "padding prefixes are skipped"
+    fn hidden_kernel_addresses_are_named_as_the_reason() {
+        assert!(kallsyms_usable("ffffffff81000000 T _text\n").is_ok());
+        assert!(
+            kallsyms_usable("0000000000000000 T _text\n0000000000000000 T x\n")
+                .unwrap_err()
+                .contains("kptr_restrict")
         );
-        assert_eq!(k.lookup(0xffffffffc0000010), Some("modfn [kvm]"));
-        assert_eq!(k.lookup(0x10), None);
-        assert!(parse_kallsyms("0000000000000000 T _text\n")
-            .unwrap_err()
-            .contains("kptr_restrict"));
+        assert!(kallsyms_usable("").is_err());
+    }
+
+    /// Ground truth without sampling: the addresses of two functions of
+    /// this test binary, turned into file offsets through this process's
+    /// own maps, come back as those functions — and an address in an
+    /// unmapped place or past a mapping says so.
+    #[test]
+    fn names_known_functions_of_this_binary() {
+        #[inline(never)]
+        fn yamba_symbolizer_known_a() -> u64 {
+            std::hint::black_box(1)
+        }
+        #[inline(never)]
+        fn yamba_symbolizer_known_b() -> u64 {
+            std::hint::black_box(2)
+        }
+        let maps = super::super::parse_maps(&std::fs::read_to_string("/proc/self/maps").unwrap());
+        let a = yamba_symbolizer_known_a as *const () as u64;
+        let b = yamba_symbolizer_known_b as *const () as u64;
+        let mut sym = Symbolizer::new(maps);
+        let names = sym.resolve_all(&[
+            Sample {
+                ip: a,
+                kernel: false,
+            },
+            Sample {
+                ip: b + 1,
+                kernel: false,
+            },
+            Sample {
+                ip: 8,
+                kernel: false,
+            },
+        ]);
+        assert!(names[0].contains("yamba_symbolizer_known_a"), "{names:?}");
+        assert!(names[1].contains("yamba_symbolizer_known_b"), "{names:?}");
+        assert!(names[2].contains("unmapped"), "{names:?}");
+        assert_eq!(
+            sym.resolve(Sample {
+                ip: a,
+                kernel: false
+            }),
+            names[0]
+        );
+        let r = libc::read as *const () as u64;
+        // libc is stripped with a debug link to a file that is not there:
+        // its dynamic symbols still name the wrapper.
+        assert!(
+            sym.resolve(Sample {
+                ip: r + 1,
+                kernel: false
+            })
+            .contains("read"),
+            "libc's read wrapper unnamed"
+        );
     }
 }

@@ -488,6 +488,7 @@ impl<'a> Worker<'a> {
 fn rusage(who: i32) -> ((f64, f64), u64) {
     // SAFETY: ru is a valid rusage for getrusage to fill.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
     unsafe { libc::getrusage(who, &mut ru) };
     let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     ((s(ru.ru_utime), s(ru.ru_stime)), ru.ru_maxrss as u64)

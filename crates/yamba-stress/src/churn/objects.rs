@@ -167,7 +167,7 @@ impl Worker<'_> {
     }
 
     pub(super) fn create(&mut self, kind: Kind) -> Result<Object, i32> {
-        // SAFETY (throughout): system calls on memory and fds this worker owns.
+        // SAFETY: (throughout) system calls on memory and fds this worker owns.
         unsafe {
             match kind {
                 Kind::Pipe => {

@@ -145,6 +145,7 @@ impl Env {
         let dir = scratch.join("d");
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // SAFETY: rlimit is plain data; all-zero is a valid value.
         let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
         // SAFETY: rl is valid for getrlimit.
         unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) };

@@ -13,7 +13,16 @@
 
 use std::ffi::CString;
 use std::os::fd::AsRawFd;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Ctx, Kind, Mode, Setting, Unit};
+
+/// `--set cpu.syscall.path`: the file `cpu.syscall.fstat` and `.open` use.
+pub const PATH: Setting = Setting {
+    key: "cpu.syscall.path",
+    kind: Kind::Text,
+    default: "a 1000-byte file 4 components deep in the scratch directory",
+    help: "the regular file fstat and open use (an absolute path is walked from the root)",
+    aliases: &[],
+};
 
 pub static WRITE_DEVNULL: Benchmark = Benchmark {
     id: "cpu.syscall.write_devnull",
@@ -33,6 +42,7 @@ pub static FSTAT: Benchmark = Benchmark {
     description: "fstat(2) of an open regular file, through libc",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: "posix",
+    settings: &[PATH],
     run: run_fstat,
     ..Benchmark::TEMPLATE
 };
@@ -44,6 +54,7 @@ pub static OPEN: Benchmark = Benchmark {
     description: "open(2) + close(2) of a regular file 4 path components deep, through libc",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: "posix",
+    settings: &[PATH],
     run: run_open,
     ..Benchmark::TEMPLATE
 };
@@ -68,7 +79,7 @@ impl Target {
 }
 
 fn target(ctx: &Ctx) -> Result<Target, String> {
-    if let Some(p) = ctx.setting("cpu.syscall.path") {
+    if let Some(p) = ctx.text(PATH.key)? {
         let meta = std::fs::metadata(p).map_err(|e| format!("--set cpu.syscall.path={p}: {e}"))?;
         if !meta.is_file() {
             return Err(format!("--set cpu.syscall.path={p}: not a regular file"));
@@ -200,6 +211,7 @@ fn run_open(ctx: &mut Ctx) -> Result<(), String> {
         calls += 1;
         // SAFETY: path is NUL-terminated; the descriptor is closed at once.
         let fd = unsafe { libc::openat(dirfd, path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        // SAFETY: closing the descriptor just opened, once.
         if fd < 0 || unsafe { libc::close(fd) } != 0 || *first_fd.get_or_insert(fd) != fd {
             bad += 1;
         }

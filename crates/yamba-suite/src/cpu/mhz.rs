@@ -17,7 +17,7 @@
 //! every current x86-64 core documents.
 
 use super::adapter::chains;
-use crate::interleave::{shared_plan, time_interleaved};
+use crate::shared::interleave::{shared_plan, time_interleaved};
 use serde_json::json;
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
 

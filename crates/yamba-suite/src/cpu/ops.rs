@@ -29,7 +29,7 @@
 
 use super::adapter::{chains, opaque::Opaque};
 
-use crate::interleave::{shared_plan, time_interleaved, Timed};
+use crate::shared::interleave::{shared_plan, time_interleaved, Timed};
 use yamba_core::{Benchmark, Ctx, Mode, Series, Unit};
 
 pub static OPS: Benchmark = Benchmark {
@@ -180,10 +180,12 @@ chain_fn!(i32_bit, i32, |x, c, d| x ^ c);
 chain_fn!(i32_add, i32, |x, c, d| x.wrapping_add(c));
 chain_fn!(i32_mul, i32, |x, c, d| x.wrapping_mul(c));
 chain_fn!(i32_div, i32, |x, c, d| {
+    // SAFETY: x is never 0 or −1 (see above).
     unsafe { std::hint::assert_unchecked(x != 0 && x != -1) };
     c / x
 });
 chain_fn!(i32_mod, i32, |x, c, d| {
+    // SAFETY: x is never 0 or −1 (see above).
     unsafe { std::hint::assert_unchecked(x != 0 && x != -1) };
     (c % x).wrapping_add(d)
 });
@@ -191,10 +193,12 @@ chain_fn!(i64_bit, i64, |x, c, d| x ^ c);
 chain_fn!(i64_add, i64, |x, c, d| x.wrapping_add(c));
 chain_fn!(i64_mul, i64, |x, c, d| x.wrapping_mul(c));
 chain_fn!(i64_div, i64, |x, c, d| {
+    // SAFETY: x is never 0 or −1 (see above).
     unsafe { std::hint::assert_unchecked(x != 0 && x != -1) };
     c / x
 });
 chain_fn!(i64_mod, i64, |x, c, d| {
+    // SAFETY: x is never 0 or −1 (see above).
     unsafe { std::hint::assert_unchecked(x != 0 && x != -1) };
     (c % x).wrapping_add(d)
 });

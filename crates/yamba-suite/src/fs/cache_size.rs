@@ -18,7 +18,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Clock, Ctx, Mode, Replication, Series, Unit};
+use yamba_core::{Benchmark, Clock, Ctx, Kind, Mode, Replication, Series, Setting, Unit};
+
+/// `--set fs.cache_size.max_bytes`: the largest file tried.
+pub const MAX_BYTES: Setting = Setting {
+    key: "fs.cache_size.max_bytes",
+    kind: Kind::Bytes {
+        min: 1 << 20,
+        max: 1 << 50,
+    },
+    default: "half of the available memory or free disk, whichever is less",
+    help: "largest file the curve tries",
+    aliases: &[],
+};
 
 pub static CACHE_SIZE: Benchmark = Benchmark {
     id: "fs.cache_size",
@@ -33,6 +45,7 @@ pub static CACHE_SIZE: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 300,
     run,
+    settings: &[MAX_BYTES],
     ..Benchmark::TEMPLATE
 };
 
@@ -196,11 +209,8 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     let avail = yamba_core::machine::meminfo_kib("MemAvailable").unwrap_or(0) * 1024;
     let free = adapter::free_bytes(&dir).map_err(|e| format!("statvfs {}: {e}", dir.display()))?;
     let mut max_bytes = (avail / 2).min(free / 2);
-    if let Some(s) = ctx.setting("fs.cache_size.max_bytes") {
-        max_bytes = max_bytes.min(
-            s.parse()
-                .map_err(|_| format!("fs.cache_size.max_bytes: not a byte count: {s}"))?,
-        );
+    if let Some(b) = ctx.bytes(MAX_BYTES.key)? {
+        max_bytes = max_bytes.min(b);
     }
     let budget = Duration::from_secs_f64(if ctx.quick() { 1.5 } else { 25.0 });
     let curve = measure_curve(

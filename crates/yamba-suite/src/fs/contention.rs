@@ -15,7 +15,7 @@ use super::files::{self, AlignedBuf, Caching};
 use super::point;
 use serde_json::json;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use yamba_core::{Benchmark, Ctx, Mode, Replication, Series, Status, Unit};
 
@@ -151,7 +151,7 @@ fn level(ctx: &Ctx, paths: &[PathBuf], n: usize, caching: Caching) -> Result<Lev
 /// The fixed process's windows, once every competitor has started reading.
 fn fixed(
     ctx: &Ctx,
-    path: &PathBuf,
+    path: &Path,
     caching: Caching,
     counters: &SharedCounters,
     n: usize,

@@ -64,7 +64,7 @@ pub fn append(f: &mut File, from: u64, to: u64) -> io::Result<()> {
         let n = (to - off).min(chunk.len() as u64) as usize;
         f.write_all_at(&chunk[..n], off)?;
         off += n as u64;
-        if off % (16 << 20) == 0 {
+        if off.is_multiple_of(16 << 20) {
             // Bounded dirty data: keeps writing sane in a small memory cgroup.
             f.sync_data()?;
         }
@@ -129,23 +129,15 @@ fn short_read(off: u64, want: usize, got: usize) -> io::Error {
 }
 
 /// `count` distinct block-aligned offsets within a file of `size` bytes,
-/// in random order (a fixed xorshift shuffle, so runs read the same
-/// blocks). Distinct, so an uncached pass never re-reads a block it
-/// has just brought into the cache.
+/// in random order (seeded, so runs read the same blocks). Distinct, so an
+/// uncached pass never re-reads a block it has just brought into the cache.
 pub fn random_offsets(size: u64, block: usize, count: usize, seed: u64) -> Vec<u64> {
+    use rand::seq::SliceRandom;
     let blocks = size.div_ceil(block as u64).max(1);
     let mut idx: Vec<u64> = (0..blocks).collect();
-    let mut x = seed | 1;
     let take = count.min(blocks as usize);
-    for i in 0..take {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let j = i + (x % (blocks - i as u64)) as usize;
-        idx.swap(i, j);
-    }
-    idx.truncate(take);
-    idx.into_iter().map(|b| b * block as u64).collect()
+    let (chosen, _) = idx.partial_shuffle(&mut crate::shared::rng(seed), take);
+    chosen.iter().map(|b| b * block as u64).collect()
 }
 
 /// How a pass gets its data.

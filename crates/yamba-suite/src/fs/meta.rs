@@ -185,6 +185,7 @@ fn run_open_close(ctx: &mut Ctx) -> Result<(), String> {
         // SAFETY: p is NUL-terminated; the fd is closed at once.
         let fd = unsafe { libc::open(p.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         calls += 1;
+        // SAFETY: closing the fd just opened, once.
         if fd < 0 || unsafe { libc::close(fd) } != 0 || *first_fd.get_or_insert(fd) != fd {
             bad += 1;
         }

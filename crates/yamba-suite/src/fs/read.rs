@@ -17,7 +17,16 @@ use super::files::{self, Caching};
 use super::point::{self, Pattern, Point, Spec};
 use serde_json::json;
 use std::time::Duration;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Series, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Mode, Series, Setting, Status, Unit};
+
+/// `--set fs.uncached`: how an uncached pass avoids the page cache.
+pub const UNCACHED: Setting = Setting {
+    key: "fs.uncached",
+    kind: Kind::Choice(&["auto", "evict"]),
+    default: "auto",
+    help: "uncached passes: O_DIRECT where the file system allows it (auto), or always evict the file's pages",
+    aliases: &[],
+};
 
 pub static SEQ: Benchmark = Benchmark {
     id: "fs.read.seq",
@@ -28,6 +37,7 @@ pub static SEQ: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 400,
     run: |ctx| run(ctx, Pattern::Seq),
+    settings: &[UNCACHED],
     ..Benchmark::TEMPLATE
 };
 
@@ -40,6 +50,7 @@ pub static RANDOM: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 400,
     run: |ctx| run(ctx, Pattern::Random),
+    settings: &[UNCACHED],
     ..Benchmark::TEMPLATE
 };
 
@@ -94,14 +105,9 @@ fn run(ctx: &mut Ctx, pattern: Pattern) -> Result<(), String> {
     let dir = ctx.scratch_dir().to_path_buf();
     let fs = adapter::fs_kind(&dir).map_err(|e| format!("statfs {}: {e}", dir.display()))?;
     // `--set fs.uncached=evict` forces the fallback used where O_DIRECT is refused.
-    let uncached = match ctx.setting("fs.uncached") {
-        None | Some("auto") => files::uncached_method(&dir),
+    let uncached = match ctx.choice(UNCACHED.key)? {
         Some("evict") => files::uncached_method(&dir).map(|_| Caching::Evicted),
-        Some(other) => {
-            return Err(format!(
-                "fs.uncached: expected auto or evict, got '{other}'"
-            ))
-        }
+        _ => files::uncached_method(&dir),
     };
     let mut paths = Vec::new();
     for &size in &sizes(quick) {

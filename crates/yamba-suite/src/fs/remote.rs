@@ -8,21 +8,43 @@
 //! content — so the number is real, and every byte can be checked. Either
 //! way the result's `endpoint` param says which.
 
-use crate::net::{adapter, peer, size_setting, Target, AGENT_TIMEOUT};
 use crate::remote::protocol::random_token;
-use crate::remote::{Agent, AgentHandle, Client, ServerConfig};
+use crate::remote::{Agent, AgentHandle, Client, ServerConfig, Target, AGENT_TIMEOUT};
+use crate::shared::peer::{self, PEER_CPU};
 use rand::Rng;
 use std::time::Instant;
-use yamba_core::{Benchmark, Ctx, Series, Unit};
+use yamba_core::{Benchmark, Ctx, Kind, Series, Setting, Unit};
 use yamba_stats::Summary;
+
+/// `--set fs.remote.file`: the file read from a remote agent.
+pub const FILE: Setting = Setting {
+    key: "fs.remote.file",
+    kind: Kind::Text,
+    default: "yamba-remote.dat",
+    help: "with --remote: the file to read, relative to the agent's root",
+    aliases: &[],
+};
+
+/// `--set fs.remote.size`: the local agent's file.
+pub const SIZE: Setting = Setting {
+    key: "fs.remote.size",
+    kind: Kind::Bytes {
+        min: 4096,
+        max: 1 << 34,
+    },
+    default: "16 MiB (4 MiB with --quick)",
+    help: "without --remote: size of the file the loopback agent serves",
+    aliases: &[],
+};
 
 pub static REMOTE_READ: Benchmark = Benchmark {
     id: "fs.remote.read",
     area: "fs",
     unit: Unit::GigabytesPerSecond,
     description: "remote file read: a whole file from a yamba agent, sequentially (loopback agent unless --remote)",
-    adapter: adapter::NAME,
+    adapter: crate::remote::NAME,
     run: run_whole,
+    settings: &[FILE, SIZE, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -32,8 +54,9 @@ pub static REMOTE_BLOCK: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "remote file read by blocks: one 16 KiB block at a random offset, from a yamba agent",
-    adapter: adapter::NAME,
+    adapter: crate::remote::NAME,
     run: run_block,
+    settings: &[FILE, SIZE, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -70,7 +93,7 @@ fn endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
     match Target::of(ctx.config())? {
         Target::Remote { addr, token } => {
             let path = ctx
-                .setting("fs.remote.file")
+                .text(FILE.key)?
                 .unwrap_or(DEFAULT_REMOTE_FILE)
                 .to_string();
             let mut client =
@@ -98,7 +121,7 @@ fn endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
 /// Writes the scratch file and starts an agent over it on loopback.
 fn local_endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
     let default = if ctx.quick() { 4 << 20 } else { 16 << 20 };
-    let size = size_setting(ctx, "fs.remote.size")?.unwrap_or(default);
+    let size = ctx.bytes(SIZE.key)?.unwrap_or(default);
     let root = ctx.scratch_dir().join("agent-root");
     std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let data: Vec<u8> = (0..size).map(content_byte).collect();
@@ -208,7 +231,7 @@ fn run_whole(ctx: &mut Ctx) -> Result<(), String> {
             break "time limit (slow link)";
         }
     };
-    let method = crate::net::direct_method(ctx, started, stopped);
+    let method = ctx.direct_method(1, started, stopped);
     // Bandwidth by request size: one pass each.
     let mut points = Vec::new();
     for size in [4u32 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {

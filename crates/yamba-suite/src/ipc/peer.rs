@@ -12,6 +12,7 @@ pub struct Shared<T> {
 
 // SAFETY: T is only accessed through shared references to atomics.
 unsafe impl<T: Sync> Send for Shared<T> {}
+// SAFETY: as for Send: &T is all anyone gets, and T is Sync.
 unsafe impl<T: Sync> Sync for Shared<T> {}
 
 impl<T> Shared<T> {

@@ -24,6 +24,7 @@ use super::transport::{self, Transport};
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use yamba_core::harness::Measured;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
 
 /// Where the peer runs relative to the initiator.
@@ -242,6 +243,24 @@ impl RttRun {
     }
 }
 
+/// `--set ipc.transports`: which transports `ipc.rtt` measures.
+pub const TRANSPORTS: Setting = Setting {
+    key: "ipc.transports",
+    kind: Kind::List(&Transport::NAMES),
+    default: "all",
+    help: "the transports to measure",
+    aliases: &["transports"],
+};
+
+/// `--set ipc.delay_us`: the known delay of `ipc.rtt.peer_delay`'s peer.
+pub const DELAY_US: Setting = Setting {
+    key: "ipc.delay_us",
+    kind: Kind::Number { min: 0.0, max: 1e6 },
+    default: "50",
+    help: "µs the peer waits before replying (the ground-truth check)",
+    aliases: &["delay_us"],
+};
+
 pub static RTT: Benchmark = Benchmark {
     id: "ipc.rtt",
     area: "ipc",
@@ -251,24 +270,15 @@ pub static RTT: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_rtt,
     timeout_s: 300,
+    settings: &[TRANSPORTS],
     ..Benchmark::TEMPLATE
 };
 
 /// The transports asked for with `--set transports=pipe,futex` (default all).
 fn chosen(ctx: &Ctx) -> Result<Vec<Transport>, String> {
-    match ctx.setting("transports") {
+    match ctx.list(TRANSPORTS.key)? {
         None => Ok(Transport::ALL.to_vec()),
-        Some(list) => list
-            .split(',')
-            .map(|s| {
-                Transport::parse(s.trim()).ok_or_else(|| {
-                    format!(
-                        "unknown transport '{s}' (one of: {})",
-                        Transport::ALL.map(Transport::name).join(", ")
-                    )
-                })
-            })
-            .collect(),
+        Some(names) => Ok(names.into_iter().filter_map(Transport::parse).collect()),
     }
 }
 
@@ -333,16 +343,12 @@ pub static PEER_DELAY: Benchmark = Benchmark {
     hidden: true,
     adapter: adapter::NAME,
     run: run_peer_delay,
+    settings: &[DELAY_US],
     ..Benchmark::TEMPLATE
 };
 
 fn run_peer_delay(ctx: &mut Ctx) -> Result<(), String> {
-    let x_us: f64 = match ctx.setting("delay_us") {
-        Some(s) => s
-            .parse()
-            .map_err(|_| format!("delay_us must be a number of µs, not '{s}'"))?,
-        None => 50.0,
-    };
+    let x_us = ctx.number(DELAY_US.key)?.unwrap_or(50.0);
     let base = measure(ctx, Transport::Pipe, Placement::SameCpu, 0.0)?;
     let slow = measure(ctx, Transport::Pipe, Placement::SameCpu, x_us * 1e3)?;
     let r0 = base.result(ctx, "delay_0");

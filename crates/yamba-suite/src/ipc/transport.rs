@@ -35,6 +35,17 @@ impl Transport {
         Transport::Spin,
     ];
 
+    /// The names of [`Transport::ALL`], in order (for `--set ipc.transports`).
+    pub const NAMES: [&'static str; 7] = [
+        "pipe",
+        "unix_stream",
+        "unix_dgram",
+        "eventfd",
+        "futex",
+        "mqueue",
+        "shm_spin",
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Transport::Pipe => "pipe",
@@ -285,5 +296,15 @@ impl Half for WordHalf {
                 Wait::Yield => adapter::sched_yield(),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_names_of_all() {
+        assert_eq!(Transport::ALL.map(Transport::name), Transport::NAMES);
     }
 }

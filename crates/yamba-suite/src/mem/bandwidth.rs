@@ -13,9 +13,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 use yamba_core::harness::{measure_loop, Plan};
-use yamba_core::machine::parse_size;
 use yamba_core::results::Method;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Replication, Unit};
+
+/// `--set mem.bw_size`: bytes per array.
+pub const SIZE: Setting = Setting {
+    key: "mem.bw_size",
+    kind: Kind::Bytes {
+        min: 4096,
+        max: 1 << 40,
+    },
+    default: "8× the effective last-level cache (4× with --quick), at least 32 MiB, all arrays at most MemAvailable/4",
+    help: "bytes per array of the bandwidth kernels",
+    aliases: &["bw_size"],
+};
 
 macro_rules! bandwidth {
     ($name:ident, $id:literal, $kernel:expr, $what:literal) => {
@@ -43,6 +55,7 @@ macro_rules! bandwidth {
                 }
             },
             run: |ctx| run(ctx, $kernel),
+            settings: &[SIZE],
             default: $default,
             ..Benchmark::TEMPLATE
         };
@@ -284,16 +297,16 @@ pub fn threaded(
 
 /// Bytes per array: 8× the effective last-level cache (4× in quick mode),
 /// at least 32 MiB, all arrays together at most a quarter of MemAvailable
-/// (`llc::Sizing`); `--set bw_size=` overrides. Returns the LLC the
+/// (`llc::Sizing`); `--set mem.bw_size=` overrides. Returns the LLC the
 /// arrays are compared with, and how the size was chosen.
 fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::Value), String> {
-    if let Some(s) = ctx.setting("bw_size") {
-        let bytes = parse_size(s)
-            .filter(|&v| v >= 4096)
-            .map(|v| v as usize)
-            .ok_or_else(|| format!("bad bw_size '{s}': expected bytes per array such as 256M"))?;
+    if let Some(bytes) = ctx.bytes(SIZE.key)? {
         let llc = ctx.machine().llc_bytes() as usize;
-        return Ok((bytes, llc, serde_json::json!({"rule": "bw_size setting"})));
+        return Ok((
+            bytes as usize,
+            llc,
+            serde_json::json!({"rule": "mem.bw_size setting"}),
+        ));
     }
     let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
     let share = 0.25 / kernel.arrays() as f64;

@@ -5,6 +5,7 @@
 //! what prefetchers and the TLB can do for it.
 
 use super::adapter::{Anon, Pages};
+use rand::seq::SliceRandom;
 use yamba_core::harness::{measure_loop, Measured, Plan};
 use yamba_core::Clock;
 
@@ -42,49 +43,23 @@ impl Order {
     }
 }
 
-/// A small deterministic generator (xorshift64*): the chain's order must
-/// be random to the hardware, not cryptographically.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in 0..n (n > 0), by multiply-shift.
-    pub fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
-    }
-
-    pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, self.below(i + 1));
-        }
-    }
-}
+pub use crate::shared::{rng, Rng};
 
 /// The visiting order of `n` elements, `per_page` of them to a page.
 pub fn visit_order(n: usize, per_page: usize, order: Order, rng: &mut Rng) -> Vec<u32> {
     let mut v: Vec<u32> = (0..n as u32).collect();
     match order {
         Order::Sequential => {}
-        Order::Random => rng.shuffle(&mut v),
+        Order::Random => v.shuffle(rng),
         Order::Page => {
             let per_page = per_page.max(1);
             let mut pages: Vec<usize> = (0..n.div_ceil(per_page)).collect();
-            rng.shuffle(&mut pages);
+            pages.shuffle(rng);
             v.clear();
             for p in pages {
                 let start = v.len();
                 v.extend((p * per_page..((p + 1) * per_page).min(n)).map(|i| i as u32));
-                rng.shuffle(&mut v[start..]);
+                v[start..].shuffle(rng);
             }
         }
     }
@@ -136,7 +111,7 @@ impl Chain {
         let mut mem = Anon::new(elements * stride, pages, true)?;
         let ps = super::adapter::page_size();
         let per_page = (ps / stride).max(1);
-        let ord = visit_order(elements, per_page, order, &mut Rng::new(seed));
+        let ord = visit_order(elements, per_page, order, &mut rng(seed));
         let base = mem.as_ptr() as usize;
         let words = mem.words();
         let w = stride / 8;
@@ -246,7 +221,7 @@ mod tests {
 
     #[test]
     fn page_order_finishes_a_page_before_the_next() {
-        let v = visit_order(64 * 8, 64, Order::Page, &mut Rng::new(3));
+        let v = visit_order(64 * 8, 64, Order::Page, &mut rng(3));
         for chunk in v.chunks(64) {
             let page = chunk[0] / 64;
             assert!(chunk.iter().all(|&e| e / 64 == page));

@@ -8,8 +8,8 @@
 //! 2 MiB pages (MADV_HUGEPAGE) and checks AnonHugePages that it got them:
 //! the difference between the two curves is the TLB's share.
 //!
-//! Settings: `stride=BYTES` (default: the cache line), `order=random|page|
-//! sequential` (default random), `max_size=BYTES`.
+//! Settings: `mem.stride`, `mem.order`, `mem.max_size` (declared below;
+//! `yamba list --settings`).
 
 use super::adapter::{self, Pages};
 use super::chase::Order;
@@ -18,7 +18,7 @@ use super::llc::Sizing;
 use super::plateau::{capacity, detect, Plateau};
 use serde_json::json;
 use std::time::Duration;
-use yamba_core::machine::parse_size;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, Replication, Series, Unit};
 
 pub static LATENCY: Benchmark = Benchmark {
@@ -33,6 +33,7 @@ pub static LATENCY: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 600,
     run: |ctx| run(ctx, Pages::Base),
+    settings: SETTINGS,
     ..Benchmark::TEMPLATE
 };
 
@@ -52,35 +53,58 @@ pub static LATENCY_HUGE: Benchmark = Benchmark {
         None => Ok(()),
     },
     run: |ctx| run(ctx, Pages::Huge),
+    settings: SETTINGS,
     ..Benchmark::TEMPLATE
 };
 
-fn bytes_setting(ctx: &Ctx, key: &str) -> Result<Option<usize>, String> {
-    ctx.setting(key)
-        .map(|s| {
-            parse_size(s)
-                .filter(|&v| v > 0)
-                .map(|v| v as usize)
-                .ok_or_else(|| {
-                    format!("bad {key} '{s}': expected a size in bytes such as 64, 4K or 256M")
-                })
-        })
-        .transpose()
-}
+/// `--set mem.stride`: bytes between the chain's elements.
+pub const STRIDE: Setting = Setting {
+    key: "mem.stride",
+    kind: Kind::Bytes {
+        min: 8,
+        max: 1 << 30,
+    },
+    default: "the cache line",
+    help: "bytes between the chain's elements (a multiple of 8)",
+    aliases: &["stride"],
+};
+
+/// `--set mem.order`: the order the chain visits its elements.
+pub const ORDER: Setting = Setting {
+    key: "mem.order",
+    kind: Kind::Choice(&["random", "page", "sequential"]),
+    default: "random",
+    help: "the chain's order: random, page by page (random within), or sequential",
+    aliases: &["order"],
+};
+
+/// `--set mem.max_size`: the curve's largest working set.
+pub const MAX_SIZE: Setting = Setting {
+    key: "mem.max_size",
+    kind: Kind::Bytes {
+        min: 8192,
+        max: 1 << 40,
+    },
+    default: "8× the effective last-level cache, at least 256 MiB (4×, at least 64 MiB, with --quick), at most MemAvailable/4",
+    help: "largest working set of the curve",
+    aliases: &["max_size"],
+};
+
+const SETTINGS: &[Setting] = &[STRIDE, ORDER, MAX_SIZE];
 
 /// The curve's configuration from the run's mode and settings, its sizes
 /// scaled from the effective last-level cache (`sizing`).
 pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, String> {
     let m = ctx.machine();
     let line = m.caches.first().and_then(|c| c.line_bytes).unwrap_or(64) as usize;
-    let stride = bytes_setting(ctx, "stride")?.unwrap_or(line);
+    let stride = ctx.bytes(STRIDE.key)?.map_or(line, |b| b as usize);
     if stride & 7 != 0 {
         return Err(format!(
-            "bad stride '{stride}': must be a multiple of 8 bytes"
+            "--set mem.stride={stride}: must be a multiple of 8 bytes"
         ));
     }
     let order = ctx
-        .setting("order")
+        .choice(ORDER.key)?
         .map(Order::parse)
         .transpose()?
         .unwrap_or(Order::Random);
@@ -91,7 +115,7 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
     plan.min_observations = if ctx.quick() { 5 } else { 15 };
     Ok(CurveConfig {
         min_bytes: 4096,
-        max_bytes: bytes_setting(ctx, "max_size")?.unwrap_or(default_max),
+        max_bytes: ctx.bytes(MAX_SIZE.key)?.map_or(default_max, |b| b as usize),
         points_per_octave: if ctx.quick() { 2 } else { 4 },
         stride,
         order,
@@ -126,8 +150,8 @@ fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
     let mut r = curve_result(ctx, &cfg, &curve, &plateaus, &levels);
     r.param(
         "max_bytes_rule",
-        sizing.describe(if ctx.setting("max_size").is_some() {
-            "max_size setting"
+        sizing.describe(if ctx.bytes(MAX_SIZE.key)?.is_some() {
+            "mem.max_size setting"
         } else if ctx.quick() {
             "4 × the LLC, at least 64 MiB, at most MemAvailable/4 (quick)"
         } else {

@@ -10,7 +10,8 @@
 //! observation; sysfs's coherency_line_size is the reference.
 
 use super::adapter::{self, Anon, Pages};
-use super::chase::{Chain, Rng};
+use super::chase::{rng, Chain};
+use rand::seq::SliceRandom;
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::harness::Plan;
@@ -36,7 +37,7 @@ const BLOCK: usize = 512;
 pub fn pair_chain(bytes: usize, s: usize, seed: u64) -> Result<Chain, String> {
     let blocks = (bytes / BLOCK).max(4);
     let mut order: Vec<usize> = (0..blocks).collect();
-    Rng::new(seed).shuffle(&mut order);
+    order.shuffle(&mut rng(seed));
     let offsets: Vec<usize> = order
         .iter()
         .flat_map(|&b| [b * BLOCK, b * BLOCK + s])

@@ -16,7 +16,29 @@ use super::adapter::{self, page_out, FileMap, Readahead};
 use super::touch::{touch_pass, Pass, ScratchFile};
 use serde_json::json;
 use yamba_core::results::Method;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Replication, Status, Unit};
+
+/// `--set mem.fault_pages`: pages of the scratch file.
+pub const FAULT_PAGES: Setting = Setting {
+    key: "mem.fault_pages",
+    kind: Kind::Integer {
+        min: 64,
+        max: 1 << 24,
+    },
+    default: "8192, or 4 readahead windows (2048 with --quick)",
+    help: "pages of the file faulted in each pass",
+    aliases: &["fault_pages"],
+};
+
+/// `--set mem.evict`: how pages are paged out before a pass.
+pub const EVICT: Setting = Setting {
+    key: "mem.evict",
+    kind: Kind::Choice(&["auto", "drop_caches"]),
+    default: "auto",
+    help: "page-out before each pass: fadvise and msync where they work (auto), or always drop_caches (root)",
+    aliases: &["evict"],
+};
 
 pub static MAJOR: Benchmark = Benchmark {
     id: "mem.pagefault.major",
@@ -30,6 +52,7 @@ pub static MAJOR: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 300,
     run: run_major,
+    settings: &[FAULT_PAGES, EVICT],
     ..Benchmark::TEMPLATE
 };
 
@@ -244,20 +267,12 @@ fn run_major(ctx: &mut Ctx) -> Result<(), String> {
         .ok()
         .and_then(|d| adapter::readahead_kb(&d))
         .map(|kb| kb as usize * 1024 / adapter::page_size());
-    let pages: usize = match ctx.setting("fault_pages") {
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|&v: &usize| v >= 64)
-            .ok_or_else(|| format!("bad fault_pages '{s}': expected a number of pages ≥ 64"))?,
+    let pages: usize = match ctx.integer(FAULT_PAGES.key)? {
+        Some(n) => n as usize,
         None if ctx.quick() => 2048,
         None => ra_pages.map_or(8192, |ra| (4 * ra).max(8192)),
     };
-    let always_drop = match ctx.setting("evict") {
-        None | Some("auto") => false,
-        Some("drop_caches") => true,
-        Some(s) => return Err(format!("bad evict '{s}': expected auto or drop_caches")),
-    };
+    let always_drop = ctx.choice(EVICT.key)? == Some("drop_caches");
     // At least three passes per workload, more while the budget lasts.
     let budget = ctx.plan().budget;
     let file = ScratchFile::create(&ctx.scratch_dir().join("major.dat"), pages, 256)?;

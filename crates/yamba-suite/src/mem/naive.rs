@@ -7,8 +7,8 @@
 //! is withheld — the number is kept only to show how far off it is.
 
 use super::adapter::{self, FileMap, Readahead};
-use super::chase::Rng;
 use super::touch::{touch_pass, ScratchFile};
+use rand::seq::SliceRandom;
 use serde_json::json;
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
 
@@ -27,7 +27,7 @@ fn run_naive(ctx: &mut Ctx) -> Result<(), String> {
     let pages = if ctx.quick() { 2048 } else { 16384 };
     let file = ScratchFile::create(&ctx.scratch_dir().join("naive.dat"), pages, 256)?;
     let mut targets: Vec<usize> = (0..pages).collect();
-    Rng::new(0x1B).shuffle(&mut targets);
+    targets.shuffle(&mut crate::shared::rng(0x1B));
     let clock = ctx.clock();
     let n = if ctx.quick() { 5 } else { 20 };
     let mut obs = Vec::new();

@@ -13,7 +13,20 @@ use super::adapter::{self, page_size, Anon, FileMap, Pages, Readahead};
 use super::touch::{touch_pass, Pass, ScratchFile};
 use serde_json::json;
 use std::time::Instant;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Unit};
+
+/// `--set mem.cached_stride`: pages between the cached faults' pages.
+pub const CACHED_STRIDE: Setting = Setting {
+    key: "mem.cached_stride",
+    kind: Kind::Integer {
+        min: 1,
+        max: 1 << 16,
+    },
+    default: "16 (past the kernel's 64 KiB fault-around window)",
+    help: "pages between the touched pages of mem.pagefault.cached",
+    aliases: &["cached_stride"],
+};
 
 pub static ANON: Benchmark = Benchmark {
     id: "mem.pagefault.anon",
@@ -36,6 +49,7 @@ pub static CACHED: Benchmark = Benchmark {
     modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_cached,
+    settings: &[CACHED_STRIDE],
     ..Benchmark::TEMPLATE
 };
 
@@ -157,13 +171,7 @@ fn run_cached(ctx: &mut Ctx) -> Result<(), String> {
     // touched: each touch is then a fault of its own. The file is written
     // a page at a time so the page cache holds page-sized folios (a large
     // folio would be mapped whole by one fault; the check below would see).
-    let stride: usize =
-        match ctx.setting("cached_stride") {
-            Some(s) => s.parse().ok().filter(|&v: &usize| v > 0).ok_or_else(|| {
-                format!("bad cached_stride '{s}': expected a number of pages ≥ 1")
-            })?,
-            None => 16,
-        };
+    let stride = ctx.integer(CACHED_STRIDE.key)?.unwrap_or(16) as usize;
     let accesses = if ctx.quick() { 512 } else { 2048 };
     let pages = accesses * stride;
     let file = ScratchFile::create(&ctx.scratch_dir().join("cached.dat"), pages, 1)?;

@@ -22,11 +22,32 @@
 //! observation's ended where following the cycle that far ends).
 
 use super::adapter::{self, Pages};
-use super::chase::{Chain, Order, Rng};
-use crate::interleave::{shared_plan, time_interleaved};
+use super::chase::{rng, Chain, Order, Rng};
+use crate::shared::interleave::{shared_plan, time_interleaved};
+use rand::Rng as _;
 use serde_json::json;
-use yamba_core::machine::parse_size;
-use yamba_core::{Benchmark, Ctx, Mode, Series, Unit};
+use yamba_core::{Benchmark, Ctx, Kind, Mode, Series, Setting, Unit};
+
+/// `--set mem.parallelism.size`: the chases' working set.
+pub const SIZE: Setting = Setting {
+    key: "mem.parallelism.size",
+    kind: Kind::Bytes {
+        min: 1 << 20,
+        max: 1 << 40,
+    },
+    default: "2× the last-level cache, at least 64 MiB",
+    help: "bytes of the cycle the chases walk",
+    aliases: &[],
+};
+
+/// `--set mem.parallelism.pages`: the page size under the chases.
+pub const PAGES: Setting = Setting {
+    key: "mem.parallelism.pages",
+    kind: Kind::Choice(&["huge", "base"]),
+    default: "huge where the kernel has them, base otherwise",
+    help: "2 MiB pages (no TLB misses) or 4 KiB pages (lmbench's)",
+    aliases: &[],
+};
 
 pub static PARALLELISM: Benchmark = Benchmark {
     id: "mem.parallelism",
@@ -36,6 +57,7 @@ pub static PARALLELISM: Benchmark = Benchmark {
     modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 300,
+    settings: &[SIZE, PAGES],
     run: run_parallelism,
     ..Benchmark::TEMPLATE
 };
@@ -93,7 +115,7 @@ impl Chases<'_> {
     fn run(&mut self, n: u64) {
         let seg = self.starts.len() / self.k;
         let from: Vec<usize> = (0..self.k)
-            .map(|j| self.starts[j * seg + self.rng.below(seg)])
+            .map(|j| self.starts[j * seg + self.rng.gen_range(0..seg)])
             .collect();
         let ends = chase_from(&from, n);
         self.last = (from, n, ends);
@@ -131,7 +153,7 @@ pub fn measure(
         .map(|(i, &k)| Chases {
             k,
             starts,
-            rng: Rng::new(0x51_u64 + i as u64),
+            rng: rng(0x51_u64 + i as u64),
             last: (Vec::new(), 0, Vec::new()),
         })
         .collect();
@@ -184,27 +206,18 @@ pub fn measure(
 
 fn run_parallelism(ctx: &mut Ctx) -> Result<(), String> {
     let llc = ctx.machine().llc_bytes() as usize;
-    let bytes = match ctx.setting("mem.parallelism.size") {
-        Some(s) => parse_size(s)
-            .filter(|&v| v >= 1 << 20)
-            .map(|v| v as usize)
-            .ok_or_else(|| format!("--set mem.parallelism.size={s}: expected a size ≥ 1M"))?,
+    let bytes = match ctx.bytes(SIZE.key)? {
+        Some(b) => b as usize,
         None => (2 * llc).max(64 << 20),
     };
-    let pages = match ctx.setting("mem.parallelism.pages") {
+    let asked = ctx.choice(PAGES.key)?;
+    let pages = match asked {
         Some("base") => Pages::Base,
-        Some("huge") | None => {
-            match adapter::thp_unavailable(ctx.machine().transparent_hugepages.as_deref()) {
-                None => Pages::Huge,
-                Some(_) if ctx.setting("mem.parallelism.pages").is_none() => Pages::Base,
-                Some(why) => return Err(why),
-            }
-        }
-        Some(v) => {
-            return Err(format!(
-                "--set mem.parallelism.pages={v}: must be 'base' or 'huge'"
-            ))
-        }
+        _ => match adapter::thp_unavailable(ctx.machine().transparent_hugepages.as_deref()) {
+            None => Pages::Huge,
+            Some(_) if asked.is_none() => Pages::Base,
+            Some(why) => return Err(why),
+        },
     };
     let huge_before = adapter::anon_huge_bytes();
     let (chain, starts) = Chain::with_starts(bytes, 64, Order::Random, pages, 0x9A4, STARTS)?;

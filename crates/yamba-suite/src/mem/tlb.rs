@@ -14,7 +14,8 @@
 //! figure); later steps are `mem.tlb.stepK`, named as what they may be.
 
 use super::adapter::{self, Anon, Pages};
-use super::chase::{Chain, Rng};
+use super::chase::{rng, Chain};
+use rand::seq::SliceRandom;
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::harness::Plan;
@@ -42,7 +43,7 @@ pub const STEP_NS: f64 = 1.0;
 /// The chase over `pages` pages of `page` bytes, one line each.
 pub fn page_chain(pages: usize, page: usize, kind: Pages, seed: u64) -> Result<Chain, String> {
     let mut order: Vec<usize> = (0..pages).collect();
-    Rng::new(seed).shuffle(&mut order);
+    order.shuffle(&mut rng(seed));
     // 7 lines apart page to page (odd, so every offset in a page is used).
     let offsets: Vec<usize> = order
         .iter()

@@ -10,7 +10,7 @@
 //! Loopback: senders run on the benchmark's CPU, receivers (peer threads)
 //! on another. Against an agent: SINK measures toward it, SOURCE from it.
 
-use super::{adapter, label, peer, size_setting, Target, AGENT_TIMEOUT};
+use super::{adapter, label, peer, Target, AGENT_TIMEOUT, BYTES, PEER_CPU, STREAMS};
 use crate::remote::Client;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -28,6 +28,7 @@ pub static TCP_BW_1: Benchmark = Benchmark {
     description: "TCP bandwidth, one stream",
     adapter: adapter::NAME,
     run: |ctx| run_tcp(ctx, 1),
+    settings: &[BYTES, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -38,6 +39,7 @@ pub static TCP_BW_N: Benchmark = Benchmark {
     description: "TCP bandwidth, several streams at once (default 4; --set net.streams=N)",
     adapter: adapter::NAME,
     run: run_tcp_n,
+    settings: &[BYTES, STREAMS, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -49,6 +51,7 @@ pub static UNIX_BW: Benchmark = Benchmark {
     adapter: adapter::NAME,
     requires: super::local_only,
     run: run_unix,
+    settings: &[BYTES, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -140,7 +143,7 @@ struct Run {
 /// Sizes the repetitions, then repeats until the budget is spent or the
 /// median is known to the plan's precision.
 fn repeat(ctx: &Ctx, w: &Workers, streams: u64) -> Result<Run, String> {
-    let fixed = size_setting(ctx, "net.bytes")?;
+    let fixed = ctx.bytes(BYTES.key)?;
     let min_rep_ns = if ctx.quick() { 20e6 } else { 100e6 };
     let mut per_stream = fixed.map(|b| (b / streams).max(1)).unwrap_or(256 * 1024);
     // The first repetition pays for waking threads and growing windows:
@@ -358,14 +361,7 @@ fn agent_transfer(addr: &str, token: &str, to_agent: bool) -> Result<Transfer, S
 }
 
 fn run_tcp_n(ctx: &mut Ctx) -> Result<(), String> {
-    let n = match ctx.setting("net.streams") {
-        None => 4,
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=64).contains(n))
-            .ok_or_else(|| format!("--set net.streams={v}: must be 1 to 64"))?,
-    };
+    let n = ctx.integer(STREAMS.key)?.unwrap_or(4) as usize;
     run_tcp(ctx, n)
 }
 

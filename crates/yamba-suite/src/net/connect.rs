@@ -22,6 +22,7 @@ pub static TCP_CONNECT: Benchmark = Benchmark {
     description: "TCP connection setup and teardown (connect + accept + close)",
     adapter: adapter::NAME,
     run: run_connect,
+    settings: &[super::PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 

@@ -10,17 +10,19 @@ pub mod adapter;
 pub mod bandwidth;
 pub mod connect;
 pub mod connect_close;
-pub(crate) mod peer;
 pub mod rtt;
 
 /// The agent's old path (it moved to [`crate::remote`]), kept while
 /// branches that use it are in flight.
 #[doc(hidden)]
 pub use crate::remote as agent;
+pub use crate::remote::{Target, AGENT_TIMEOUT};
+pub(crate) use crate::shared::peer;
+pub use crate::shared::peer::PEER_CPU;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use yamba_core::results::Method;
-use yamba_core::{BenchResult, Benchmark, Ctx, RunConfig};
+use yamba_core::{BenchResult, Benchmark, Ctx, Kind, RunConfig, Setting};
 
 /// This area's benchmarks, in suite order.
 pub static BENCHMARKS: &[&Benchmark] = &[
@@ -33,42 +35,6 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &bandwidth::TCP_BW_N,
     &bandwidth::UNIX_BW,
 ];
-
-/// Longest any single read or write may block when talking to an agent.
-pub const AGENT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Where the other end is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A peer thread in this process, over loopback.
-    Local,
-    /// A `yamba serve` agent.
-    Remote { addr: String, token: String },
-}
-
-impl Target {
-    /// The run's target: `--remote` (which then needs `--token`) or loopback.
-    pub fn of(config: &RunConfig) -> Result<Target, String> {
-        match (&config.remote, &config.remote_token) {
-            (None, _) => Ok(Target::Local),
-            (Some(addr), Some(token)) => Ok(Target::Remote {
-                addr: addr.clone(),
-                token: token.clone(),
-            }),
-            (Some(addr), None) => Err(format!(
-                "--remote {addr} needs the agent's --token (printed by 'yamba serve')"
-            )),
-        }
-    }
-
-    /// How the result's params name the endpoint.
-    pub fn label(&self) -> String {
-        match self {
-            Target::Local => "loopback (peer thread)".into(),
-            Target::Remote { addr, .. } => format!("agent at {addr}"),
-        }
-    }
-}
 
 /// A requirement for benchmarks that only make sense locally.
 pub fn local_only(_: &yamba_core::Machine, config: &RunConfig) -> Result<(), String> {
@@ -86,16 +52,38 @@ pub(crate) fn label(ctx: &Ctx, r: &mut BenchResult, target: &Target) {
     }
 }
 
-/// A size setting such as `64`, `4k`, `8M`.
-pub(crate) fn size_setting(ctx: &Ctx, key: &str) -> Result<Option<u64>, String> {
-    match ctx.setting(key) {
-        None => Ok(None),
-        Some(v) => yamba_core::machine::parse_size(v)
-            .filter(|&n| n > 0)
-            .map(Some)
-            .ok_or_else(|| format!("--set {key}={v}: not a size (e.g. 64, 4K, 8M)")),
-    }
-}
+/// `--set net.msg_bytes`: the round trips' message size.
+pub const MSG_BYTES: Setting = Setting {
+    key: "net.msg_bytes",
+    kind: Kind::Bytes {
+        min: 8,
+        max: 60_000,
+    },
+    default: "64",
+    help: "bytes of each round trip's message",
+    aliases: &[],
+};
+
+/// `--set net.bytes`: a bandwidth repetition's size.
+pub const BYTES: Setting = Setting {
+    key: "net.bytes",
+    kind: Kind::Bytes {
+        min: 1,
+        max: 1 << 40,
+    },
+    default: "grown from 256 KiB per stream to fill each repetition",
+    help: "bytes per bandwidth repetition, all streams together (fixed)",
+    aliases: &[],
+};
+
+/// `--set net.streams`: streams of `net.tcp.bandwidth.n`.
+pub const STREAMS: Setting = Setting {
+    key: "net.streams",
+    kind: Kind::Integer { min: 1, max: 64 },
+    default: "4",
+    help: "TCP streams at once",
+    aliases: &[],
+};
 
 /// How a series of timed repetitions was taken: each observation is one
 /// repetition the benchmark timed itself (`direct`).

@@ -3,7 +3,7 @@
 //! observations are the distribution of single round trips. Every message
 //! carries a sequence number and the echo must match it byte for byte.
 
-use super::{adapter, label, peer, size_setting, Target, AGENT_TIMEOUT};
+use super::{adapter, label, peer, Target, AGENT_TIMEOUT, MSG_BYTES, PEER_CPU};
 use crate::remote::Client;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, UdpSocket};
@@ -16,6 +16,7 @@ pub static TCP_RTT: Benchmark = Benchmark {
     description: "TCP round trip of a small message (default 64 B; --set net.msg_bytes=N)",
     adapter: adapter::NAME,
     run: run_tcp_rtt,
+    settings: &[MSG_BYTES, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -30,6 +31,7 @@ pub static UDP_RTT: Benchmark = Benchmark {
         None => Ok(()),
     },
     run: run_udp_rtt,
+    settings: &[MSG_BYTES, PEER_CPU],
     ..Benchmark::TEMPLATE
 };
 
@@ -37,10 +39,7 @@ pub static UDP_RTT: Benchmark = Benchmark {
 const WARMUP_TRIPS: u64 = 100;
 
 fn message(ctx: &Ctx) -> Result<Vec<u8>, String> {
-    let size = size_setting(ctx, "net.msg_bytes")?.unwrap_or(64);
-    if !(8..=60_000).contains(&size) {
-        return Err(format!("net.msg_bytes={size}: must be 8 to 60000 bytes"));
-    }
+    let size = ctx.bytes(MSG_BYTES.key)?.unwrap_or(64);
     Ok((0..size).map(|i| (i * 7 + 3) as u8).collect())
 }
 

@@ -82,18 +82,6 @@ pub fn add_tail(r: &mut BenchResult) {
     }
 }
 
-/// Reads a numeric `--set key=value`, or `default` when absent.
-pub fn setting_f64(ctx: &Ctx, key: &str, default: f64) -> Result<f64, String> {
-    match ctx.setting(key) {
-        None => Ok(default),
-        Some(v) => v
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .ok_or_else(|| format!("--set {key}={v}: expected a non-negative number")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,15 +11,37 @@
 //! instruction and its last: fork→child running, and exit→reaped.
 
 use super::adapter::{self, SharedPage, TouchedHeap};
-use super::check::{add_tail, setting_f64, tail_plan, Tally};
+use super::check::{add_tail, tail_plan, Tally};
 use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;
 use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{Benchmark, Ctx, Measured, Mode, Unit};
 
 /// Exit status of every measured child: only a child that ran returns it.
 const CHILD_STATUS: i32 = 7;
+
+/// `--set proc.child_spin_us`: CPU time each child spends before exiting.
+pub const CHILD_SPIN_US: Setting = Setting {
+    key: "proc.child_spin_us",
+    kind: Kind::Number { min: 0.0, max: 1e6 },
+    default: "0",
+    help: "µs each child spins before _exit (ground-truth tests)",
+    aliases: &[],
+};
+
+/// `--set proc.heavy_mib`: the heavy fork's touched heap.
+pub const HEAVY_MIB: Setting = Setting {
+    key: "proc.heavy_mib",
+    kind: Kind::Integer {
+        min: 1,
+        max: 1 << 20,
+    },
+    default: "256 (64 with --quick)",
+    help: "MiB of touched heap the parent of proc.fork.heavy has",
+    aliases: &[],
+};
 
 pub static LIGHT: Benchmark = Benchmark {
     id: "proc.fork.light",
@@ -31,6 +53,7 @@ pub static LIGHT: Benchmark = Benchmark {
     modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_light,
+    settings: &[CHILD_SPIN_US],
     ..Benchmark::TEMPLATE
 };
 
@@ -43,6 +66,7 @@ pub static HEAVY: Benchmark = Benchmark {
     modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_heavy,
+    settings: &[HEAVY_MIB],
     ..Benchmark::TEMPLATE
 };
 
@@ -89,7 +113,7 @@ fn measure_fork_wait(ctx: &mut Ctx, spin_ns: f64) -> (Measured, Tally) {
 }
 
 fn run_light(ctx: &mut Ctx) -> Result<(), String> {
-    let spin_us = setting_f64(ctx, "proc.child_spin_us", 0.0)?;
+    let spin_us = ctx.number(CHILD_SPIN_US.key)?.unwrap_or(0.0);
     let rss = adapter::vm_rss_bytes();
     let wait = CpuWait::start();
     let (m, tally) = measure_fork_wait(ctx, spin_us * 1e3);
@@ -106,11 +130,8 @@ fn run_light(ctx: &mut Ctx) -> Result<(), String> {
 }
 
 fn run_heavy(ctx: &mut Ctx) -> Result<(), String> {
-    let default_mib = if ctx.quick() { 64.0 } else { 256.0 };
-    let mib = setting_f64(ctx, "proc.heavy_mib", default_mib)? as usize;
-    if mib == 0 {
-        return Err("--set proc.heavy_mib must be at least 1".into());
-    }
+    let default_mib = if ctx.quick() { 64 } else { 256 };
+    let mib = ctx.integer(HEAVY_MIB.key)?.unwrap_or(default_mib) as usize;
     let page = ctx.machine().page_size as usize;
     let rss_before = adapter::vm_rss_bytes().unwrap_or(0);
     let heap = TouchedHeap::new(mib << 20, page)?;

@@ -41,3 +41,45 @@ pub mod server;
 
 pub use client::{AgentError, Client};
 pub use server::{Agent, AgentHandle, ServerConfig};
+
+use std::time::Duration;
+use yamba_core::RunConfig;
+
+/// The platform adapter's name, for the benchmarks that talk to an agent.
+pub use adapter::NAME;
+
+/// Longest any single read or write may block when talking to an agent.
+pub const AGENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where the other end of a `net` or `fs.remote` benchmark is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A peer thread in this process, over loopback.
+    Local,
+    /// A `yamba serve` agent.
+    Remote { addr: String, token: String },
+}
+
+impl Target {
+    /// The run's target: `--remote` (which then needs `--token`) or loopback.
+    pub fn of(config: &RunConfig) -> Result<Target, String> {
+        match (&config.remote, &config.remote_token) {
+            (None, _) => Ok(Target::Local),
+            (Some(addr), Some(token)) => Ok(Target::Remote {
+                addr: addr.clone(),
+                token: token.clone(),
+            }),
+            (Some(addr), None) => Err(format!(
+                "--remote {addr} needs the agent's --token (printed by 'yamba serve')"
+            )),
+        }
+    }
+
+    /// How the result's params name the endpoint.
+    pub fn label(&self) -> String {
+        match self {
+            Target::Local => "loopback (peer thread)".into(),
+            Target::Remote { addr, .. } => format!("agent at {addr}"),
+        }
+    }
+}

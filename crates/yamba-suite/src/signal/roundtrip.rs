@@ -7,11 +7,20 @@
 
 use super::adapter::{self, Handler, SharedPage};
 use super::check::exact_count;
-use crate::proc::check::setting_f64;
 use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;
 use yamba_core::affinity::pin_current_thread;
+use yamba_core::settings::{Kind, Setting};
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
+
+/// `--set signal.peer_delay_us`: a known delay in the peer.
+pub const PEER_DELAY_US: Setting = Setting {
+    key: "signal.peer_delay_us",
+    kind: Kind::Number { min: 0.0, max: 1e6 },
+    default: "0",
+    help: "µs the peer waits before replying (ground-truth tests)",
+    aliases: &[],
+};
 
 pub static ROUNDTRIP: Benchmark = Benchmark {
     id: "signal.roundtrip",
@@ -23,6 +32,7 @@ pub static ROUNDTRIP: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 60,
     run: run_roundtrip,
+    settings: &[PEER_DELAY_US],
     ..Benchmark::TEMPLATE
 };
 
@@ -59,7 +69,7 @@ fn one_placement(ctx: &mut Ctx, suffix: &str, peer_cpu: Option<usize>) -> Result
     let (pid, tid) = (adapter::getpid(), adapter::gettid());
     let pin_failed = shared.slot(1);
     // A known delay in the peer before it replies (ground-truth tests).
-    let delay_us = setting_f64(ctx, "signal.peer_delay_us", 0.0)?;
+    let delay_us = ctx.number(PEER_DELAY_US.key)?.unwrap_or(0.0);
     let clock = ctx.clock();
     let peer = adapter::fork_peer(|| {
         if let Some(c) = peer_cpu {

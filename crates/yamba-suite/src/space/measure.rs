@@ -21,6 +21,7 @@
 //! one-time growth (the fd table, slab caches) that later cycles reuse.
 
 use super::adapter::{self, Batch, Kernel, Kind};
+use yamba_core::settings::Setting;
 use yamba_core::{BenchResult, Ctx, Series};
 use yamba_stats::{linear_fit, Summary};
 
@@ -62,16 +63,26 @@ impl Cycle {
     }
 }
 
-fn setting_usize(ctx: &Ctx, key: &str, default: usize, min: usize) -> Result<usize, String> {
-    match ctx.setting(key) {
-        None => Ok(default),
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|&x| x >= min)
-            .ok_or_else(|| format!("--set {key}={v}: expected an integer ≥ {min}")),
-    }
-}
+/// `--set space.n`: objects per cycle.
+pub const N: Setting = Setting {
+    key: "space.n",
+    kind: yamba_core::settings::Kind::Integer {
+        min: STEPS as u64,
+        max: 1 << 20,
+    },
+    default: "by kind: 1000 processes or threads, 5000 others (fewer with --quick)",
+    help: "objects created per cycle",
+    aliases: &[],
+};
+
+/// `--set space.repeats`: cycles per primitive.
+pub const REPEATS: Setting = Setting {
+    key: "space.repeats",
+    kind: yamba_core::settings::Kind::Integer { min: 1, max: 1000 },
+    default: "7 (3 with --quick)",
+    help: "create-and-release cycles per primitive",
+    aliases: &[],
+};
 
 /// Objects per cycle: small objects need more for their slabs' pages to
 /// add up to many times the counters' 4 KiB granularity and the slab
@@ -159,8 +170,12 @@ fn component(cycles: &[Cycle], f: fn(&Cycle) -> f64) -> serde_json::Value {
 
 /// Measures `kind` and pushes `<id>.kernel` and `<id>.user`.
 pub fn run_space(ctx: &mut Ctx, kind: Kind) -> Result<(), String> {
-    let mut n = setting_usize(ctx, "space.n", default_n(kind, ctx.quick()), STEPS)?;
-    let repeats = setting_usize(ctx, "space.repeats", if ctx.quick() { 3 } else { 7 }, 1)?;
+    let mut n = ctx
+        .integer(N.key)?
+        .map_or(default_n(kind, ctx.quick()), |n| n as usize);
+    let repeats = ctx
+        .integer(REPEATS.key)?
+        .map_or(if ctx.quick() { 3 } else { 7 }, |r| r as usize);
     let page = ctx.machine().page_size as usize;
     let mut warnings = Vec::new();
     if kind.fds() > 0 {

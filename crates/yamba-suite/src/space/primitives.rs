@@ -18,6 +18,7 @@ macro_rules! primitive {
                 why: "a count of bytes from the kernel's accounting, not a timing",
             },
             run: |ctx| run_space(ctx, $kind),
+            settings: &[super::measure::N, super::measure::REPEATS],
             ..Benchmark::TEMPLATE
         };
     };

@@ -122,6 +122,7 @@ pub mod calls {
                 "r9" = a[5]
             ),
             // The 7th argument goes on the stack, just above the return address.
+            // SAFETY: the callee takes 7 integer arguments (SysV: 6 in registers, the 7th on the stack) and clobbers only what clobber_abi("C") names; the push is undone after the call.
             _ => unsafe {
                 std::arch::asm!("push {g}", "call {f}", "add rsp, 8", f = sym yamba_call7, g = in(reg) a[6],
                     in("rdi") a[0], in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
@@ -153,6 +154,7 @@ pub mod calls {
                 "r8" = a[4],
                 "r9" = a[5]
             ),
+            // SAFETY: as above, without the call: the push is undone at once.
             _ => unsafe {
                 std::arch::asm!("push {g}", "add rsp, 8", g = in(reg) a[6],
                     in("rdi") a[0], in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],

@@ -89,6 +89,7 @@ pub fn fs_kind(path: &Path) -> io::Result<FsKind> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
     // SAFETY: st is a valid statfs for the kernel to fill.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is NUL-terminated and st a valid statfs.
     if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
         return Err(io::Error::last_os_error());
     }
@@ -119,6 +120,7 @@ pub fn free_bytes(path: &Path) -> io::Result<u64> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
     // SAFETY: st is a valid statvfs for the kernel to fill.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is NUL-terminated and st a valid statvfs.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
         return Err(io::Error::last_os_error());
     }

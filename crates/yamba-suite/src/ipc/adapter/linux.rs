@@ -17,8 +17,8 @@ fn check(r: libc::c_int, what: &str) -> Result<libc::c_int, String> {
 /// A pipe: (read end, write end), close-on-exec.
 pub fn pipe() -> Result<(i32, i32), String> {
     let mut fds = [0i32; 2];
-    // SAFETY: fds is a valid 2-element array.
     check(
+        // SAFETY: fds is a valid 2-element array.
         unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) },
         "pipe2",
     )?;
@@ -33,8 +33,8 @@ pub fn socketpair(datagram: bool) -> Result<(i32, i32), String> {
         libc::SOCK_STREAM
     };
     let mut fds = [0i32; 2];
-    // SAFETY: fds is a valid 2-element array.
     check(
+        // SAFETY: fds is a valid 2-element array.
         unsafe {
             libc::socketpair(
                 libc::AF_UNIX,

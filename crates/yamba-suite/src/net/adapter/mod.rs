@@ -1,6 +1,6 @@
 //! Platform adapter for the `net` area: sockets are std's (BSD sockets
 //! everywhere), so what differs is only the name. (The agent's file
-//! handling is `crate::remote::adapter`.)
+//! handling, and `fs.remote`'s adapter, is `crate::remote::adapter`.)
 //!
 //! The interface every implementation provides: `NAME`.
 //!

@@ -1,9 +1,11 @@
-//! The agent's Linux adapter: O_NOFOLLOW opens and /proc/self/fd.
+//! Linux: O_NOFOLLOW | O_NONBLOCK opens, and /proc/self/fd names what was opened.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+pub const NAME: &str = "linux-sockets";
 
 /// Opens read-only; a final symlink is refused (ELOOP) and a FIFO or
 /// device does not block the agent.

@@ -83,6 +83,7 @@ pub fn install(sig: libc::c_int, h: Handler) -> Result<Saved, String> {
     // SAFETY: old is filled by sigaction.
     let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
     let act = action(h);
+    // SAFETY: act and old are valid sigaction structs.
     if unsafe { libc::sigaction(sig, &act, &mut old) } != 0 {
         return Err(os_err("sigaction failed"));
     }
@@ -100,6 +101,7 @@ impl Drop for Saved {
 pub fn is_installed(sig: libc::c_int, h: Handler) -> bool {
     // SAFETY: cur is filled by sigaction.
     let mut cur: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: a query: cur is a valid sigaction for the kernel to fill.
     let ok = unsafe { libc::sigaction(sig, std::ptr::null(), &mut cur) } == 0;
     ok && cur.sa_sigaction == action(h).sa_sigaction
 }
@@ -178,6 +180,7 @@ pub fn fork_peer<F: FnOnce()>(body: F) -> Result<i32, String> {
     // SAFETY: the child only runs async-signal-safe code and _exits.
     match unsafe { libc::fork() } {
         -1 => Err(os_err("fork failed")),
+        // SAFETY: in the forked child: prctl, getppid and the body, then _exit.
         0 => unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             if libc::getppid() != parent {

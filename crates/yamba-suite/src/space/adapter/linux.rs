@@ -228,6 +228,7 @@ impl Batch {
             Kind::Socketpair => (0..n).try_for_each(|_| {
                 let mut p = [0i32; 2];
                 let t = libc::SOCK_STREAM | libc::SOCK_CLOEXEC;
+                // SAFETY: p is a valid 2-element array.
                 if unsafe { libc::socketpair(libc::AF_UNIX, t, 0, p.as_mut_ptr()) } != 0 {
                     return Err(os_err("socketpair failed"));
                 }
@@ -237,6 +238,7 @@ impl Batch {
             })?,
             Kind::Eventfd => (0..n).try_for_each(|_| {
                 let f = fd(
+                    // SAFETY: eventfd takes no pointers.
                     unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) },
                     "eventfd failed",
                 )?;
@@ -245,6 +247,7 @@ impl Batch {
             })?,
             Kind::Epoll => (0..n).try_for_each(|_| {
                 let f = fd(
+                    // SAFETY: epoll_create1 takes no pointers.
                     unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) },
                     "epoll_create1 failed",
                 )?;
@@ -252,6 +255,7 @@ impl Batch {
                 Ok::<(), String>(())
             })?,
             Kind::Timerfd => (0..n).try_for_each(|_| {
+                // SAFETY: timerfd_create takes no pointers.
                 let r = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
                 b.fds.push(fd(r, "timerfd_create failed")?);
                 Ok::<(), String>(())
@@ -263,7 +267,9 @@ impl Batch {
                 let arg = r.as_raw_fd() as usize as *mut libc::c_void;
                 b.fds.push(r);
                 for _ in 0..n {
+                    // SAFETY: pthread_t is plain data, written by pthread_create.
                     let mut t: libc::pthread_t = unsafe { std::mem::zeroed() };
+                    // SAFETY: t is valid; blocked_thread only reads its pipe's fd (arg) and returns.
                     let e = unsafe {
                         libc::pthread_create(&mut t, std::ptr::null(), blocked_thread, arg)
                     };
@@ -312,6 +318,7 @@ impl Batch {
             release_w.as_raw_fd(),
             ready_w.as_raw_fd(),
         );
+        // SAFETY: getpid has no preconditions.
         let parent = unsafe { libc::getpid() };
         for _ in 0..n {
             // SAFETY: the child runs only async-signal-safe calls, then _exits.
@@ -323,6 +330,7 @@ impl Batch {
                 )));
             }
             if pid == 0 {
+                // SAFETY: in the forked child: prctl, getppid, reads and writes on inherited fds, then _exit.
                 unsafe {
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                     if libc::getppid() != parent {

@@ -1,20 +1,27 @@
-//! The local peer: a thread of the benchmark's own process, pinned to
-//! another CPU than the benchmark when there is one (so the two ends run
-//! at once, as two hosts would), to the same CPU otherwise.
+//! The local peer of the `net` benchmarks and of `fs.remote`: a thread of
+//! the benchmark's own process, pinned to another CPU than the benchmark
+//! when there is one (so the two ends run at once, as two hosts would), to
+//! the same CPU otherwise.
 
 use yamba_core::affinity::{other_cpu, pin_current_thread};
-use yamba_core::Ctx;
+use yamba_core::{Ctx, Kind, Setting};
+
+/// `--set net.peer_cpu`: where a local peer thread runs (read by every
+/// benchmark that starts one, `fs.remote` too).
+pub const PEER_CPU: Setting = Setting {
+    key: "net.peer_cpu",
+    kind: Kind::Choice(&["other", "same"]),
+    default: "other",
+    help: "CPU of the local peer: another than the benchmark's, or the same",
+    aliases: &[],
+};
 
 /// The CPU peer threads are pinned to, if pinning is on. By default
 /// another CPU than the benchmark's (`affinity::other_cpu`), so both ends
 /// run at once as on two hosts; `--set net.peer_cpu=same` puts the peer on
 /// the benchmark's CPU (no cross-CPU wake-ups).
 pub fn cpu(ctx: &Ctx) -> Result<Option<usize>, String> {
-    let same = match ctx.setting("net.peer_cpu") {
-        None | Some("other") => false,
-        Some("same") => true,
-        Some(v) => return Err(format!("--set net.peer_cpu={v}: must be 'other' or 'same'")),
-    };
+    let same = ctx.choice(PEER_CPU.key)? == Some("same");
     let Some(own) = ctx.cpu() else {
         return Ok(None);
     };
@@ -26,7 +33,7 @@ pub fn cpu(ctx: &Ctx) -> Result<Option<usize>, String> {
 
 /// Says where the peer runs, for the result's params.
 pub fn placement(ctx: &Ctx) -> String {
-    let asked_same = ctx.setting("net.peer_cpu") == Some("same");
+    let asked_same = ctx.choice(PEER_CPU.key).ok().flatten() == Some("same");
     match (ctx.cpu(), cpu(ctx).ok().flatten()) {
         (Some(b), Some(p)) if b != p => format!("thread pinned to CPU {p} (benchmark on CPU {b})"),
         (Some(b), _) if asked_same => {
@@ -45,7 +52,7 @@ pub fn spawn<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<std::thread::JoinHandle<T>, String> {
     std::thread::Builder::new()
-        .name("yamba-net-peer".into())
+        .name("yamba-peer".into())
         .spawn(move || {
             if let Some(c) = cpu {
                 let _ = pin_current_thread(c);
