@@ -70,7 +70,7 @@ lm_value() {  # command → microseconds
 
 # the benchmarks that give those results (ipc.rtt limited to pipes)
 ids="cpu.syscall.getppid cpu.syscall.read_devzero ipc.ctxsw.pipe proc.fork.light ipc.rtt signal.sigaction net.tcp.rtt"
-sets=(--set net.peer_cpu=same --set transports=pipe)
+sets=(--set net.peer_cpu=same --set ipc.transports=pipe)
 for i in $(seq 1 "$rounds"); do
   echo "round $i/$rounds" >&2
   "$yamba" run --cpu "$cpu" "${sets[@]}" $ids --out "$out/y$i.json" >/dev/null 2>&1 || true
