@@ -1,7 +1,8 @@
 //! Area `net`: what a small message's round trip, a connection's setup and
 //! a stream's bandwidth cost — on loopback by default, with the peer in a
 //! thread of the benchmark's process pinned to another CPU, or against a
-//! `yamba serve` agent when the run names one (`--remote HOST:PORT --token T`).
+//! `yamba serve` agent when the run names one (`--remote HOST:PORT`, the token
+//! in `YAMBA_TOKEN` or `--token-file FILE`).
 //! `--set net.peer_cpu=same` puts the local peer on the benchmark's own CPU
 //! instead: no cross-CPU wake-ups, which in a VM can cost more than the
 //! network stack itself.
@@ -44,7 +45,7 @@ pub enum Target {
 }
 
 impl Target {
-    /// The run's target: `--remote` (which then needs `--token`) or loopback.
+    /// The run's target: `--remote` (which then needs the token) or loopback.
     pub fn of(config: &RunConfig) -> Result<Target, String> {
         match (&config.remote, &config.remote_token) {
             (None, _) => Ok(Target::Local),
@@ -53,7 +54,8 @@ impl Target {
                 token: token.clone(),
             }),
             (Some(addr), None) => Err(format!(
-                "--remote {addr} needs the agent's --token (printed by 'yamba serve')"
+                "--remote {addr} needs the agent's token: {}=… or --token-file FILE (see yamba serve --help)",
+                crate::remote::token::TOKEN_ENV
             )),
         }
     }
