@@ -18,6 +18,7 @@ pub mod cpustates;
 pub mod harness;
 pub mod interrupt;
 pub mod isolate;
+pub mod lifeline;
 pub mod machine;
 #[cfg(target_os = "linux")]
 mod perf_sys;
@@ -25,6 +26,7 @@ pub mod profile;
 pub mod results;
 pub mod run_session;
 pub mod runner;
+pub mod scratch;
 pub mod stop;
 pub mod time_block;
 pub mod unroll;
