@@ -241,7 +241,12 @@ fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
         Some(s) => parse_size(s)
             .filter(|&v| v >= 4096)
             .map(|v| v as usize)
-            .ok_or_else(|| format!("bad bw_size '{s}': expected bytes per array such as 256M"))?,
+            .ok_or_else(|| format!("bad bw_size '{s}': expected bytes per array such as 256M"))
+            .and_then(|b| {
+                // Up to three arrays (triad), shared out among the threads.
+                crate::shared::memory::check_fits("bw_size", s, b as u64, 3)?;
+                Ok(b)
+            })?,
         None => llc * if ctx.quick() { 4 } else { 8 },
     };
     let mut plan = ctx.plan();

@@ -94,7 +94,14 @@ pub fn config(ctx: &Ctx, pages: Pages) -> Result<CurveConfig, String> {
     plan.min_observations = if ctx.quick() { 5 } else { 15 };
     Ok(CurveConfig {
         min_bytes: 4096,
-        max_bytes: bytes_setting(ctx, "max_size")?.unwrap_or(default_max),
+        max_bytes: match bytes_setting(ctx, "max_size")? {
+            Some(b) => {
+                let v = ctx.setting("max_size").unwrap_or_default();
+                crate::shared::memory::check_fits("max_size", v, b as u64, 1)?;
+                b
+            }
+            None => default_max,
+        },
         points_per_octave: if ctx.quick() { 2 } else { 4 },
         stride,
         order,

@@ -3,5 +3,6 @@
 //! in `crate::os`; the remote agent is `crate::remote`.)
 
 pub mod cpu_wait;
+pub mod memory;
 
 pub use cpu_wait::CpuWait;
