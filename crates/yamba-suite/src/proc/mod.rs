@@ -2,21 +2,15 @@
 //! light and heavy (with their tails), vfork, posix_spawn, fork + exec,
 //! thread create + join, and fork split into creation and exit + reap.
 
-#[cfg(target_os = "linux")]
 pub mod adapter;
-#[cfg(target_os = "linux")]
 pub mod check;
-#[cfg(target_os = "linux")]
 pub mod exec;
-#[cfg(target_os = "linux")]
 pub mod fork;
-#[cfg(target_os = "linux")]
 pub mod thread;
 
 use yamba_core::Benchmark;
 
-/// This area's benchmarks, in suite order (none yet off Linux: no adapter).
-#[cfg(target_os = "linux")]
+/// This area's benchmarks, in suite order.
 pub static BENCHMARKS: &[&Benchmark] = &[
     &fork::LIGHT,
     &fork::HEAVY,
@@ -26,6 +20,3 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &exec::FORK_EXEC,
     &thread::THREAD,
 ];
-
-#[cfg(not(target_os = "linux"))]
-pub static BENCHMARKS: &[&Benchmark] = &[];

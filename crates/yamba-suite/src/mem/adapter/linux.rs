@@ -6,11 +6,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-#[cfg(target_arch = "x86_64")]
-pub const NAME: &str = "linux-x86_64";
-#[cfg(target_arch = "aarch64")]
-pub const NAME: &str = "linux-aarch64";
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const NAME: &str = "linux";
 
 /// Size of a PMD-level transparent huge page.

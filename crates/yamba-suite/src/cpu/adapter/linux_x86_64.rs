@@ -1,70 +1,33 @@
-//! Platform adapters for the `cpu` area: a system call made directly, with
-//! nothing of libc in between (libc may cache or wrap some calls).
+//! Linux on x86-64: `syscall`, and `call` to the callees with their
+//! arguments in the System V registers.
 
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-mod imp {
-    pub const NAME: &str = "linux-x86_64";
+pub const NAME: &str = "linux-x86_64";
 
-    /// `syscall` with no arguments.
-    #[inline(always)]
-    pub fn syscall0(nr: i64) -> i64 {
-        let ret: i64;
-        // SAFETY: a system call without pointer arguments; rcx and r11 are
-        // clobbered by the instruction.
-        unsafe {
-            std::arch::asm!("syscall", inlateout("rax") nr => ret,
-                out("rcx") _, out("r11") _, options(nostack));
-        }
-        ret
+/// `syscall` with no arguments.
+#[inline(always)]
+pub fn syscall0(nr: i64) -> i64 {
+    let ret: i64;
+    // SAFETY: a system call without pointer arguments; rcx and r11 are
+    // clobbered by the instruction.
+    unsafe {
+        std::arch::asm!("syscall", inlateout("rax") nr => ret,
+            out("rcx") _, out("r11") _, options(nostack));
     }
-
-    pub const SYS_GETPPID: i64 = 110;
+    ret
 }
 
-#[cfg(all(target_os = "linux", target_arch = "aarch64"))]
-mod imp {
-    pub const NAME: &str = "linux-aarch64";
+pub const SYS_GETPPID: i64 = 110;
 
-    /// `svc #0` with no arguments.
-    #[inline(always)]
-    pub fn syscall0(nr: i64) -> i64 {
-        let ret: i64;
-        // SAFETY: a system call without pointer arguments.
-        unsafe {
-            std::arch::asm!("svc #0", in("x8") nr, lateout("x0") ret, options(nostack));
-        }
-        ret
-    }
-
-    pub const SYS_GETPPID: i64 = 173;
-}
-
-#[cfg(not(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-)))]
-mod imp {
-    pub const NAME: &str = "libc";
-
-    pub fn syscall0(nr: i64) -> i64 {
-        // SAFETY: a system call without arguments.
-        unsafe { libc::syscall(nr as libc::c_long) as i64 }
-    }
-
-    pub const SYS_GETPPID: i64 = libc::SYS_getppid as i64;
-}
-
-pub use imp::*;
+pub(crate) use crate::os::vdso_mapped;
 
 /// Direct calls to the `yamba_callN` procedures, written as machine code so
 /// the compiler can neither drop, inline, nor turn them into indirect calls:
 /// the arguments are placed in the C calling convention's registers (and
-/// the stack for the 7th on x86-64) by the constraints, and the block is
-/// one `call`. `dummy::<N>` is the same block without the call (F).
+/// the stack for the 7th) by the constraints, and the block is one `call`.
+/// `dummy(N)` is the same block without the call (F).
 pub mod calls {
     use crate::cpu::call::*;
 
-    #[cfg(target_arch = "x86_64")]
     macro_rules! direct_call {
         ($f:ident, $($reg:tt = $v:expr),*) => {
             // SAFETY: calls a extern "C" function that touches no memory,
@@ -75,7 +38,6 @@ pub mod calls {
             }
         };
     }
-    #[cfg(target_arch = "x86_64")]
     macro_rules! no_call {
         ($($reg:tt = $v:expr),*) => {
             // SAFETY: an empty block; the constraints and clobbers match direct_call.
@@ -83,7 +45,6 @@ pub mod calls {
         };
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub fn call(n: u32, a: &[u64; 7]) {
         match n {
@@ -124,7 +85,6 @@ pub mod calls {
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub fn dummy(n: u32, a: &[u64; 7]) {
         match n {
@@ -154,38 +114,5 @@ pub mod calls {
                     clobber_abi("C"))
             },
         }
-    }
-
-    /// Elsewhere: a call the optimiser cannot see through (function pointer
-    /// passed through `black_box`); an indirect, well-predicted call.
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    pub fn call(n: u32, a: &[u64; 7]) {
-        use std::hint::black_box;
-        let r = match n {
-            0 => black_box(yamba_call0 as extern "C" fn() -> u64)(),
-            1 => black_box(yamba_call1 as extern "C" fn(u64) -> u64)(a[0]),
-            2 => black_box(yamba_call2 as extern "C" fn(u64, u64) -> u64)(a[0], a[1]),
-            3 => black_box(yamba_call3 as extern "C" fn(u64, u64, u64) -> u64)(a[0], a[1], a[2]),
-            4 => black_box(yamba_call4 as extern "C" fn(u64, u64, u64, u64) -> u64)(
-                a[0], a[1], a[2], a[3],
-            ),
-            5 => black_box(yamba_call5 as extern "C" fn(u64, u64, u64, u64, u64) -> u64)(
-                a[0], a[1], a[2], a[3], a[4],
-            ),
-            6 => black_box(yamba_call6 as extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64)(
-                a[0], a[1], a[2], a[3], a[4], a[5],
-            ),
-            _ => black_box(yamba_call7 as extern "C" fn(u64, u64, u64, u64, u64, u64, u64) -> u64)(
-                a[0], a[1], a[2], a[3], a[4], a[5], a[6],
-            ),
-        };
-        black_box(r);
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    pub fn dummy(_n: u32, a: &[u64; 7]) {
-        std::hint::black_box(a);
     }
 }
