@@ -199,12 +199,11 @@ impl Client {
         }
         let (status, len) = parse_header(&h);
         if status > ST_ERROR || len > HANDSHAKE_MAX {
+            // What else it sent with it, to name it: what is already
+            // buffered, never waited for.
             let mut first = h.to_vec();
-            let mut more = [0u8; 35];
-            // What else it sent at once, to name it (not waited for).
-            if let Ok(k) = self.rd.get_ref().peek(&mut more) {
-                first.extend_from_slice(&more[..k]);
-            }
+            let more = self.rd.buffer();
+            first.extend_from_slice(&more[..more.len().min(35)]);
             return Err(self.not_agent(&first));
         }
         self.payload(status, len)

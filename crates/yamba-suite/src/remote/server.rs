@@ -258,13 +258,15 @@ impl Agent {
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 
 /// The soft limit on open descriptors.
+// rlim_t is unsigned on Linux, signed on the BSDs.
+#[allow(clippy::unnecessary_cast)]
 fn fd_limit() -> u64 {
     // SAFETY: rlimit is plain data for getrlimit to fill.
     let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
         return 1024;
     }
-    r.rlim_cur
+    r.rlim_cur as u64
 }
 
 /// Raises this process's soft limit on open descriptors to its hard limit
@@ -729,18 +731,25 @@ impl<'a> Gate<'a> {
         self.sh.delay();
         let mut reply = self.sh.cfg.max_message.to_le_bytes().to_vec();
         reply.extend_from_slice(&proof(token, Prover::Agent, server_nonce, client_nonce));
+        // The slot is taken before the client can know it is in, so that
+        // the count a client sees after connecting includes it.
+        self.sh.active.fetch_add(1, Ordering::SeqCst);
         match send_now(&self.pending[i].stream, ST_OK, &reply, &mut self.frame) {
             true => Next::Serve,
-            false => Next::Drop,
+            false => {
+                self.sh.active.fetch_sub(1, Ordering::SeqCst);
+                Next::Drop
+            }
         }
     }
 
-    /// Hands an authenticated connection to a thread of its own.
+    /// Hands an authenticated connection, its slot already taken, to a
+    /// thread of its own.
     fn serve(&mut self, stream: TcpStream, peer: SocketAddr) {
         if stream.set_nonblocking(false).is_err() {
+            self.sh.active.fetch_sub(1, Ordering::SeqCst);
             return;
         }
-        self.sh.active.fetch_add(1, Ordering::SeqCst);
         let sh = self.sh.clone();
         let spawned = std::thread::Builder::new()
             .name("yamba-agent-conn".into())
