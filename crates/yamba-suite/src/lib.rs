@@ -8,6 +8,7 @@
 
 pub mod cpu;
 pub mod fs;
+pub mod interleave;
 pub mod ipc;
 pub mod mem;
 pub mod net;

@@ -1,11 +1,13 @@
 //! Area `proc`: creating and destroying processes and threads — fork
 //! light and heavy (with their tails), vfork, posix_spawn, fork + exec,
-//! thread create + join, and fork split into creation and exit + reap.
+//! thread create + join, fork split into creation and exit + reap, and
+//! a command run through the shell.
 
 pub mod adapter;
 pub mod check;
 pub mod exec;
 pub mod fork;
+pub mod shell;
 pub mod thread;
 
 use yamba_core::Benchmark;
@@ -18,5 +20,6 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &exec::VFORK,
     &exec::SPAWN,
     &exec::FORK_EXEC,
+    &shell::SHELL_BENCH,
     &thread::THREAD,
 ];

@@ -11,7 +11,32 @@ pub fn syscall0(_nr: i64) -> i64 {
     unreachable!("{}", yamba_core::bench::no_adapter_reason())
 }
 
+/// Never reached (the benchmarks that use it are skipped): fails loudly.
+pub fn syscall3(_nr: i64, _a: i64, _b: i64, _c: i64) -> i64 {
+    unreachable!("{}", yamba_core::bench::no_adapter_reason())
+}
+
 pub const SYS_GETPPID: i64 = -1;
+pub const SYS_READ: i64 = -1;
+
+/// The call-wrapped shape (never reached here).
+pub mod wrapped {
+    /// # Safety
+    /// Never reached: fails loudly.
+    pub unsafe fn yamba_sys_getppid() -> i64 {
+        unreachable!("{}", yamba_core::bench::no_adapter_reason())
+    }
+    /// # Safety
+    /// Never reached: fails loudly.
+    pub unsafe fn yamba_sys_read(_fd: i64, _buf: *mut u8, _n: i64) -> i64 {
+        unreachable!("{}", yamba_core::bench::no_adapter_reason())
+    }
+    /// # Safety
+    /// Never reached: fails loudly.
+    pub unsafe fn yamba_just_ret() {
+        unreachable!("{}", yamba_core::bench::no_adapter_reason())
+    }
+}
 
 pub fn vdso_mapped() -> bool {
     false
@@ -22,6 +47,12 @@ pub mod calls {
         unreachable!("{}", yamba_core::bench::no_adapter_reason())
     }
     pub fn dummy(_n: u32, _a: &[u64; 7]) {
+        unreachable!("{}", yamba_core::bench::no_adapter_reason())
+    }
+    pub fn call_chained(_n: u32, _first: u64, _a: &[u64; 7]) -> u64 {
+        unreachable!("{}", yamba_core::bench::no_adapter_reason())
+    }
+    pub fn dummy_chained(_n: u32, _first: u64, _a: &[u64; 7]) -> u64 {
         unreachable!("{}", yamba_core::bench::no_adapter_reason())
     }
 }

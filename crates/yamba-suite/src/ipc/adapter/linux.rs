@@ -256,6 +256,30 @@ fn schedstat(pid: Option<i32>, field: usize) -> Option<u64> {
         .ok()
 }
 
+/// Puts the calling thread (and the processes it forks afterwards) in
+/// SCHED_BATCH — no wake-up preemption — or back in SCHED_OTHER.
+/// Either needs no privilege. A real-time thread is left as it is
+/// (equal-priority SCHED_FIFO tasks do not preempt each other either):
+/// Ok(false) then.
+pub fn set_batch(batch: bool) -> Result<bool, String> {
+    // SAFETY: no arguments but the calling thread.
+    let now = unsafe { libc::sched_getscheduler(0) };
+    if now == libc::SCHED_FIFO || now == libc::SCHED_RR {
+        return Ok(false);
+    }
+    let policy = if batch {
+        libc::SCHED_BATCH
+    } else {
+        libc::SCHED_OTHER
+    };
+    // SAFETY: param is a valid sched_param; 0 is the calling thread.
+    let r = unsafe {
+        let param: libc::sched_param = std::mem::zeroed();
+        libc::sched_setscheduler(0, policy, &param)
+    };
+    check(r, "sched_setscheduler").map(|_| true)
+}
+
 /// Time a task has spent runnable but waiting for a CPU, in ns
 /// (schedstat's run_delay): of process `pid`'s main thread, or of the
 /// calling thread when `pid` is None. None without schedstats.

@@ -138,3 +138,11 @@ pub fn is_root() -> bool {
 pub fn readahead_kb(_file: &File) -> Option<u64> {
     None
 }
+
+pub fn map_file_rw(_file: &File, _len: usize) -> Result<*mut u8, String> {
+    unsupported()
+}
+
+pub fn unmap_file(_ptr: *mut u8, _len: usize) -> bool {
+    false
+}
