@@ -91,6 +91,7 @@ fn random_bytes_are_not_an_agent_and_cost_nothing() {
         assert!(took < Duration::from_millis(1500), "seed {seed}: {took:?}");
     }
     let peak = peak_rss_mb();
+    println!("client peak RSS {peak:.0} MB");
     assert!(peak < 256.0, "peak RSS {peak:.0} MB");
 }
 
