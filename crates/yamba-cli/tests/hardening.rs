@@ -328,7 +328,7 @@ fn the_token_never_reaches_a_results_file() {
     let (v, raw) = read_json(&out);
     assert!(!raw.contains(SECRET), "{raw}");
     assert!(raw.contains("--token <redacted>") || v["command"].to_string().contains("<redacted>"));
-    assert!(v["config"].get("remote_token").is_none());
+    assert!(v["config"]["remote_token"].is_null(), "{}", v["config"]);
     // From the environment.
     let o = yamba()
         .current_dir(dir.path())

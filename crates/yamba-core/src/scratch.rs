@@ -112,6 +112,8 @@ mod tests {
     fn stale_folders_go_and_live_ones_stay() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
+        // A live run's folder (made first: making one removes stale ones).
+        let live = ScratchRoot::create(Some(p)).unwrap();
         // A folder a killed run left: its lock file, nobody holding it.
         std::fs::create_dir_all(p.join(".yamba-scratch-4194401/b")).unwrap();
         std::fs::write(p.join(".yamba-scratch-4194401/.owner"), b"").unwrap();
@@ -121,7 +123,6 @@ mod tests {
         std::fs::create_dir_all(p.join(".yamba-scratch-4194402")).unwrap();
         // Not ours to touch: a live run's (locked), a pid without lock
         // that exists (this test's parent), other names, a symlink.
-        let live = ScratchRoot::create(Some(p)).unwrap();
         let parent_pid = unsafe { libc::getppid() };
         std::fs::create_dir_all(p.join(format!(".yamba-scratch-{parent_pid}"))).unwrap();
         std::fs::create_dir_all(p.join(".yamba-scratch-12x")).unwrap();

@@ -11,7 +11,7 @@
 //! by construction (the same functions computed them); the tolerance only
 //! absorbs the last bit of a decimal round trip.
 
-use crate::results::{BenchResult, ResultsFile, Status};
+use crate::results::{BenchResult, BlockKind, ResultsFile, Status};
 use yamba_stats::Summary;
 
 /// Relative difference two stored and recomputed values may have.
@@ -125,7 +125,13 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
         return;
     };
     let b = c.medians.len();
-    if c.sizes.len() != b || c.estimate.blocks != b {
+    // Batches of one process far from the others are left out of the
+    // estimate (see `Certainty::within_process`): as many as are named.
+    let left_out = match c.block {
+        BlockKind::Batch => c.estimate.outliers.len(),
+        BlockKind::Process => 0,
+    };
+    if c.sizes.len() != b || c.estimate.blocks + left_out != b {
         out.push(format!(
             "{} block medians, {} block sizes, {} blocks counted",
             b,
@@ -156,10 +162,32 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
         }
     }
     let confidence = c.estimate.ci.map_or(0.95, |i| i.confidence);
-    let Some(e) = yamba_stats::between_blocks(&c.medians, c.estimate.resolution, confidence) else {
+    let Some(mut e) = yamba_stats::between_blocks(&c.medians, c.estimate.resolution, confidence)
+    else {
         out.push("block medians give no estimate".into());
         return;
     };
+    // Which blocks the estimate stands on: all, or — for batches, as the
+    // writer decides — those not far from the others.
+    let mut kept: Vec<usize> = (0..b).collect();
+    if c.block == BlockKind::Batch && !e.outliers.is_empty() && 2 * e.outliers.len() < b {
+        kept.retain(|i| !e.outliers.contains(i));
+        let medians: Vec<f64> = kept.iter().map(|&i| c.medians[i]).collect();
+        match yamba_stats::between_blocks(&medians, c.estimate.resolution, confidence) {
+            Some(k) => e = k,
+            None => {
+                out.push("block medians give no estimate".into());
+                return;
+            }
+        }
+    }
+    if kept.len() != c.estimate.blocks {
+        out.push(format!(
+            "{} blocks counted, {} recomputed",
+            c.estimate.blocks,
+            kept.len()
+        ));
+    }
     if !close(c.estimate.estimate, e.estimate) {
         out.push(format!(
             "estimate {} stored, {} recomputed from the block medians",
@@ -187,8 +215,11 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
         // Each block's median times its core clock (one clock for the
         // batches of one process), averaged.
         let mhz = |i: usize| c.core_mhz.get(i).or(c.core_mhz.first()).copied();
-        let cycles: Option<Vec<f64>> = (0..b).map(|i| Some(c.medians[i] * mhz(i)? / 1e3)).collect();
-        let want = cycles.map(|v| v.iter().sum::<f64>() / b as f64);
+        let cycles: Option<Vec<f64>> = kept
+            .iter()
+            .map(|&i| Some(c.medians[i] * mhz(i)? / 1e3))
+            .collect();
+        let want = cycles.map(|v| v.iter().sum::<f64>() / kept.len() as f64);
         if !want.is_some_and(|w| close(cy.estimate, w)) {
             out.push(format!(
                 "estimate in cycles {} stored, {} recomputed",
@@ -303,6 +334,17 @@ mod tests {
         let back: BenchResult =
             serde_json::from_str(&serde_json::to_string(&one).unwrap()).unwrap();
         check_result(&back).unwrap();
+        // A batch disturbed by a preemption is left out of the estimate by
+        // the writer, and so by the check.
+        let mut hit: Vec<f64> = (0..100).map(|i| 3.06 + (i % 7) as f64 * 0.001).collect();
+        hit[40..50].iter_mut().for_each(|v| *v = 496.0);
+        let mut left = BenchResult::new("a.e", "a.e", "a", Unit::Nanoseconds, Mode::Hot, "t");
+        left.set_observations(hit.clone());
+        left.certainty = Certainty::within_process(&hit, 0.0158, Some(3600.0));
+        assert_eq!(left.certainty.as_ref().unwrap().estimate.blocks, 9);
+        check_result(&left).unwrap();
+        left.certainty.as_mut().unwrap().estimate.outliers.clear();
+        assert!(check_result(&left).is_err(), "a block left out unnamed");
         // Nothing measured: nothing to disagree with.
         let empty = BenchResult::new("a.d", "a.d", "a", Unit::Nanoseconds, Mode::Hot, "t");
         check_result(&empty).unwrap();

@@ -53,15 +53,19 @@ impl ResultsFile {
         command_has_secret(&self.command)
             || SECRET_CONFIG_KEYS
                 .iter()
-                .any(|k| self.config.get(*k).is_some())
+                .any(|k| self.config.get(*k).is_some_and(|v| !v.is_null()))
     }
 
     /// Removes every secret the file holds.
     pub fn redact_secrets(&mut self) {
         self.command = redact_command(&self.command);
+        // Emptied, not removed: a file without a secret reads back byte
+        // for byte.
         if let Some(c) = self.config.as_object_mut() {
             for k in SECRET_CONFIG_KEYS {
-                c.remove(*k);
+                if let Some(v) = c.get_mut(*k) {
+                    *v = serde_json::Value::Null;
+                }
             }
         }
     }
