@@ -107,9 +107,11 @@ for p in "${prims[@]}"; do
         if (k > 0 && lo[i] != "nan") { tried++; m = med(o, k); if (m >= lo[i] && m <= hi[i]) held++ }
       }
       cy = cv(y, ny); cl = cv(l, nl)
-      printf "%-20s %12.4g %7.2f%% %12s %8s %9s %10s\n", n, ny ? med(y, ny) : 0, cy,
-        nl ? sprintf("%.4g", med(l, nl)) : "-", nl > 1 ? sprintf("%.2f%%", cl) : "-",
-        (nl > 1 && cl > 0) ? sprintf("%.2f", cy / cl) : "-", sprintf("%d/%d", held, tried)
+      my = (ny ? med(y, ny) : 0)
+      ml = (nl ? sprintf("%.4g", med(l, nl)) : "-")
+      sl = (nl > 1 ? sprintf("%.2f%%", cl) : "-")
+      r = ((nl > 1 && cl > 0) ? sprintf("%.2f", cy / cl) : "-")
+      printf "%-20s %12.4g %7.2f%% %12s %8s %9s %10s\n", n, my, cy, ml, sl, r, held "/" tried
     }' "$out/all"
 done
 echo
