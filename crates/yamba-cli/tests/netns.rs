@@ -19,7 +19,8 @@ use yamba_suite::fs::remote::REMOTE_READ;
 use yamba_suite::net::{bandwidth, rtt};
 use yamba_suite::remote::{AgentError, Client};
 
-const TOKEN: &str = "netns-test-token";
+// Strong enough for `yamba serve` (at least 128 bits).
+const TOKEN: &str = "9c4f0e7a1b3d5f6e8a2c4b6d8f0e1a3c5b7d9f2e4a6c8b0d";
 
 /// The tests of this file measure: one at a time, or they time each other.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());

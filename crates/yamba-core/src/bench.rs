@@ -200,7 +200,10 @@ impl RunConfig {
         } else {
             Plan::precise()
         };
-        p.budget = Duration::from_secs_f64(self.budget_s.max(0.001));
+        // A budget from a session handed in (not only from the command
+        // line, which bounds it) must not panic when absurd: at most a day.
+        p.budget = Duration::try_from_secs_f64(self.budget_s.clamp(0.001, 86_400.0))
+            .unwrap_or(Duration::from_secs(2));
         p
     }
 }

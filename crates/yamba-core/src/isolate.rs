@@ -7,7 +7,8 @@
 //! small process whatever ran before it) or a fork of this process
 //! (`run_in_child`: for library callers such as tests). Either way the child
 //! leads its own process group, so everything it starts can be killed with
-//! it, and sends its results back as length-prefixed JSON.
+//! it, dies with this process even when it is killed with SIGKILL (see
+//! [`crate::lifeline`]), and sends its results back as length-prefixed JSON.
 //!
 //! Both halves of the `__bench` protocol are here: [`run_bench_in_exec`]
 //! (the parent) and [`serve_bench`] (the child, which the `yamba __bench`
@@ -65,6 +66,8 @@ where
     // does not grow with the results collected before it.
     release_free_memory();
     let started = Instant::now();
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
     // SAFETY: the child only runs the benchmark, writes to the pipe and _exits.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
@@ -79,6 +82,11 @@ where
         );
     }
     if pid == 0 {
+        crate::lifeline::close_inherited();
+        if crate::lifeline::die_with_parent(parent).is_err() {
+            // SAFETY: the parent is gone; leave without running anything.
+            unsafe { libc::_exit(1) };
+        }
         child(fds[1], work);
     }
     // SAFETY: closing our copy of the write end; setpgid on our own child.
@@ -86,9 +94,12 @@ where
         libc::close(fds[1]);
         libc::setpgid(pid, pid);
     }
+    crate::lifeline::watch_group(pid);
     // SAFETY: fds[0] is an open fd we own from here on.
     let mut reader = unsafe { std::fs::File::from_raw_fd(fds[0]) };
-    collect(&mut reader, fds[0], pid, started, timeout)
+    let done = collect(&mut reader, fds[0], pid, started, timeout);
+    crate::lifeline::forget_group(pid);
+    done
 }
 
 /// Reads the child's framed results (up to the timeout or Ctrl-C), kills
@@ -168,12 +179,18 @@ pub fn run_in_exec(
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     let started = Instant::now();
-    let spawned = std::process::Command::new(exe)
-        .args(args)
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .process_group(0)
-        .spawn();
+        .process_group(0);
+    // SAFETY: die_with_parent only makes two system calls (async-signal-safe).
+    unsafe {
+        cmd.pre_exec(move || crate::lifeline::die_with_parent(parent));
+    }
+    let spawned = cmd.spawn();
     let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
@@ -184,6 +201,7 @@ pub fn run_in_exec(
         }
     };
     let pid = child.id() as i32;
+    crate::lifeline::watch_group(pid);
     // The session can exceed a pipe's buffer: feed it while reading.
     let mut stdin = child.stdin.take().expect("piped stdin");
     let feeder = std::thread::spawn(move || {
@@ -192,6 +210,7 @@ pub fn run_in_exec(
     let mut stdout = child.stdout.take().expect("piped stdout");
     let fd = stdout.as_raw_fd();
     let done = collect(&mut stdout, fd, pid, started, timeout);
+    crate::lifeline::forget_group(pid);
     let _ = feeder.join();
     done
 }

@@ -324,7 +324,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
         'G' | 'g' => (&s[..s.len() - 1], 1 << 30),
         _ => (s, 1),
     };
-    num.trim().parse::<u64>().ok().map(|n| n * mult)
+    num.trim().parse::<u64>().ok()?.checked_mul(mult)
 }
 
 /// Cache levels from sysfs (`cpu0/cache/index*`).
@@ -377,6 +377,9 @@ mod tests {
         assert_eq!(parse_size("2M"), Some(2 << 20));
         assert_eq!(parse_size("64"), Some(64));
         assert_eq!(parse_size("x"), None);
+        // 2^34 GiB is 2^64 bytes: refused, not wrapped round to 0.
+        assert_eq!(parse_size("17179869184G"), None);
+        assert_eq!(parse_size("17179869183G"), Some(17_179_869_183 << 30));
         assert_eq!(count_cpu_list("0-3,8,10-11\n"), 7);
         assert_eq!(count_cpu_list("0"), 1);
     }

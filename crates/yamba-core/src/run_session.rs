@@ -5,6 +5,12 @@
 //! and close the file. A library call, so tests make the same run the
 //! command does.
 //!
+//! Nothing measured is lost to a full disk: when the results file cannot be
+//! written where asked, the run goes on and writes it to a fallback place
+//! ([`fallback_dirs`]: `$XDG_STATE_HOME/yamba`, `~/.local/state/yamba`, or
+//! a private folder in the temporary directory), trying the place asked
+//! again at every save; the outcome says where it went.
+//!
 //! The noise check that opens a run's notes is the `sched` area's gap
 //! recorder, which this crate cannot reach (the suite stands above it): the
 //! caller hands it in as a [`NoiseProbe`] (`yamba_suite::session` does).
@@ -46,9 +52,13 @@ pub struct RunSession {
 pub struct Outcome {
     /// Stopped by Ctrl-C: the file keeps what finished and says so.
     pub interrupted: bool,
-    /// Saves after a benchmark that failed (the run went on; the last
-    /// save's error, if the final one failed too, is returned as Err).
+    /// Saves after a benchmark that failed (the run went on).
     pub save_errors: Vec<String>,
+    /// Where the final results file is: the path asked for, a fallback
+    /// when that could not be written, or None when nothing could be.
+    pub written: Option<PathBuf>,
+    /// Why the final results could not be written where asked.
+    pub save_failed: Option<String>,
 }
 
 impl RunSession {
@@ -69,6 +79,23 @@ impl RunSession {
         );
         let noise = start.noise_probe.and_then(|probe| probe(&session));
         file.notes = run_notes(&session, noise, start.shuffle_seed);
+        let scratch_parent = session
+            .config
+            .scratch_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("."));
+        let stale = crate::scratch::remove_stale(&scratch_parent);
+        if !stale.is_empty() {
+            file.notes.push(format!(
+                "removed {} scratch folder(s) left by runs that were killed: {}",
+                stale.len(),
+                stale
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         let run = RunSession {
             session,
             file,
@@ -105,10 +132,15 @@ impl RunSession {
         let interrupted = crate::interrupt::interrupted();
         self.file.results = merge_repetitions(&results);
         self.file.finish(interrupted);
-        self.save()?;
+        let (written, save_failed) = match save_or_fallback(&self.file, &self.path) {
+            Ok(at) => (Some(at), None),
+            Err((why, at)) => (at, Some(why)),
+        };
         Ok(Outcome {
             interrupted,
             save_errors,
+            written,
+            save_failed,
         })
     }
 
@@ -140,14 +172,78 @@ impl Observer for Saving<'_> {
     fn finished(&mut self, results: &[BenchResult]) {
         self.raw.extend(results.iter().cloned());
         self.file.results = merge_repetitions(&self.raw);
-        if let Err(e) = self.file.write_atomic(self.path) {
-            self.errors.push(format!(
-                "cannot save results to {}: {e}",
-                self.path.display()
-            ));
+        if let Err((why, at)) = save_or_fallback(self.file, self.path) {
+            self.errors.push(match at {
+                Some(at) => format!("{why}; saved to {} meanwhile", at.display()),
+                None => format!("{why}; and no fallback place could be written"),
+            });
         }
         self.inner.finished(results);
     }
+}
+
+/// Writes `file` to `path`, or, when that fails, to the first fallback
+/// place that takes it. Ok(path) when written where asked; otherwise the
+/// error and where it went instead (if anywhere).
+pub fn save_or_fallback(
+    file: &ResultsFile,
+    path: &Path,
+) -> Result<PathBuf, (String, Option<PathBuf>)> {
+    let why = match file.write_atomic(path) {
+        Ok(()) => return Ok(path.to_path_buf()),
+        Err(e) => format!("cannot write results to {}: {e}", path.display()),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "yamba-results.json".into());
+    for dir in fallback_dirs() {
+        let at = dir.join(&name);
+        if at != path && file.write_atomic(&at).is_ok() {
+            return Err((why, Some(at)));
+        }
+    }
+    Err((why, None))
+}
+
+/// Where results go when the place asked for cannot be written, in order:
+/// `$XDG_STATE_HOME/yamba`, `$HOME/.local/state/yamba`, and a folder of
+/// this user's own in the temporary directory (`yamba-UID`, mode 0700 —
+/// never one another user made). Created as needed; those that cannot be
+/// are left out.
+pub fn fallback_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let env_dir = |k: &str| {
+        std::env::var_os(k)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if let Some(d) = env_dir("XDG_STATE_HOME") {
+        dirs.push(d.join("yamba"));
+    }
+    if let Some(h) = env_dir("HOME") {
+        dirs.push(h.join(".local/state/yamba"));
+    }
+    let mut out: Vec<PathBuf> = dirs
+        .into_iter()
+        .filter(|d| std::fs::create_dir_all(d).is_ok())
+        .collect();
+    if let Some(d) = private_temp_dir() {
+        out.push(d);
+    }
+    out
+}
+
+/// `$TMPDIR/yamba-UID`, made with mode 0700 if missing, and used only if
+/// it is a real directory of this user's that nobody else may enter.
+fn private_temp_dir() -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let d = std::env::temp_dir().join(format!("yamba-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&d);
+    let m = std::fs::symlink_metadata(&d).ok()?;
+    (m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0).then_some(d)
 }
 
 /// A fresh timestamped file name under `dir` (created if missing).

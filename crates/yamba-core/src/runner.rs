@@ -5,7 +5,8 @@ use crate::bench::{Benchmark, Session};
 use crate::cpustates::CpuTimes;
 use crate::isolate::{run_bench_in_exec, run_in_child, ChildOutcome, ChildUsage};
 use crate::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status};
-use std::path::{Path, PathBuf};
+use crate::scratch::ScratchRoot;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Share of all CPUs' time other processes may use before a result is
@@ -422,29 +423,6 @@ pub fn failed(
     r.status = Status::Failed;
     r.reason = Some(why);
     r
-}
-
-/// The run's scratch directory: removed when dropped.
-struct ScratchRoot {
-    path: PathBuf,
-}
-
-impl ScratchRoot {
-    fn create(parent: Option<&Path>) -> Result<ScratchRoot, String> {
-        let parent = parent
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
-        let path = parent.join(format!(".yamba-scratch-{}", std::process::id()));
-        std::fs::create_dir_all(&path)
-            .map_err(|e| format!("cannot create scratch directory {}: {e}", path.display()))?;
-        Ok(ScratchRoot { path })
-    }
-}
-
-impl Drop for ScratchRoot {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
 }
 
 #[cfg(test)]

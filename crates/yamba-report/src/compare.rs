@@ -13,7 +13,10 @@
 //! than the test needs to reach that confidence (4 at 95%, 5 at 99%), it
 //! says so and calls nothing. Results in only one run, and results that
 //! were not measured cleanly, are listed rather than dropped: a comparison
-//! that silently loses a benchmark hides the regression.
+//! that silently loses a benchmark hides the regression. A result whose
+//! stored statistics are not those of its observations (an edited or
+//! damaged file: [`yamba_results::consistency`]) is not compared, and a
+//! warning says what disagrees.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -123,6 +126,12 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
         100.0
             * (a.clock.calibration.relative_uncertainty + b.clock.calibration.relative_uncertainty),
     );
+    let mut warnings = environment_warnings(a, b);
+    for (side, f) in [("A", a), ("B", b)] {
+        for bad in f.inconsistencies() {
+            warnings.push(format!("in {side}, {bad}"));
+        }
+    }
     let mut rows = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for ra in &a.results {
@@ -143,7 +152,7 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
     Comparison {
         confidence,
         min_change_pct,
-        warnings: environment_warnings(a, b),
+        warnings,
         rows,
         min_blocks: yamba_stats::min_blocks_for(confidence),
     }
@@ -266,6 +275,18 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
         worse_pct: None,
         note: None,
     };
+    let tampered: Vec<&str> = [("A", ra), ("B", rb)]
+        .iter()
+        .filter(|(_, r)| yamba_results::check_result(r).is_err())
+        .map(|(side, _)| *side)
+        .collect();
+    if !tampered.is_empty() {
+        row.note = Some(format!(
+            "not compared: stored statistics disagree with the observations in {} (see the warning)",
+            tampered.join(" and ")
+        ));
+        return row;
+    }
     let not_ok: Vec<String> = [("A", ra), ("B", rb)]
         .iter()
         .filter(|(_, r)| r.status != Status::Ok)

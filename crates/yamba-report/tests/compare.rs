@@ -371,7 +371,8 @@ fn old_files_use_their_repetition_medians() {
             "repetitions".into(),
             medians
                 .iter()
-                .map(|m| serde_json::json!({"status": "ok", "median": m, "n": 10}))
+                // One observation per repetition, as such a file pooled them.
+                .map(|m| serde_json::json!({"status": "ok", "median": m, "n": 1}))
                 .collect::<Vec<_>>()
                 .into(),
         );

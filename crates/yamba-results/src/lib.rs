@@ -12,14 +12,17 @@
 
 pub mod base;
 pub mod clock;
+pub mod consistency;
 pub mod counters;
 pub mod cpustates;
 pub mod machine;
 pub mod results;
+pub mod secrets;
 pub mod units;
 
 pub use base::Base;
 pub use clock::{Calibration, ClockInfo, ClockKind};
+pub use consistency::{check_result, Inconsistency};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
 pub use machine::{CacheLevel, Machine};

@@ -648,7 +648,7 @@ impl ResultsFile {
         clock: ClockInfo,
         base: Base,
     ) -> ResultsFile {
-        ResultsFile {
+        let mut f = ResultsFile {
             schema: SCHEMA_NAME.into(),
             schema_version: SCHEMA_VERSION,
             tool: Tool {
@@ -666,7 +666,9 @@ impl ResultsFile {
             base,
             results: Vec::new(),
             notes: Vec::new(),
-        }
+        };
+        f.redact_secrets();
+        f
     }
 
     /// Marks the file finished now: complete unless `interrupted`.
@@ -690,7 +692,10 @@ impl ResultsFile {
         if version > SCHEMA_VERSION {
             return Err(ReadError::Version(version));
         }
-        serde_json::from_value(v).map_err(ReadError::Json)
+        let mut f: ResultsFile = serde_json::from_value(v).map_err(ReadError::Json)?;
+        // A file written before secrets were kept out: never pass them on.
+        f.redact_secrets();
+        Ok(f)
     }
 
     pub fn read(path: &Path) -> Result<ResultsFile, ReadError> {
@@ -703,10 +708,20 @@ impl ResultsFile {
         Self::from_json(&text)
     }
 
-    /// Writes the file atomically: a temporary file beside it, flushed, then renamed.
+    /// Writes the file atomically: a temporary file beside it, flushed,
+    /// then renamed. Secrets (see [`crate::secrets`]) are never written.
     pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self)?;
-        write_atomic(path, text.as_bytes())
+        write_atomic(path, self.to_json()?.as_bytes())
+    }
+
+    /// The file as JSON text, without secrets.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        if self.has_secrets() {
+            let mut clean = self.clone();
+            clean.redact_secrets();
+            return serde_json::to_string_pretty(&clean);
+        }
+        serde_json::to_string_pretty(self)
     }
 
     /// Results with this id (any mode), or whose id starts with `prefix.`.

@@ -1,13 +1,15 @@
 //! The agent is not an open door: wrong tokens, escapes from its root,
 //! oversized messages and idle connections are each refused cleanly, the
 //! refusal is logged, and the agent goes on serving everyone else.
+//! (Attacks on the handshake, floods, and hostile agents: agent_attacks.rs.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use yamba_suite::remote::protocol::{
-    pattern_byte, read_header, write_frame, OP_ECHO, OP_HELLO, OP_SOURCE, OP_STAT,
+    nonce, pattern_byte, proof, read_header, read_payload, write_frame, Prover, MAGIC, OP_AUTH,
+    OP_ECHO, OP_HELLO, OP_SOURCE, OP_STAT,
 };
 use yamba_suite::remote::{Agent, AgentError, AgentHandle, Client, ServerConfig};
 
@@ -37,6 +39,24 @@ fn assert_serves(a: &AgentHandle) {
     assert_eq!(c.echo(b"still here").unwrap(), b"still here");
 }
 
+/// The handshake by hand, on a raw stream (what `Client` does).
+fn raw_handshake(s: &mut TcpStream, token: &str) {
+    let mut scratch = Vec::new();
+    let cn = nonce();
+    write_frame(s, OP_HELLO, &[&MAGIC[..], &cn].concat(), &mut scratch).unwrap();
+    let (st, len) = read_header(s).unwrap().unwrap();
+    assert_eq!((st, len), (0, 36));
+    let mut p = Vec::new();
+    read_payload(s, len, &mut p).unwrap();
+    assert_eq!(&p[..4], MAGIC);
+    let sn: [u8; 32] = p[4..].try_into().unwrap();
+    let mine = proof(token.as_bytes(), Prover::Client, &sn, &cn);
+    write_frame(s, OP_AUTH, &mine, &mut scratch).unwrap();
+    let (st, len) = read_header(s).unwrap().unwrap();
+    assert_eq!((st, len), (0, 36));
+    read_payload(s, len, &mut p).unwrap();
+}
+
 fn refused(r: Result<impl Sized, AgentError>) -> String {
     match r {
         Err(AgentError::Refused(why)) => why,
@@ -60,11 +80,7 @@ fn serves_echo_sink_source_and_files() {
     let mut s = TcpStream::connect(a.addr()).unwrap();
     s.set_read_timeout(Some(T)).unwrap();
     let mut scratch = Vec::new();
-    let hello = [&b"YMB1"[..], TOKEN.as_bytes()].concat();
-    write_frame(&mut s, OP_HELLO, &hello, &mut scratch).unwrap();
-    let (st, len) = read_header(&mut s).unwrap().unwrap();
-    assert_eq!((st, len), (0, 4));
-    s.read_exact(&mut [0u8; 4]).unwrap();
+    raw_handshake(&mut s, TOKEN);
     write_frame(&mut s, OP_SOURCE, &300_007u64.to_le_bytes(), &mut scratch).unwrap();
     assert_eq!(read_header(&mut s).unwrap(), Some((0, 8)));
     let mut stream = vec![0u8; 8 + 300_007];
@@ -225,35 +241,42 @@ fn oversized_messages_are_refused() {
 fn idle_connections_are_bounded_and_timed_out() {
     let a = agent(None, |c| {
         c.max_connections = 4;
-        c.idle_timeout = Duration::from_millis(800);
+        c.idle_timeout = Duration::from_millis(1500);
+        c.auth_timeout = Duration::from_millis(600);
     });
-    // Three silent connections leave room for one client.
-    let idle: Vec<TcpStream> = (0..3)
+    // Silent connections without the token take no serving slot…
+    let idle: Vec<TcpStream> = (0..6)
         .map(|_| TcpStream::connect(a.addr()).unwrap())
         .collect();
     std::thread::sleep(Duration::from_millis(100));
-    let mut busy = connect(&a);
-    assert_eq!(busy.echo(b"x").unwrap(), b"x");
-    // The fifth is refused at once, with the reason.
+    let clients: Vec<Client> = (0..4).map(|_| connect(&a)).collect();
+    assert_eq!(a.active(), 4);
+    // …so four clients with it fill them, and a fifth is refused at once.
     let t0 = Instant::now();
     let why = refused(Client::connect(&a.addr().to_string(), TOKEN, T));
-    assert!(why.contains("too many connections"), "{why}");
+    assert!(why.contains("too many connections (limit 4)"), "{why}");
     assert!(t0.elapsed() < Duration::from_secs(2));
-    drop(busy);
-    // The silent ones are closed after the idle timeout; service resumes.
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(a.active(), 0, "idle connections still open");
+    // Silent connections are closed after the handshake's deadline, told why.
     for mut s in idle {
         let mut b = Vec::new();
         s.set_read_timeout(Some(T)).unwrap();
         let _ = s.read_to_end(&mut b);
         assert_eq!(b.first(), Some(&1u8), "told it was refused");
+        assert!(String::from_utf8_lossy(&b[5..]).contains("no authentication within 0.6 s"));
     }
+    // Authenticated clients that go silent are closed after the idle timeout.
+    std::thread::sleep(Duration::from_millis(2000));
+    assert_eq!(a.active(), 0, "idle connections still open");
+    drop(clients);
     let log = a.refusals();
     assert!(
-        log.iter().filter(|l| l.contains("no HELLO within")).count() >= 3,
+        log.iter()
+            .filter(|l| l.contains("no authentication within"))
+            .count()
+            >= 6,
         "{log:?}"
     );
+    assert!(log.iter().any(|l| l.contains("idle for 1.5 s")), "{log:?}");
     assert!(
         log.iter().any(|l| l.contains("too many connections")),
         "{log:?}"
@@ -264,7 +287,7 @@ fn idle_connections_are_bounded_and_timed_out() {
 
 #[test]
 fn dribbling_or_huge_hellos_are_cut_off() {
-    let a = agent(None, |c| c.idle_timeout = Duration::from_millis(600));
+    let a = agent(None, |c| c.auth_timeout = Duration::from_millis(600));
     // One byte every 200 ms never trips the idle timeout, but the HELLO
     // as a whole must arrive within it.
     let mut s = TcpStream::connect(a.addr()).unwrap();
@@ -281,7 +304,9 @@ fn dribbling_or_huge_hellos_are_cut_off() {
         "dribbler kept its slot"
     );
     assert!(
-        a.refusals().iter().any(|l| l.contains("no HELLO within")),
+        a.refusals()
+            .iter()
+            .any(|l| l.contains("no authentication within")),
         "{:?}",
         a.refusals()
     );

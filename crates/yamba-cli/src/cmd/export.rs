@@ -34,6 +34,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if !args.bench.is_empty() {
         file = select::select_file(&file, &args.bench)?;
     }
+    // Copied on as they are, but never silently: a statistic that is not
+    // its observations' is named.
+    for bad in file.inconsistencies() {
+        eprintln!("yamba: warning: {bad}");
+    }
     let text = match args.format {
         Format::Csv => export::results_csv(&file),
         Format::Gobench => export::gobench(&file),

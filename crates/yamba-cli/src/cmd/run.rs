@@ -66,7 +66,15 @@ pub struct Args {
     /// A `yamba serve` agent to measure against (net, fs.remote).
     #[arg(long, value_name = "HOST:PORT")]
     pub remote: Option<String>,
-    /// The agent's token (as it printed at start).
+    /// A file holding the agent's token (mode 0600), or set YAMBA_TOKEN. Never written to the results file.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "remote",
+        conflicts_with = "token"
+    )]
+    pub token_file: Option<PathBuf>,
+    /// The agent's token itself (visible to every local user: prefer YAMBA_TOKEN or --token-file).
     #[arg(long, value_name = "TOKEN", requires = "remote")]
     pub token: Option<String>,
     /// A benchmark setting, KEY=VALUE (repeatable; `yamba list --settings` shows them all).
@@ -164,8 +172,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let outcome = run.run(&benches, &mut progress);
     drop(progress);
     let outcome = outcome.map_err(anyhow::Error::msg)?;
-    for e in &outcome.save_errors {
-        eprintln!("yamba: warning: {e}");
+    if let Some(first) = outcome.save_errors.first() {
+        let more = outcome.save_errors.len() - 1;
+        let more = if more > 0 {
+            format!(" (and {more} later save(s) alike)")
+        } else {
+            String::new()
+        };
+        eprintln!("yamba: warning: during the run: {first}{more}");
     }
     let file = &run.file;
 
@@ -198,7 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
             print!("{}", yamba_report::table::notes_text(&file.notes, layout));
         }
-        Format::Json => println!("{}", serde_json::to_string_pretty(file)?),
+        Format::Json => println!("{}", file.to_json()?),
         Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
     }
     let mut regressions = 0;
@@ -222,7 +236,30 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             }
         }
     }
-    eprintln!("yamba: results written to {}", out_path.display());
+    // Whatever happened to the results file, the table above was printed.
+    let not_saved = match (&outcome.save_failed, &outcome.written) {
+        (None, _) => {
+            eprintln!("yamba: results written to {}", out_path.display());
+            false
+        }
+        (Some(why), Some(at)) => {
+            eprintln!("yamba: {why}");
+            eprintln!("yamba: results written to {} instead", at.display());
+            true
+        }
+        (Some(why), None) => {
+            eprintln!("yamba: {why}");
+            eprintln!(
+                "yamba: and no fallback place could be written either (tried: {}); the table above is all that is left",
+                run_session::fallback_dirs()
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            true
+        }
+    };
     if outcome.interrupted {
         let by = yamba_core::interrupt::signal()
             .map(|s| format!(" by {}", yamba_core::isolate::signal_name(s)))
@@ -237,11 +274,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
-    Ok(if (args.strict && bad > 0) || regressions > 0 {
-        1
-    } else {
-        0
-    })
+    Ok(
+        if (args.strict && bad > 0) || regressions > 0 || not_saved {
+            1
+        } else {
+            0
+        },
+    )
 }
 
 fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
@@ -283,7 +322,19 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
         c.scratch_dir = Some(dir.clone());
     }
     c.remote = args.remote.clone();
-    c.remote_token = args.token.clone();
+    if c.remote.is_some() {
+        let token = yamba_suite::remote::token::from_options(
+            args.token.as_deref(),
+            args.token_file.as_deref(),
+        )
+        .map_err(anyhow::Error::msg)?;
+        if let Some((t, source)) = token {
+            if let Some(w) = yamba_suite::remote::token::command_line_warning(&source) {
+                eprintln!("yamba: warning: {w}");
+            }
+            c.remote_token = Some(t);
+        }
+    }
     c.isolate = !args.no_isolate;
     if let Some(n) = args.repeat {
         if !(1..=1000).contains(&n) {

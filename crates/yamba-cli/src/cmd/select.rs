@@ -19,11 +19,16 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let file = select::read_results(&args.file).map_err(anyhow::Error::msg)?;
     let smaller = select::select_file(&file, &args.bench)?;
+    // Copied on as they are, but never silently: a statistic that is not
+    // its observations' is named.
+    for bad in smaller.inconsistencies() {
+        eprintln!("yamba: warning: {bad}");
+    }
     match args.out {
         Some(path) => smaller
             .write_atomic(&path)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
-        None => super::obs::write_stdout(&(serde_json::to_string_pretty(&smaller)? + "\n"))?,
+        None => super::obs::write_stdout(&(smaller.to_json()? + "\n"))?,
     }
     Ok(0)
 }

@@ -16,10 +16,23 @@ pub struct Args {
     count: Option<u64>,
 }
 
+/// Shortest interval: /proc/stat counts in 10 ms ticks.
+const MIN_INTERVAL: Duration = Duration::from_millis(10);
+/// Longest interval: a day.
+const MAX_INTERVAL: Duration = Duration::from_secs(86_400);
+
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    if !(args.interval.is_finite() && args.interval >= 0.01) {
-        anyhow::bail!("--interval must be at least 0.01 s (got {})", args.interval);
-    }
+    let interval = Duration::try_from_secs_f64(args.interval)
+        .ok()
+        .filter(|d| (MIN_INTERVAL..=MAX_INTERVAL).contains(d))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "--interval must be between {} and {} s (got {})",
+                MIN_INTERVAL.as_secs_f64(),
+                MAX_INTERVAL.as_secs(),
+                args.interval
+            )
+        })?;
     if args.count == Some(0) {
         anyhow::bail!("--count must be at least 1");
     }
@@ -27,7 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut printed = 0u64;
     let mut out = std::io::stdout();
     while !matches!(args.count, Some(c) if printed >= c) {
-        std::thread::sleep(Duration::from_secs_f64(args.interval));
+        std::thread::sleep(interval);
         let after = CpuTimes::read().context("cannot read /proc/stat")?;
         // A broken pipe (`yamba top | head -3`) ends quietly.
         if writeln!(out, "{}", before.states_until(&after).line()).is_err() {

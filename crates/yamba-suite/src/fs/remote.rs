@@ -1,7 +1,7 @@
 //! Remote file read (the Plan 9 study's §3.12): the time to bring a file
 //! another machine serves into memory, whole and by blocks.
 //!
-//! With `--remote HOST:PORT --token T` the file is one the agent serves
+//! With `--remote HOST:PORT` (and the token) the file is one the agent serves
 //! (`--set fs.remote.file=PATH`, relative to the agent's root; default
 //! `yamba-remote.dat`). Without, the benchmark starts an agent itself on
 //! loopback, in a thread pinned to another CPU, over a scratch file of known
@@ -122,6 +122,8 @@ fn endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
 fn local_endpoint(ctx: &Ctx) -> Result<Endpoint, String> {
     let default = if ctx.quick() { 4 << 20 } else { 16 << 20 };
     let size = ctx.bytes(SIZE.key)?.unwrap_or(default);
+    // The file's content, then a pass's buffer (up to MAX_PASS).
+    crate::shared::memory::check_fits(SIZE.key, &size.to_string(), size, 2)?;
     let root = ctx.scratch_dir().join("agent-root");
     std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let data: Vec<u8> = (0..size).map(content_byte).collect();
@@ -293,7 +295,8 @@ fn run_whole(ctx: &mut Ctx) -> Result<(), String> {
 
 fn run_block(ctx: &mut Ctx) -> Result<(), String> {
     let mut ep = endpoint(ctx)?;
-    let block = BLOCK.min(ep.client.max_message());
+    // The client accepts no limit under 64 bytes; never a zero block.
+    let block = BLOCK.min(ep.client.max_message()).max(1);
     let blocks = (ep.size / u64::from(block)).max(1);
     let mut rng = rand::thread_rng();
     // Set by the untimed setup, read by the timed read.

@@ -301,6 +301,13 @@ pub fn threaded(
 /// arrays are compared with, and how the size was chosen.
 fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::Value), String> {
     if let Some(bytes) = ctx.bytes(SIZE.key)? {
+        // All the kernel's arrays, shared out among the threads.
+        crate::shared::memory::check_fits(
+            SIZE.key,
+            &bytes.to_string(),
+            bytes,
+            kernel.arrays() as u64,
+        )?;
         let llc = ctx.machine().llc_bytes() as usize;
         return Ok((
             bytes as usize,

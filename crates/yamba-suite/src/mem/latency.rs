@@ -115,7 +115,13 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
     plan.min_observations = if ctx.quick() { 5 } else { 15 };
     Ok(CurveConfig {
         min_bytes: 4096,
-        max_bytes: ctx.bytes(MAX_SIZE.key)?.map_or(default_max, |b| b as usize),
+        max_bytes: match ctx.bytes(MAX_SIZE.key)? {
+            Some(b) => {
+                crate::shared::memory::check_fits(MAX_SIZE.key, &b.to_string(), b, 1)?;
+                b as usize
+            }
+            None => default_max,
+        },
         points_per_octave: if ctx.quick() { 2 } else { 4 },
         stride,
         order,

@@ -1,7 +1,8 @@
 //! Area `net`: what a small message's round trip, a connection's setup and
 //! a stream's bandwidth cost — on loopback by default, with the peer in a
 //! thread of the benchmark's process pinned to another CPU, or against a
-//! `yamba serve` agent when the run names one (`--remote HOST:PORT --token T`).
+//! `yamba serve` agent when the run names one (`--remote HOST:PORT`, the token
+//! in `YAMBA_TOKEN` or `--token-file FILE`).
 //! `--set net.peer_cpu=same` puts the local peer on the benchmark's own CPU
 //! instead: no cross-CPU wake-ups, which in a VM can cost more than the
 //! network stack itself.

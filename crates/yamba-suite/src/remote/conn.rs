@@ -1,9 +1,10 @@
-//! One client connection of the agent: HELLO first, then requests until
-//! the client leaves, idles too long or breaks a rule.
+//! One authenticated connection of the agent (the gate in [`super::server`]
+//! ran its handshake): requests until the client leaves, idles too long or
+//! breaks a rule.
 
-use super::paths::open_confined;
+use super::paths::{open_confined, shown};
 use super::protocol::*;
-use super::server::Shared;
+use super::server::{bounded, Shared};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 pub(super) fn refuse(mut s: TcpStream, reason: &str, drain_for: Duration) {
     let mut scratch = Vec::new();
     let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
-    let _ = write_frame(&mut s, ST_REFUSED, reason.as_bytes(), &mut scratch);
+    let _ = write_frame(&mut s, ST_REFUSED, bounded(reason).as_bytes(), &mut scratch);
     let _ = s.shutdown(Shutdown::Write);
     let end = Instant::now() + drain_for;
     let mut sink = [0u8; 16 * 1024];
@@ -86,61 +87,26 @@ impl<'a> Conn<'a> {
     }
 
     /// Reads the next frame; an idle timeout or oversized frame is a refusal.
-    /// Reads the next frame; an idle timeout or oversized frame is a refusal.
-    /// Before HELLO (`hello`), frames are small and the whole HELLO must
-    /// arrive within the idle timeout, so a client dribbling a byte at a
-    /// time cannot hold a connection slot without the token.
-    fn next_frame(&mut self, hello: bool) -> Result<Option<u8>, End> {
+    fn next_frame(&mut self) -> Result<Option<u8>, End> {
         let idle = self.sh.cfg.idle_timeout;
-        let timed_out = |e: io::Error| match io_end(e, idle) {
-            End::Refuse(_) if hello => {
-                End::Refuse(format!("no HELLO within {:.1} s", idle.as_secs_f64()))
-            }
-            other => other,
-        };
-        let mut rd = Deadline {
-            inner: &mut self.rd,
-            until: hello.then(|| Instant::now() + idle),
-        };
-        let (op, len) = match read_header(&mut rd) {
+        let (op, len) = match read_header(&mut self.rd) {
             Ok(Some(h)) => h,
             Ok(None) => return Ok(None),
-            Err(e) => return Err(timed_out(e)),
+            Err(e) => return Err(io_end(e, idle)),
         };
-        let max = if hello {
-            HELLO_MAX.min(self.sh.cfg.max_message)
-        } else {
-            self.sh.cfg.max_message
-        };
+        let max = self.sh.cfg.max_message;
         if len > max {
             return Err(End::Refuse(format!(
                 "message of {len} bytes exceeds the limit of {max}"
             )));
         }
-        read_payload(&mut rd, len, &mut self.payload).map_err(timed_out)?;
+        read_payload(&mut self.rd, len, &mut self.payload).map_err(|e| io_end(e, idle))?;
         Ok(Some(op))
     }
 
     fn session(&mut self) -> End {
-        match self.next_frame(true) {
-            Ok(Some(OP_HELLO)) => {}
-            Ok(Some(op)) => return End::Refuse(format!("operation {op} before HELLO")),
-            Ok(None) => return End::Quiet,
-            Err(e) => return e,
-        }
-        let p = &self.payload;
-        if p.len() < 4 || &p[..4] != MAGIC {
-            return End::Refuse("not a yamba client (bad HELLO)".into());
-        }
-        if !constant_time_eq(&p[4..], self.sh.cfg.token.as_bytes()) {
-            return End::Refuse("wrong token".into());
-        }
-        self.sh.delay();
-        if let Err(e) = self.reply(ST_OK, &self.sh.cfg.max_message.to_le_bytes()) {
-            return e;
-        }
         loop {
-            let op = match self.next_frame(false) {
+            let op = match self.next_frame() {
                 Ok(Some(op)) => op,
                 Ok(None) => return End::Quiet,
                 Err(e) => return e,
@@ -157,7 +123,7 @@ impl<'a> Conn<'a> {
                 OP_SOURCE => self.source(),
                 OP_STAT => self.stat(),
                 OP_READ => self.read(),
-                OP_HELLO => Err(End::Refuse("second HELLO".into())),
+                OP_HELLO | OP_AUTH => Err(End::Refuse("second handshake".into())),
                 other => Err(End::Refuse(format!("unknown operation {other}"))),
             };
             if let Err(e) = done {
@@ -232,8 +198,10 @@ impl<'a> Conn<'a> {
         Ok(&self.open.as_ref().unwrap().1)
     }
 
-    /// A failed file request: logged, answered with ERROR, connection kept.
+    /// A failed file request: logged, answered with ERROR (the reason
+    /// bounded), connection kept.
     fn file_error(&mut self, why: String) -> Result<(), End> {
+        let why = bounded(&why);
         self.sh.refuse_log(self.peer, &why);
         self.sh.delay();
         self.reply(ST_ERROR, why.as_bytes())
@@ -264,6 +232,12 @@ impl<'a> Conn<'a> {
         if len > max {
             return self.file_error(format!("READ of {len} bytes exceeds the limit of {max}"));
         }
+        if offset
+            .checked_add(u64::from(len))
+            .is_none_or(|end| end > i64::MAX as u64)
+        {
+            return self.file_error(format!("READ at offset {offset}: out of range"));
+        }
         let path = match std::str::from_utf8(&self.payload[12..]) {
             Ok(p) => p.to_string(),
             Err(_) => return self.file_error("path is not UTF-8".into()),
@@ -271,7 +245,9 @@ impl<'a> Conn<'a> {
         let mut out = std::mem::take(&mut self.out);
         out.resize(len as usize, 0);
         let got = match self.file(&path) {
-            Ok(f) => read_full_at(f, &mut out, offset).map_err(|e| format!("read {path:?}: {e}")),
+            Ok(f) => {
+                read_full_at(f, &mut out, offset).map_err(|e| format!("read {}: {e}", shown(&path)))
+            }
             Err(why) => Err(why),
         };
         let r = match got {
@@ -298,24 +274,6 @@ fn read_full_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         }
     }
     Ok(got)
-}
-
-/// Largest HELLO accepted (magic and token), whatever `max_message` is.
-const HELLO_MAX: u32 = 4096;
-
-/// A reader that fails once `until` has passed (checked before each read).
-struct Deadline<'r, R> {
-    inner: &'r mut R,
-    until: Option<Instant>,
-}
-
-impl<R: Read> Read for Deadline<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.until.is_some_and(|u| Instant::now() >= u) {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
-        self.inner.read(buf)
-    }
 }
 
 /// A transport error: an idle timeout is a refusal worth logging, the rest

@@ -2,45 +2,59 @@
 //!
 //! The agent lets the `net` and `fs.remote` benchmarks measure against
 //! another host. It is deliberately not an open door: it answers only
-//! clients that present its token, serves only regular files inside its
-//! root, never writes, and bounds message sizes, connections and idle time.
-//! Every refusal is logged on stderr, one line with the peer and the reason.
+//! clients that prove they know its token, serves only regular files inside
+//! its root (see [`paths`] for what that means), never writes, and bounds
+//! message sizes, connections, handshakes and idle time. Every refusal is
+//! logged on stderr, one line with the peer and the reason.
 //!
-//! # Protocol (version 1, TCP, little-endian)
+//! # Protocol (version 2, TCP, little-endian)
 //!
 //! Every request is a frame `op: u8, len: u32, payload[len]`; every reply is
 //! `status: u8, len: u32, payload[len]`. Status 0 is OK; 1 is REFUSED (a
-//! UTF-8 reason follows and the agent closes the connection); 2 is ERROR (a
-//! UTF-8 reason follows and the connection stays usable). `len` may not
-//! exceed the agent's `max_message`; a larger frame is refused.
+//! UTF-8 reason of at most 512 characters follows and the agent closes the
+//! connection); 2 is ERROR (a bounded reason follows and the connection
+//! stays usable). `len` may not exceed the agent's `max_message`; a larger
+//! frame is refused. The client checks every reply's length against the
+//! same limit, and a hard ceiling, before it allocates anything.
+//!
+//! The handshake proves knowledge of the token without sending it
+//! (HMAC-SHA256 keyed by the token, over both sides' random nonces), both
+//! ways, so a client also knows it reached the agent it meant:
 //!
 //! | op | name   | payload                              | OK reply payload, then                 |
 //! |----|--------|--------------------------------------|----------------------------------------|
-//! | 1  | HELLO  | `"YMB1"` + token                     | `max_message: u32`                     |
+//! | 1  | HELLO  | `"YMB2"` + client nonce (32 bytes)   | `"YMB2"` + agent nonce (32 bytes)      |
+//! | 7  | AUTH   | HMAC(token, "yamba-v2 client proof" ‖ agent nonce ‖ client nonce) | `max_message: u32` + HMAC(token, "yamba-v2 agent proof" ‖ client nonce ‖ agent nonce) |
 //! | 2  | ECHO   | n bytes                              | the same n bytes                       |
 //! | 3  | SINK   | `n: u64`, then n raw bytes follow    | `received: u64` (after the n bytes)    |
 //! | 4  | SOURCE | `n: u64`                             | `n: u64`, then n raw pattern bytes     |
 //! | 5  | STAT   | relative path (UTF-8)                | `size: u64`                            |
 //! | 6  | READ   | `offset: u64, len: u32`, path        | the bytes read (short only at EOF)     |
 //!
-//! HELLO must come first, at most 4096 bytes, and arrive whole within the
-//! idle timeout (a client dribbling bytes cannot hold a slot without the
-//! token); anything else before it is refused. A READ longer than
-//! `max_message` fails with ERROR. SINK and SOURCE streams are bounded by
-//! [`protocol::MAX_STREAM`]. SOURCE bytes
-//! follow [`protocol::pattern_byte`] so the client can check what arrived.
+//! HELLO and AUTH must come first and arrive whole within the agent's
+//! `auth_timeout` (3 s by default): a client dribbling bytes, or saying
+//! nothing, cannot hold anything for long without the token. Handshakes
+//! run in one thread without blocking, bounded per address and in all;
+//! only authenticated clients take one of the `max_connections` serving
+//! slots; an address that keeps failing authentication is turned away for
+//! a while (see [`server`]). A version 1 client (`"YMB1"`, token in clear)
+//! is refused with a message saying to use the same version on both ends.
+//! A READ longer than `max_message` fails with ERROR. SINK and SOURCE
+//! streams are bounded by [`protocol::MAX_STREAM`]. SOURCE bytes follow
+//! [`protocol::pattern_byte`] so the client can check what arrived.
 //! A test-only option makes the agent spin a known time on the calibrated
 //! clock before each reply: the ground truth of the round-trip tests.
 
 mod adapter;
 pub mod client;
 mod conn;
-mod paths;
+pub mod paths;
 pub mod protocol;
 pub mod server;
+pub mod token;
 
 pub use client::{AgentError, Client};
-pub use server::{Agent, AgentHandle, ServerConfig};
+pub use server::{raise_fd_limit, Agent, AgentHandle, ServerConfig};
 
 use std::time::Duration;
 use yamba_core::RunConfig;
@@ -61,7 +75,7 @@ pub enum Target {
 }
 
 impl Target {
-    /// The run's target: `--remote` (which then needs `--token`) or loopback.
+    /// The run's target: `--remote` (which then needs the token) or loopback.
     pub fn of(config: &RunConfig) -> Result<Target, String> {
         match (&config.remote, &config.remote_token) {
             (None, _) => Ok(Target::Local),
@@ -70,7 +84,8 @@ impl Target {
                 token: token.clone(),
             }),
             (Some(addr), None) => Err(format!(
-                "--remote {addr} needs the agent's --token (printed by 'yamba serve')"
+                "--remote {addr} needs the agent's token: {}=… or --token-file FILE (see yamba serve --help)",
+                token::TOKEN_ENV
             )),
         }
     }

@@ -1,31 +1,44 @@
 //! Keeping the agent inside its root: which requested paths it may open.
 //!
-//! Three layers, each enough alone against the simple attacks: the request
+//! Four layers, each enough alone against the simple attacks: the request
 //! must be a relative path of plain names (no `..`, no absolute path); its
-//! canonical form (symlinks resolved) must lie under the canonical root; and
-//! the file actually opened — without following a final symlink, without
-//! blocking on a FIFO — must be a regular file whose path, as the kernel
-//! reports it for the open descriptor, is still under the root (closing the
-//! race of a symlink swapped in between).
+//! canonical form (symlinks resolved) must lie under the canonical root;
+//! the file is looked at before it is opened — through a handle that opens
+//! nothing (no device driver's open, no FIFO rendezvous, no final symlink
+//! followed) — and must be a regular file with one link, on a file system
+//! that holds data (not procfs, sysfs and their kind, even bind-mounted
+//! inside the root); and the path the kernel reports for the descriptor
+//! finally opened must still be under the root (closing the race of a
+//! symlink swapped in between).
+//!
+//! Hard links: a hard link inside the root to a file elsewhere is the same
+//! inode as that file, which no path check can tell apart — so a file with
+//! more than one link is refused.
 
 use super::adapter;
+use super::protocol::printable;
 use std::fs::File;
 use std::path::{Component, Path, PathBuf};
+
+/// Longest request path accepted (Linux's PATH_MAX).
+pub const MAX_PATH: usize = 4096;
+
+/// A request path as error messages show it: quoted, escaped, at most 80
+/// characters (a refusal never echoes a megabyte back).
+pub fn shown(request: &str) -> String {
+    format!("\"{}\"", printable(request.as_bytes(), 80))
+}
 
 /// Resolves `request` inside `root` (already canonical) and opens it read-only.
 pub fn open_confined(root: &Path, request: &str) -> Result<File, String> {
     let full = resolve(root, request)?;
-    let file =
-        adapter::open_read_nofollow(&full).map_err(|e| format!("cannot open {request:?}: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot stat {request:?}: {e}"))?;
-    if !meta.file_type().is_file() {
-        return Err(format!("{request:?} is not a regular file"));
-    }
+    let file = adapter::open_regular(&full).map_err(|why| format!("{}: {why}", shown(request)))?;
     if let Some(actual) = adapter::fd_path(&file) {
         if !actual.starts_with(root) {
-            return Err(format!("{request:?} resolves outside the served root"));
+            return Err(format!(
+                "{} resolves outside the served root",
+                shown(request)
+            ));
         }
     }
     Ok(file)
@@ -36,6 +49,12 @@ pub fn resolve(root: &Path, request: &str) -> Result<PathBuf, String> {
     if request.is_empty() {
         return Err("empty path".into());
     }
+    if request.len() > MAX_PATH {
+        return Err(format!(
+            "path of {} bytes is longer than {MAX_PATH}",
+            request.len()
+        ));
+    }
     if request.contains('\0') {
         return Err("path contains a NUL byte".into());
     }
@@ -43,18 +62,24 @@ pub fn resolve(root: &Path, request: &str) -> Result<PathBuf, String> {
     for c in p.components() {
         match c {
             Component::Normal(_) | Component::CurDir => {}
-            Component::ParentDir => return Err(format!("{request:?}: '..' is not allowed")),
+            Component::ParentDir => return Err(format!("{}: '..' is not allowed", shown(request))),
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!("{request:?}: absolute paths are not allowed"))
+                return Err(format!(
+                    "{}: absolute paths are not allowed",
+                    shown(request)
+                ))
             }
         }
     }
     let full = root
         .join(p)
         .canonicalize()
-        .map_err(|e| format!("cannot resolve {request:?}: {e}"))?;
+        .map_err(|e| format!("cannot resolve {}: {e}", shown(request)))?;
     if !full.starts_with(root) {
-        return Err(format!("{request:?} resolves outside the served root"));
+        return Err(format!(
+            "{} resolves outside the served root",
+            shown(request)
+        ));
     }
     Ok(full)
 }
@@ -87,5 +112,15 @@ mod tests {
         ] {
             assert!(open_confined(&root, bad).is_err(), "{bad} was accepted");
         }
+        // A hard link is the same inode as a file that may lie outside.
+        std::fs::hard_link(root.join("ok.txt"), root.join("twin.txt")).unwrap();
+        let why = open_confined(&root, "twin.txt").unwrap_err();
+        assert!(why.contains("hard links"), "{why}");
+        // A long path is refused, and the refusal stays short.
+        let long = "a/".repeat(400_000);
+        let why = open_confined(&root, &long).unwrap_err();
+        assert!(why.len() < 200, "{} bytes", why.len());
+        let why = open_confined(&root, &format!("../{}", "b".repeat(3000))).unwrap_err();
+        assert!(why.len() < 200 && why.contains('…'), "{why}");
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod cpu_wait;
 pub mod interleave;
+pub mod memory;
 pub mod peer;
 
 pub use cpu_wait::CpuWait;

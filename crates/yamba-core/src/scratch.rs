@@ -1,0 +1,168 @@
+//! A run's scratch folder, `.yamba-scratch-PID`: created at the start,
+//! removed at the end — and, when the run was killed before it could
+//! remove it, removed by a later run that finds its owner gone.
+//!
+//! The owner holds an exclusive lock (flock) on `.owner` inside the folder
+//! for as long as it lives; the kernel drops it when the owner dies, however
+//! it dies. A folder whose lock can be taken, or an old one without a lock
+//! file whose process no longer exists, is stale. Nothing else is touched:
+//! only directories named exactly `.yamba-scratch-` and digits.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// Scratch folders are named this, then the owner's process id.
+pub const PREFIX: &str = ".yamba-scratch-";
+/// The lock file inside a scratch folder.
+const OWNER: &str = ".owner";
+
+/// The run's scratch folder: removed when dropped.
+pub struct ScratchRoot {
+    pub path: PathBuf,
+    /// Held while the run lives: what tells a later run it is not stale.
+    _owner: File,
+}
+
+impl ScratchRoot {
+    /// Creates `.yamba-scratch-PID` under `parent` (default: the working
+    /// directory), removing stale ones first.
+    pub fn create(parent: Option<&Path>) -> Result<ScratchRoot, String> {
+        let parent = parent
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        remove_stale(&parent);
+        let path = parent.join(format!("{PREFIX}{}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .map_err(|e| format!("cannot create scratch directory {}: {e}", path.display()))?;
+        let owner = File::create(path.join(OWNER))
+            .map_err(|e| format!("cannot create {}: {e}", path.join(OWNER).display()))?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(owner.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(format!(
+                "cannot lock {}: {}",
+                path.join(OWNER).display(),
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(ScratchRoot {
+            path,
+            _owner: owner,
+        })
+    }
+}
+
+impl Drop for ScratchRoot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Removes the scratch folders under `parent` whose owner is gone; returns
+/// those removed.
+pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut removed = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let path = e.path();
+        // Never through a symlink; never our own.
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        if !is_dir || pid == me || !owner_gone(&path, pid) {
+            continue;
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed
+}
+
+/// Whether the run that made the scratch folder `dir` (process `pid`) is gone.
+fn owner_gone(dir: &Path, pid: u32) -> bool {
+    match File::open(dir.join(OWNER)) {
+        // SAFETY: flock on a descriptor we own; dropped (and unlocked) after.
+        Ok(f) => unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 },
+        // A folder from before the lock, or one whose owner died before
+        // making it: judge by the process.
+        Err(_) => {
+            // SAFETY: signal 0 only checks that the process exists.
+            let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
+            r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_folders_go_and_live_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        // A live run's folder (made first: making one removes stale ones).
+        let live = ScratchRoot::create(Some(p)).unwrap();
+        // A folder a killed run left: its lock file, nobody holding it.
+        std::fs::create_dir_all(p.join(".yamba-scratch-4194401/b")).unwrap();
+        std::fs::write(p.join(".yamba-scratch-4194401/.owner"), b"").unwrap();
+        std::fs::write(p.join(".yamba-scratch-4194401/b/f"), vec![0u8; 4096]).unwrap();
+        // An old one without a lock file, of a pid that cannot exist
+        // (above the largest pid_max).
+        std::fs::create_dir_all(p.join(".yamba-scratch-4194402")).unwrap();
+        // Not ours to touch: a live run's (locked), a pid without lock
+        // that exists (this test's parent), other names, a symlink.
+        let parent_pid = unsafe { libc::getppid() };
+        std::fs::create_dir_all(p.join(format!(".yamba-scratch-{parent_pid}"))).unwrap();
+        std::fs::create_dir_all(p.join(".yamba-scratch-12x")).unwrap();
+        std::fs::create_dir_all(p.join("keep")).unwrap();
+        std::os::unix::fs::symlink(p.join("keep"), p.join(".yamba-scratch-4194403")).unwrap();
+        // A live lock held through another open file description.
+        std::fs::create_dir_all(p.join(".yamba-scratch-4194404")).unwrap();
+        let held = File::create(p.join(".yamba-scratch-4194404/.owner")).unwrap();
+        assert_eq!(
+            unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+
+        let mut gone = remove_stale(p);
+        gone.sort();
+        assert_eq!(
+            gone,
+            vec![
+                p.join(".yamba-scratch-4194401"),
+                p.join(".yamba-scratch-4194402")
+            ]
+        );
+        for kept in [
+            live.path.clone(),
+            p.join(format!(".yamba-scratch-{parent_pid}")),
+            p.join(".yamba-scratch-12x"),
+            p.join("keep"),
+            p.join(".yamba-scratch-4194403"),
+            p.join(".yamba-scratch-4194404"),
+        ] {
+            assert!(
+                kept.symlink_metadata().is_ok(),
+                "{} removed",
+                kept.display()
+            );
+        }
+        drop(held);
+        assert_eq!(remove_stale(p), vec![p.join(".yamba-scratch-4194404")]);
+        let own = live.path.clone();
+        drop(live);
+        assert!(!own.exists());
+    }
+}
