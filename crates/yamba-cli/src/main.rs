@@ -34,8 +34,10 @@ enum Command {
     Obs(cmd::obs::Args),
     /// Write a smaller results file with just the named benchmarks (the seed's bgrep).
     Select(cmd::select::Args),
-    /// Compare two results files: change, confidence interval, p-value, verdict.
+    /// Compare two results files (or stored runs, @ID): change, confidence interval, p-value, verdict.
     Compare(cmd::compare::Args),
+    /// The runs remembered: list them, show one, follow a result across them, import files.
+    History(cmd::history::Args),
     /// Export a results file as csv, Go benchmark text (benchstat) or ministat columns.
     Export(cmd::export::Args),
     /// Run the remote-measurement agent (loopback unless told otherwise; token required).
@@ -63,6 +65,7 @@ fn main() {
         Command::Obs(a) => cmd::obs::run(a),
         Command::Select(a) => cmd::select::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::History(a) => cmd::history::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Stone(a) => cmd::stone::run(a),

@@ -4,6 +4,7 @@ pub mod bench_child;
 pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod history;
 pub mod lang;
 pub mod list;
 pub mod ministat;

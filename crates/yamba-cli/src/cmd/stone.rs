@@ -49,6 +49,8 @@ pub struct Args {
     /// A previous log to compare with (ministat: x = it, + = this series).
     #[arg(long, value_name = "OTHER.log")]
     compare: Option<PathBuf>,
+    #[command(flatten)]
+    history: super::history::RecordArgs,
     /// The command to time, and its arguments (after `--`).
     #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -87,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
         None => None,
     };
+    let recorder = args.history.start()?;
     let started = yamba_core::results::now_rfc3339();
     let clock = Clock::detect(100);
     let base = yamba_core::base::measure_base(&clock, 10_000);
@@ -168,6 +171,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .write_atomic(&out)
         .with_context(|| format!("cannot write {}", out.display()))?;
 
+    let unrecorded = super::history::record(
+        recorder.as_ref(),
+        &results,
+        yamba_history::OriginKind::Stone,
+        series.command.join(" "),
+        Some(out.clone()),
+    );
+
     print!("{}", stone::summary_text(&series));
     let r = &results.results[0];
     if let Some(why) = &r.reason {
@@ -186,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .map_err(|e| anyhow::anyhow!("ministat: {e}"))?;
         print!("{text}");
     }
-    Ok(0)
+    Ok(if unrecorded { 2 } else { 0 })
 }
 
 /// `stone.<name>.log`, or with `.next` appended while the name is taken.

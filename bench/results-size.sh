@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The results file's size (issue 14): the default suite's file must be at
+# most 15 MB with every observation kept. yamba writes it as zstd-compressed
+# JSON (results/yamba-TIME.json.zst); this prints that size beside the plain
+# JSON's, and checks the limit.
+#
+#   bench/results-size.sh            a --quick run, projected to the default
+#                                    suite by its observation count (below)
+#   bench/results-size.sh --full     the default suite itself (long)
+#   bench/results-size.sh FILE...    existing results files, rewritten by yamba
+#
+# Exit status 1 when the (projected) default-suite file exceeds the limit.
+# Sizes, not times: the machine's load does not change them much.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LIMIT=$((15 * 1000 * 1000))
+# Observations in one default-suite results file, measured here on
+# 2026-11-23 (2-vCPU KVM guest, yamba at issue 14's start: 6 process blocks
+# per benchmark). Used only to project a --quick run.
+DEFAULT_SUITE_OBSERVATIONS=${DEFAULT_SUITE_OBSERVATIONS:-0}
+
+cargo build --release -q -p yamba-cli
+yamba=$PWD/target/release/yamba
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+observations() { # FILE (plain JSON) -> observations in it, BASE's included
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(len(r.get("observations", [])) for r in d["results"]) + len(d["base"].get("observations", [])))
+' "$1"
+}
+
+row() { # label compressed plain observations
+  printf '%-28s %12s %12s %8s %12s %10s\n' "$1" "$2" "$3" \
+    "$(awk -v a="$3" -v b="$2" 'BEGIN{printf "%.1f", a/b}')" "$4" \
+    "$(awk -v b="$2" -v n="$4" 'BEGIN{printf "%.2f", b/n}')"
+}
+
+header() {
+  printf '%-28s %12s %12s %8s %12s %10s\n' "file" ".json.zst B" ".json B" "ratio" "observations" "B/obs(zst)"
+}
+
+status=0
+check() { # label bytes
+  if [ "$2" -gt "$LIMIT" ]; then
+    echo "FAIL: $1: $2 bytes > limit $LIMIT"
+    status=1
+  else
+    echo "ok: $1: $2 bytes <= limit $LIMIT"
+  fi
+}
+
+measure_run() { # label, yamba run args...
+  local label=$1; shift
+  mkdir -p "$tmp/$label"
+  (cd "$tmp/$label" && "$yamba" run --no-history --results-dir . "$@" >/dev/null 2>"$tmp/$label.err") || true
+  local z
+  z=$(ls "$tmp/$label"/yamba-*.json.zst)
+  zstd -q -d -c "$z" > "$tmp/$label.json"
+  Z=$(stat -c %s "$z"); P=$(stat -c %s "$tmp/$label.json"); N=$(observations "$tmp/$label.json")
+}
+
+header
+if [ "${1:-}" = "--full" ]; then
+  measure_run default
+  row "default suite" "$Z" "$P" "$N"
+  check "default suite" "$Z"
+elif [ $# -gt 0 ]; then
+  for f in "$@"; do
+    plain="$tmp/$(basename "$f").json"
+    "$yamba" select "$f" $(python3 -c '
+import json, sys
+from itertools import chain
+d = json.load(sys.stdin)
+print(" ".join(dict.fromkeys(r["area"] for r in d["results"])))' < <(case "$f" in *.zst) zstd -q -d -c "$f";; *) cat "$f";; esac)) \
+      --out "$tmp/x.json.zst"
+    zstd -q -d -c "$tmp/x.json.zst" > "$plain"
+    Z=$(stat -c %s "$tmp/x.json.zst"); P=$(stat -c %s "$plain"); N=$(observations "$plain")
+    row "$(basename "$f")" "$Z" "$P" "$N"
+    check "$(basename "$f") as written by yamba" "$Z"
+  done
+else
+  measure_run quick --quick
+  row "default suite --quick" "$Z" "$P" "$N"
+  if [ "$DEFAULT_SUITE_OBSERVATIONS" -gt 0 ]; then
+    projected=$(awk -v z="$Z" -v n="$N" -v m="$DEFAULT_SUITE_OBSERVATIONS" 'BEGIN{printf "%d", z / n * m}')
+    echo "projected default suite ($DEFAULT_SUITE_OBSERVATIONS observations at the quick run's bytes per observation): $projected bytes"
+    check "projected default suite" "$projected"
+  fi
+fi
+exit $status
