@@ -12,7 +12,7 @@ pub struct StoreArg {
     /// (postgres://user@host/db, or postgres:///db?host=/socket/dir)
     /// [default: $YAMBA_HISTORY, else $XDG_DATA_HOME/yamba/history.sqlite
     /// or ~/.local/share/yamba/history.sqlite].
-    #[arg(long, value_name = "FILE|URL")]
+    #[arg(long, global = true, value_name = "FILE|URL")]
     pub store: Option<String>,
 }
 
