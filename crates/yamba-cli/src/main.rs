@@ -38,8 +38,10 @@ enum Command {
     Compare(cmd::compare::Args),
     /// The runs remembered: list them, show one, follow a result across them, import files.
     History(cmd::history::Args),
-    /// Export a results file as csv, Go benchmark text (benchstat) or ministat columns.
+    /// Export a results file as csv, Go benchmark text (benchstat), ministat columns or lmbench's results format.
     Export(cmd::export::Args),
+    /// lmbench's summary tables (`make see`), one row per results file.
+    Summary(cmd::summary::Args),
     /// Run the remote-measurement agent (loopback unless told otherwise; token required).
     Serve(cmd::serve::Args),
     /// Time a whole command N times (worldstone): cycles, wall, CPU time, peak memory.
@@ -67,6 +69,7 @@ fn main() {
         Command::Compare(a) => cmd::compare::run(a),
         Command::History(a) => cmd::history::run(a),
         Command::Export(a) => cmd::export::run(a),
+        Command::Summary(a) => cmd::summary::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Stone(a) => cmd::stone::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),

@@ -2,6 +2,7 @@
 pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod lmbench;
 pub mod ministat;
 pub mod plot;
 pub mod select;

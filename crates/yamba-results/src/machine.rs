@@ -3,6 +3,7 @@
 //! `yamba_core::machine`'s job.)
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheLevel {
@@ -40,6 +41,15 @@ pub struct Machine {
     pub clocksource: Option<String>,
     pub perf_event_paranoid: Option<i32>,
     pub is_root: bool,
+    /// The kernel's speculative-execution mitigations: every file of
+    /// /sys/devices/system/cpu/vulnerabilities (name → its line). They
+    /// move system-call and context-switch costs by themselves (e.g.
+    /// "RSB filling" makes a `ret` after a kernel crossing dear).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vulnerabilities: BTreeMap<String, String>,
+    /// `mitigations=` from the kernel command line, when given there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mitigations: Option<String>,
 }
 
 impl Machine {
