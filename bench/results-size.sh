@@ -39,6 +39,29 @@ row() { # label compressed plain observations
     "$(awk -v b="$2" -v n="$4" 'BEGIN{printf "%.2f", b/n}')"
 }
 
+encodings() { # FILE (plain JSON as yamba writes it) -> the other encodings weighed
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")))
+' "$1" "$tmp/compact.json"
+  local pretty compact
+  pretty=$(stat -c %s "$1"); compact=$(stat -c %s "$tmp/compact.json")
+  size_z() { zstd -q -c "-$2" ${3:-} "$1" | wc -c; }
+  printf '  %-44s %12s\n' "encoding" "bytes"
+  printf '  %-44s %12s\n' "indented JSON (before)" "$pretty"
+  printf '  %-44s %12s\n' "compact JSON" "$compact"
+  printf '  %-44s %12s\n' "indented JSON, zstd -3 (yamba's .json.zst)" "$(size_z "$1" 3)"
+  printf '  %-44s %12s\n' "compact JSON, zstd -3" "$(size_z "$tmp/compact.json" 3)"
+  printf '  %-44s %12s\n' "indented JSON, zstd -19" "$(size_z "$1" 19)"
+  printf '  %-44s %12s\n' "indented JSON, zstd -19 --long" "$(size_z "$1" 19 --long=27)"
+  local t0 t1
+  t0=$(date +%s.%N); zstd -q -c -3 "$1" >/dev/null; t1=$(date +%s.%N)
+  printf '  %-44s %12s\n' "zstd -3 time, s (one rewrite; under load)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
+  t0=$(date +%s.%N); zstd -q -c -19 "$1" >/dev/null; t1=$(date +%s.%N)
+  printf '  %-44s %12s\n' "zstd -19 time, s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
+}
+
 header() {
   printf '%-28s %12s %12s %8s %12s %10s\n' "file" ".json.zst B" ".json B" "ratio" "observations" "B/obs(zst)"
 }
@@ -68,6 +91,7 @@ if [ "${1:-}" = "--full" ]; then
   measure_run default
   row "default suite" "$Z" "$P" "$N"
   check "default suite" "$Z"
+  encodings "$tmp/default.json"
 elif [ $# -gt 0 ]; then
   for f in "$@"; do
     plain="$tmp/$(basename "$f").json"
@@ -81,10 +105,12 @@ print(" ".join(dict.fromkeys(r["area"] for r in d["results"])))' < <(case "$f" i
     Z=$(stat -c %s "$tmp/x.json.zst"); P=$(stat -c %s "$plain"); N=$(observations "$plain")
     row "$(basename "$f")" "$Z" "$P" "$N"
     check "$(basename "$f") as written by yamba" "$Z"
+    encodings "$plain"
   done
 else
   measure_run quick --quick
   row "default suite --quick" "$Z" "$P" "$N"
+  encodings "$tmp/quick.json"
   if [ "$DEFAULT_SUITE_OBSERVATIONS" -gt 0 ]; then
     projected=$(awk -v z="$Z" -v n="$N" -v m="$DEFAULT_SUITE_OBSERVATIONS" 'BEGIN{printf "%d", z / n * m}')
     echo "projected default suite ($DEFAULT_SUITE_OBSERVATIONS observations at the quick run's bytes per observation): $projected bytes"
