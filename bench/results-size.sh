@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The results file's size (issue 14): the default suite's file must be at
 # most 15 MB with every observation kept. yamba writes it as zstd-compressed
-# JSON (results/yamba-TIME.json.zst); this prints that size beside the plain
+# compact JSON (results/yamba-TIME.json.zst); this prints that size beside the plain
 # JSON's, and checks the limit.
 #
 #   bench/results-size.sh            a --quick run, projected to the default
@@ -51,14 +51,14 @@ open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")))
   printf '  %-44s %12s\n' "encoding" "bytes"
   printf '  %-44s %12s\n' "indented JSON (before)" "$pretty"
   printf '  %-44s %12s\n' "compact JSON" "$compact"
-  printf '  %-44s %12s\n' "indented JSON, zstd -3 (yamba's .json.zst)" "$(size_z "$1" 3)"
-  printf '  %-44s %12s\n' "compact JSON, zstd -3" "$(size_z "$tmp/compact.json" 3)"
+  printf '  %-44s %12s\n' "indented JSON, zstd -3" "$(size_z "$1" 3)"
+  printf '  %-44s %12s\n' "compact JSON, zstd -3 (yamba's .json.zst)" "$(size_z "$tmp/compact.json" 3)"
   printf '  %-44s %12s\n' "indented JSON, zstd -19" "$(size_z "$1" 19)"
   printf '  %-44s %12s\n' "indented JSON, zstd -19 --long" "$(size_z "$1" 19 --long=27)"
   local t0 t1
-  t0=$(date +%s.%N); zstd -q -c -3 "$1" >/dev/null; t1=$(date +%s.%N)
+  t0=$(date +%s.%N); zstd -q -c -3 "$tmp/compact.json" >/dev/null; t1=$(date +%s.%N)
   printf '  %-44s %12s\n' "zstd -3 time, s (one rewrite; under load)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
-  t0=$(date +%s.%N); zstd -q -c -19 "$1" >/dev/null; t1=$(date +%s.%N)
+  t0=$(date +%s.%N); zstd -q -c -19 "$tmp/compact.json" >/dev/null; t1=$(date +%s.%N)
   printf '  %-44s %12s\n' "zstd -19 time, s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
 }
 
@@ -76,14 +76,24 @@ check() { # label bytes
   fi
 }
 
+areas_of() { # results FILE (plain or .zst) -> its areas
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(dict.fromkeys(r["area"] for r in d["results"])))' < <(case "$1" in *.zst) zstd -q -d -c "$1";; *) cat "$1";; esac)
+}
+
+as_written() { # FILE -> $tmp/x.json.zst and $tmp/x.json as yamba writes them now (compressed, and plain indented as before)
+  "$yamba" select "$1" $(areas_of "$1") --out "$tmp/x.json.zst"
+  "$yamba" select "$1" $(areas_of "$1") --out "$tmp/x.json"
+  Z=$(stat -c %s "$tmp/x.json.zst"); P=$(stat -c %s "$tmp/x.json"); N=$(observations "$tmp/x.json")
+}
+
 measure_run() { # label, yamba run args...
   local label=$1; shift
   mkdir -p "$tmp/$label"
   (cd "$tmp/$label" && "$yamba" run --no-history --results-dir . "$@" >/dev/null 2>"$tmp/$label.err") || true
-  local z
-  z=$(ls "$tmp/$label"/yamba-*.json.zst)
-  zstd -q -d -c "$z" > "$tmp/$label.json"
-  Z=$(stat -c %s "$z"); P=$(stat -c %s "$tmp/$label.json"); N=$(observations "$tmp/$label.json")
+  as_written "$(ls "$tmp/$label"/yamba-*.json.zst)"
 }
 
 header
@@ -91,26 +101,18 @@ if [ "${1:-}" = "--full" ]; then
   measure_run default
   row "default suite" "$Z" "$P" "$N"
   check "default suite" "$Z"
-  encodings "$tmp/default.json"
+  encodings "$tmp/x.json"
 elif [ $# -gt 0 ]; then
   for f in "$@"; do
-    plain="$tmp/$(basename "$f").json"
-    "$yamba" select "$f" $(python3 -c '
-import json, sys
-from itertools import chain
-d = json.load(sys.stdin)
-print(" ".join(dict.fromkeys(r["area"] for r in d["results"])))' < <(case "$f" in *.zst) zstd -q -d -c "$f";; *) cat "$f";; esac)) \
-      --out "$tmp/x.json.zst"
-    zstd -q -d -c "$tmp/x.json.zst" > "$plain"
-    Z=$(stat -c %s "$tmp/x.json.zst"); P=$(stat -c %s "$plain"); N=$(observations "$plain")
+    as_written "$f"
     row "$(basename "$f")" "$Z" "$P" "$N"
     check "$(basename "$f") as written by yamba" "$Z"
-    encodings "$plain"
+    encodings "$tmp/x.json"
   done
 else
   measure_run quick --quick
   row "default suite --quick" "$Z" "$P" "$N"
-  encodings "$tmp/quick.json"
+  encodings "$tmp/x.json"
   if [ "$DEFAULT_SUITE_OBSERVATIONS" -gt 0 ]; then
     projected=$(awk -v z="$Z" -v n="$N" -v m="$DEFAULT_SUITE_OBSERVATIONS" 'BEGIN{printf "%d", z / n * m}')
     echo "projected default suite ($DEFAULT_SUITE_OBSERVATIONS observations at the quick run's bytes per observation): $projected bytes"
