@@ -799,6 +799,34 @@ mod tests {
     }
 
     #[test]
+    fn a_zst_name_is_written_compressed_and_read_back_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/files/run-v0.1.0.json"),
+        )
+        .unwrap();
+        let f = ResultsFile::from_json(&text).unwrap();
+        let (z, plain) = (dir.path().join("r.json.zst"), dir.path().join("r.json"));
+        f.write_atomic(&z).unwrap();
+        f.write_atomic(&plain).unwrap();
+        let zb = std::fs::read(&z).unwrap();
+        assert!(zb.starts_with(&ZSTD_MAGIC));
+        assert!(std::fs::read(&plain).unwrap().starts_with(b"{\n"));
+        assert!(zb.len() * 4 < std::fs::metadata(&plain).unwrap().len() as usize);
+        let same = |g: &ResultsFile| serde_json::to_string(g).unwrap();
+        assert_eq!(same(&ResultsFile::read(&z).unwrap()), same(&f));
+        assert_eq!(same(&ResultsFile::read(&plain).unwrap()), same(&f));
+        // Recognised by content, whatever the name.
+        let renamed = dir.path().join("renamed.json");
+        std::fs::copy(&z, &renamed).unwrap();
+        assert_eq!(same(&ResultsFile::read(&renamed).unwrap()), same(&f));
+        // A truncated compressed file: one clear error naming the file.
+        std::fs::write(&renamed, &zb[..zb.len() / 2]).unwrap();
+        let e = ResultsFile::read(&renamed).unwrap_err().to_string();
+        assert!(e.contains("renamed.json") && !e.contains('\n'), "{e}");
+    }
+
+    #[test]
     fn withholds_on_failed_gating_evidence_only() {
         let mut r = BenchResult::new("x", "x", "t", Unit::Nanoseconds, Mode::Hot, "test");
         r.add_note_evidence("informational", "1", "2", false);
