@@ -57,6 +57,12 @@ awk -F'\t' '{ n[$1, $2]++; areas[$1] = 1 }
   "$counts" | sort
 awk -F'\t' '{ n[$2]++ } END { printf "%-10s %4d %9d %8d %7d\n", "all", n["ok"], n["withheld"], n["skipped"], n["failed"] }' "$counts"
 
+if ! $no_adapter; then
+  # What a reader of CI needs to judge a withheld or skipped result.
+  jq -r '.results[] | select(.status == "withheld" or .status == "skipped")
+    | "  \(.status) \(.id) [\(.mode)]: \(.reason // "")"' "$@" 2>/dev/null | sort || true
+fi
+
 if [ "$problems" -gt 0 ]; then
   echo "check-results: $problems problem(s)" >&2
   exit 1

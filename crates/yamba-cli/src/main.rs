@@ -44,6 +44,10 @@ enum Command {
     Summary(cmd::summary::Args),
     /// Run the remote-measurement agent (loopback unless told otherwise; token required).
     Serve(cmd::serve::Args),
+    /// Stress the OS: random creation and destruction of primitives, error
+    /// tests with invalid arguments, invariants checked, and the latency cost
+    /// of the stress on a chosen benchmark.
+    Stress(cmd::stress::Args),
     /// Time a whole command N times (worldstone): cycles, wall, CPU time, peak memory.
     Stone(cmd::stone::Args),
     /// Aggregate TIME_BLOCK lines: totals per site, share and cumulative share.
@@ -72,6 +76,7 @@ fn main() {
         Command::Summary(a) => cmd::summary::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Stone(a) => cmd::stone::run(a),
+        Command::Stress(a) => cmd::stress::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),
         Command::Top(a) => cmd::top::run(a),
         Command::Lang(a) => cmd::lang::run(a),

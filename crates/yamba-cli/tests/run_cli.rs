@@ -217,6 +217,19 @@ fn list_shows_adapters_and_whether_each_runs_here() {
 /// the results file (marked incomplete), and the exit status says so.
 #[test]
 fn interrupt_keeps_what_finished() {
+    interrupted_by(libc::SIGINT, 130);
+}
+
+/// SIGTERM (what `kill`, `timeout` and service managers send) and SIGHUP
+/// (the terminal went away) end a run as Ctrl-C does, with the shell's
+/// status for that signal.
+#[test]
+fn sigterm_and_sighup_end_a_run_like_ctrl_c() {
+    interrupted_by(libc::SIGTERM, 143);
+    interrupted_by(libc::SIGHUP, 129);
+}
+
+fn interrupted_by(signal: libc::c_int, status: i32) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let child = yamba()
@@ -234,25 +247,35 @@ fn interrupt_keeps_what_finished() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until cpu.loop is saved and the hang is under way.
+    // Wait until cpu.loop is saved and the hang's process is running (not
+    // a fixed delay: starting a process can take long on a slow machine).
     let t0 = std::time::Instant::now();
-    loop {
-        let saved = std::fs::read_to_string(&out).unwrap_or_default();
-        if saved.contains("\"cpu.loop\"") {
-            break;
+    let hung = loop {
+        // (The command line in the file names cpu.loop from the start.)
+        let saved: serde_json::Value = std::fs::read(&out)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let finished = saved["results"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["id"] == "cpu.loop"));
+        if finished {
+            let children = benchmark_children(child.id());
+            if !children.is_empty() {
+                break children;
+            }
         }
-        assert!(t0.elapsed().as_secs() < 60, "cpu.loop never finished");
+        assert!(
+            t0.elapsed().as_secs() < 60,
+            "cpu.loop never finished, or testing.hang never started"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let o = child.wait_with_output().unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(status), "signal {signal}: {stderr}");
+    assert!(stderr.contains("interrupted by SIG"), "{stderr}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["complete"], false);
     assert_eq!(v["interrupted"], true);
@@ -264,6 +287,27 @@ fn interrupt_keeps_what_finished() {
         .collect();
     assert_eq!(ids, ["cpu.loop", "testing.hang"]);
     assert_eq!(v["results"][1]["reason"], "interrupted");
+    for pid in hung {
+        // SAFETY: signal 0 only checks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        assert!(!alive, "benchmark process {pid} outlived the run");
+    }
+}
+
+/// Children of `pid`, from /proc (the `yamba __bench` processes).
+fn benchmark_children(pid: u32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| t.ok())
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }
 
 /// `--repeat N`: each benchmark runs N times in fresh processes, interleaved

@@ -452,6 +452,7 @@ pub fn signal_name(sig: i32) -> &'static str {
         libc::SIGKILL => "SIGKILL",
         libc::SIGINT => "SIGINT",
         libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
         libc::SIGPIPE => "SIGPIPE",
         _ => "signal",
     }

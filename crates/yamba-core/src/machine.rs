@@ -56,7 +56,7 @@ impl Describe for Machine {
                 .or_else(|| {
                     read("/sys/devices/system/cpu/intel_pstate/no_turbo").map(|s| s.trim() == "0")
                 }),
-            hypervisor: hypervisor(&flags),
+            hypervisor: Virtualization::read(&flags, &field).describe(),
             caches: caches(Path::new("/sys/devices/system/cpu/cpu0/cache")),
             page_size: page,
             transparent_hugepages: read("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -104,18 +104,166 @@ fn uname() -> (String, String, String) {
     }
 }
 
-fn hypervisor(flags: &str) -> Option<String> {
-    let flagged = flags.split_whitespace().any(|f| f == "hypervisor");
-    let vendor = cpuid_hypervisor_vendor()
-        .or_else(|| read("/sys/hypervisor/type"))
-        .or_else(|| read("/sys/class/dmi/id/sys_vendor"))
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty());
-    match (flagged, vendor) {
-        (true, Some(v)) => Some(v),
-        (true, None) => Some("unknown (CPU flag 'hypervisor' set)".into()),
-        (false, _) => None,
+/// What the machine says about running under a hypervisor or an emulator.
+/// x86 CPUs say it themselves (the `hypervisor` flag, CPUID's vendor
+/// leaf); arm64 CPUs do not, so there the firmware tables speak: DMI where
+/// ACPI machines have it, the device tree's board (QEMU's `virt` board is
+/// `linux,dummy-virt`), the CPU's identity (QEMU's emulated `max` CPU uses
+/// implementer 0x00, reserved for software), and the generic timer's
+/// frequency (QEMU's is 62.5 MHz before 9.0).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Virtualization {
+    /// x86 CPU flag `hypervisor`.
+    pub cpu_flag: bool,
+    /// CPUID 0x40000000 signature ("KVMKVMKVM", "Microsoft Hv", …).
+    pub cpuid_vendor: Option<String>,
+    /// /sys/hypervisor/type (Xen).
+    pub xen: Option<String>,
+    /// DMI sys_vendor, product_name, bios_vendor, board_vendor.
+    pub dmi: Vec<String>,
+    /// The device tree root's `compatible` strings.
+    pub dt_compatible: Vec<String>,
+    /// arm64 /proc/cpuinfo "CPU implementer" and "CPU part".
+    pub arm_implementer: Option<String>,
+    pub arm_part: Option<String>,
+    /// The arm64 generic timer's frequency (CNTFRQ_EL0).
+    pub counter_hz: Option<u64>,
+}
+
+/// DMI strings virtual machines put in their firmware tables (as
+/// systemd-detect-virt knows them); matched as substrings.
+const DMI_VIRTUAL: &[&str] = &[
+    "QEMU",
+    "KVM",
+    "Amazon EC2",
+    "Google Compute Engine",
+    "VMware",
+    "VMW",
+    "innotek GmbH",
+    "VirtualBox",
+    "Xen",
+    "Bochs",
+    "Parallels",
+    "BHYVE",
+    "Hyper-V",
+    "Virtual Machine",
+    "OpenStack",
+    "KubeVirt",
+    "Apple Virtualization",
+    "Alibaba Cloud ECS",
+];
+
+impl Virtualization {
+    /// Reads this machine's signals; `cpuinfo_field` looks up a
+    /// /proc/cpuinfo field of the first CPU.
+    pub fn read(flags: &str, cpuinfo_field: &dyn Fn(&str) -> Option<String>) -> Virtualization {
+        let dmi = ["sys_vendor", "product_name", "bios_vendor", "board_vendor"]
+            .iter()
+            .filter_map(|f| read(&format!("/sys/class/dmi/id/{f}")))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let dt = std::fs::read("/sys/firmware/devicetree/base/compatible")
+            .or_else(|_| std::fs::read("/proc/device-tree/compatible"))
+            .unwrap_or_default();
+        Virtualization {
+            cpu_flag: flags.split_whitespace().any(|f| f == "hypervisor"),
+            cpuid_vendor: cpuid_hypervisor_vendor(),
+            xen: read("/sys/hypervisor/type")
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
+            dmi,
+            dt_compatible: dt
+                .split(|&b| b == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect(),
+            arm_implementer: cpuinfo_field("CPU implementer"),
+            arm_part: cpuinfo_field("CPU part"),
+            counter_hz: crate::clock::counter_frequency_hz(),
+        }
     }
+
+    /// What runs this machine, and what said so; None when nothing says.
+    pub fn describe(&self) -> Option<String> {
+        // x86: the CPU says it, and its vendor leaf names the hypervisor.
+        if self.cpu_flag {
+            let vendor = self
+                .cpuid_vendor
+                .clone()
+                .or_else(|| self.xen.clone())
+                .or_else(|| self.dmi.first().cloned());
+            return Some(vendor.unwrap_or_else(|| "unknown (CPU flag 'hypervisor' set)".into()));
+        }
+        let dmi_vm = self
+            .dmi
+            .iter()
+            .find(|s| DMI_VIRTUAL.iter().any(|v| s.contains(v)));
+        let qemu_board = self.dt_compatible.iter().any(|c| c == "linux,dummy-virt");
+        let emulated_cpu = self
+            .arm_implementer
+            .as_deref()
+            .and_then(parse_hex)
+            .is_some_and(|i| i == 0);
+        let qemu_counter = self.counter_hz == Some(62_500_000);
+        let mut evidence = Vec::new();
+        if let Some(x) = &self.xen {
+            evidence.push(format!("/sys/hypervisor/type {x}"));
+        }
+        if let Some(d) = dmi_vm {
+            evidence.push(format!("DMI '{d}'"));
+        }
+        if qemu_board {
+            evidence.push("device tree 'linux,dummy-virt': QEMU's virt board".into());
+        }
+        if emulated_cpu {
+            evidence.push(format!(
+                "CPU implementer 0x00 (reserved for software), part {}: an emulated CPU such as QEMU's max",
+                self.arm_part.as_deref().unwrap_or("unknown")
+            ));
+        }
+        if let Some(hz) = self
+            .counter_hz
+            .filter(|_| !evidence.is_empty() || qemu_counter)
+        {
+            evidence.push(format!(
+                "generic timer at {} MHz{}",
+                hz as f64 / 1e6,
+                if qemu_counter { ", QEMU's default" } else { "" }
+            ));
+        }
+        let what = if emulated_cpu {
+            if qemu_board {
+                format!("QEMU, {CPU_EMULATED} (TCG)")
+            } else {
+                format!("emulator, {CPU_EMULATED}")
+            }
+        } else if let Some(x) = &self.xen {
+            x.clone()
+        } else if let Some(d) = dmi_vm {
+            d.clone()
+        } else if qemu_board {
+            "QEMU virt board (KVM or emulated)".to_string()
+        } else if qemu_counter {
+            "possibly QEMU".to_string()
+        } else {
+            return None;
+        };
+        Some(format!("{what} ({})", evidence.join("; ")))
+    }
+}
+
+/// How [`Virtualization::describe`] says the CPU itself is emulated.
+const CPU_EMULATED: &str = "CPU emulated";
+
+/// Whether a machine's `hypervisor` description says its CPU is emulated
+/// in software (then times describe the emulator, not any CPU).
+pub fn cpu_emulated(hypervisor: &str) -> bool {
+    hypervisor.contains(CPU_EMULATED)
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok()
 }
 
 /// The hypervisor's vendor signature from CPUID leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv", …).
@@ -231,6 +379,87 @@ mod tests {
         assert_eq!(parse_size("x"), None);
         assert_eq!(count_cpu_list("0-3,8,10-11\n"), 7);
         assert_eq!(count_cpu_list("0"), 1);
+    }
+
+    fn qemu_tcg_arm64() -> Virtualization {
+        Virtualization {
+            dt_compatible: vec!["linux,dummy-virt".into()],
+            arm_implementer: Some("0x00".into()),
+            arm_part: Some("0x051".into()),
+            counter_hz: Some(1_000_000_000),
+            ..Virtualization::default()
+        }
+    }
+
+    /// The signals of the machines CI and users meet, as they show them.
+    #[test]
+    fn names_hypervisors_and_emulators_from_their_signals() {
+        let tcg = qemu_tcg_arm64().describe().unwrap();
+        assert!(tcg.starts_with("QEMU, CPU emulated (TCG) ("), "{tcg}");
+        assert!(cpu_emulated(&tcg));
+        assert!(tcg.contains("linux,dummy-virt") && tcg.contains("implementer 0x00"));
+        assert!(
+            tcg.contains("part 0x051") && tcg.contains("1000 MHz"),
+            "{tcg}"
+        );
+        // QEMU with KVM on an arm64 host: the host's CPU, QEMU's board.
+        let kvm = Virtualization {
+            arm_implementer: Some("0x41".into()),
+            arm_part: Some("0xd0c".into()),
+            counter_hz: Some(25_000_000),
+            ..qemu_tcg_arm64()
+        };
+        let kvm = kvm.describe().unwrap();
+        assert!(
+            kvm.starts_with("QEMU virt board (KVM or emulated)"),
+            "{kvm}"
+        );
+        // A cloud arm64 VM says it in DMI.
+        let ec2 = Virtualization {
+            dmi: vec!["Amazon EC2".into(), "c7g.large".into()],
+            arm_implementer: Some("0x41".into()),
+            counter_hz: Some(1_050_000_000),
+            ..Virtualization::default()
+        };
+        assert!(ec2
+            .describe()
+            .unwrap()
+            .starts_with("Amazon EC2 (DMI 'Amazon EC2'"));
+        // Bare-metal boards and servers say nothing of the kind.
+        let pi = Virtualization {
+            dt_compatible: vec!["raspberrypi,4-model-b".into(), "brcm,bcm2711".into()],
+            arm_implementer: Some("0x41".into()),
+            arm_part: Some("0xd08".into()),
+            counter_hz: Some(54_000_000),
+            ..Virtualization::default()
+        };
+        assert_eq!(pi.describe(), None);
+        let server = Virtualization {
+            dmi: vec!["Ampere(TM)".into(), "Mt.Jade".into()],
+            counter_hz: Some(25_000_000),
+            ..Virtualization::default()
+        };
+        assert_eq!(server.describe(), None);
+        // QEMU before 9.0 shows itself by its timer alone, but only "possibly".
+        let old = Virtualization {
+            counter_hz: Some(62_500_000),
+            ..Virtualization::default()
+        };
+        assert!(old.describe().unwrap().starts_with("possibly QEMU ("));
+        // x86: the CPU's own word, as before.
+        let x86 = Virtualization {
+            cpu_flag: true,
+            cpuid_vendor: Some("KVMKVMKVM".into()),
+            dmi: vec!["QEMU".into()],
+            ..Virtualization::default()
+        };
+        assert_eq!(x86.describe().as_deref(), Some("KVMKVMKVM"));
+        // A hypervisor hiding the CPU flag is still seen in DMI.
+        let hidden = Virtualization {
+            dmi: vec!["QEMU".into(), "Standard PC (Q35 + ICH9, 2009)".into()],
+            ..Virtualization::default()
+        };
+        assert!(hidden.describe().unwrap().starts_with("QEMU (DMI 'QEMU')"));
     }
 
     #[test]

@@ -193,9 +193,16 @@ pub fn run_notes(
     let mut notes = Vec::new();
     let m = &session.machine;
     if let Some(h) = &m.hypervisor {
-        notes.push(format!(
-            "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
-        ));
+        notes.push(if crate::machine::cpu_emulated(h) {
+            format!(
+                "running under an emulator ({h}): the CPU is emulated in software, so times \
+                 describe the emulator, not any CPU; results check code paths and evidence only"
+            )
+        } else {
+            format!(
+                "running under a hypervisor ({h}): expect steal time and timing disturbed by the host"
+            )
+        });
     }
     if let Some(note) = noise {
         notes.push(note);

@@ -31,6 +31,9 @@ use std::sync::atomic::{
     AtomicBool, AtomicI32, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, Ordering::*,
 };
 
+/// The counter, per platform (`time_block/adapter/`).
+mod adapter;
+
 /// One call site. Created by [`time_block!`] as a `static`.
 pub struct Site {
     file: &'static str,
@@ -315,78 +318,4 @@ fn check(now: u64) {
     if now.wrapping_sub(last) as f64 >= interval * 1e9 * rate {
         report();
     }
-}
-
-/// The counter, per platform.
-mod adapter {
-    pub fn mono_ns() -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: ts is a valid timespec.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    mod imp {
-        use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
-        pub const NAME: &str = "tsc";
-
-        #[inline(always)]
-        pub fn start() -> u64 {
-            // SAFETY: lfence and rdtsc exist on every x86-64 CPU.
-            unsafe {
-                _mm_lfence();
-                let t = _rdtsc();
-                _mm_lfence();
-                t
-            }
-        }
-
-        #[inline(always)]
-        pub fn stop() -> u64 {
-            let mut aux = 0u32;
-            // SAFETY: rdtscp is on every x86-64 CPU Linux supports TSC timing on.
-            unsafe {
-                let t = __rdtscp(&mut aux);
-                _mm_lfence();
-                t
-            }
-        }
-    }
-
-    #[cfg(target_arch = "aarch64")]
-    mod imp {
-        pub const NAME: &str = "cntvct";
-
-        #[inline(always)]
-        pub fn start() -> u64 {
-            let v: u64;
-            // SAFETY: CNTVCT_EL0 is readable from EL0 on Linux.
-            unsafe { std::arch::asm!("isb", "mrs {v}, cntvct_el0", "isb", v = out(reg) v) };
-            v
-        }
-
-        #[inline(always)]
-        pub fn stop() -> u64 {
-            start()
-        }
-    }
-
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    mod imp {
-        pub const NAME: &str = "clock_gettime";
-
-        pub fn start() -> u64 {
-            super::mono_ns()
-        }
-
-        pub fn stop() -> u64 {
-            super::mono_ns()
-        }
-    }
-
-    pub use imp::*;
 }

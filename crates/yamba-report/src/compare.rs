@@ -419,7 +419,6 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
     let mut pairs: Vec<(&str, String, String)> = vec![
         ("CPU model", ma.cpu_model.clone(), mb.cpu_model.clone()),
-        ("architecture", ma.arch.clone(), mb.arch.clone()),
         ("kernel", ma.kernel.clone(), mb.kernel.clone()),
         (
             "online CPUs",
@@ -461,6 +460,17 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
         .filter(|(_, x, y)| x != y)
         .map(|(what, x, y)| format!("{what} differs: {x:?} in A, {y:?} in B"))
         .collect();
+    if ma.arch != mb.arch {
+        out.insert(
+            0,
+            format!(
+                "architectures differ: {} in A, {} in B — results are lined up by id, but each \
+                 was measured on other hardware through its own platform's adapters: a change \
+                 is the platforms' difference, not a regression",
+                ma.arch, mb.arch
+            ),
+        );
+    }
     out.extend(mitigation_warnings(ma, mb));
     let pinned = |f: &ResultsFile| {
         let mut cpus: Vec<usize> = f

@@ -222,6 +222,41 @@ fn warns_when_the_machine_changed() {
     assert!(table(&compare(&a, &b, 0.95)).starts_with("warning: "));
 }
 
+/// An x86-64 run against an aarch64 one: every result lined up by id and
+/// compared, and the first warning says the architectures differ.
+#[test]
+fn lines_up_results_across_architectures() {
+    let a = support::sample_file();
+    let mut b = support::sample_file();
+    b.machine.arch = "aarch64".into();
+    b.machine.cpu_model = "CPU part 0x051".into();
+    b.clock.kind = yamba_core::clock::ClockKind::ArmVirtualCounter;
+    for r in &mut b.results {
+        r.adapter = "linux-aarch64".into();
+    }
+    let c = compare(&a, &b, 0.95);
+    assert!(
+        c.warnings[0].starts_with("architectures differ: x86_64 in A, aarch64 in B"),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(c.rows.len(), a.results.len());
+    for (row, r) in c.rows.iter().zip(&a.results) {
+        assert_eq!(row.key, r.key());
+        assert!(
+            row.status_a.is_some() && row.status_b.is_some(),
+            "{} not lined up: {:?}",
+            row.key,
+            row.note
+        );
+    }
+    assert!(table(&c).starts_with("warning: architectures differ"));
+    assert!(compare(&a, &a, 0.95)
+        .warnings
+        .iter()
+        .all(|w| !w.contains("architecture")));
+}
+
 #[test]
 fn warns_when_the_mitigations_changed() {
     let mut a = support::sample_file();

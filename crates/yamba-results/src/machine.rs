@@ -33,7 +33,9 @@ pub struct Machine {
     pub governor: Option<String>,
     /// Whether frequency boost (turbo) is on, where the kernel exposes it.
     pub boost: Option<bool>,
-    /// The hypervisor, when the CPU says it runs under one.
+    /// The hypervisor or emulator this runs under, and what said so (CPU
+    /// flags and CPUID, DMI, the device tree, the CPU's identity); None
+    /// when nothing does — which is not proof of bare metal.
     pub hypervisor: Option<String>,
     pub caches: Vec<CacheLevel>,
     pub page_size: u64,

@@ -15,5 +15,6 @@ pub mod run;
 pub mod select;
 pub mod serve;
 pub mod stone;
+pub mod stress;
 pub mod summary;
 pub mod top;

@@ -218,11 +218,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(out_path.clone()),
     );
     if outcome.interrupted {
+        let by = yamba_core::interrupt::signal()
+            .map(|s| format!(" by {}", yamba_core::isolate::signal_name(s)))
+            .unwrap_or_default();
         eprintln!(
-            "yamba: interrupted; kept the {} result(s) that finished",
+            "yamba: interrupted{by}; kept the {} result(s) that finished",
             file.results.len()
         );
-        return Ok(130);
+        return Ok(yamba_core::interrupt::exit_status());
     }
     let bad = run.bad_results();
     if bad > 0 {
@@ -306,7 +309,7 @@ fn header(session: &Session) -> String {
         yamba_core::VERSION,
         m.cpu_model,
         m.online_cpus,
-        m.hypervisor.as_deref().map(|h| format!("hypervisor: {h}")).unwrap_or_else(|| "bare metal".into()),
+        m.hypervisor.as_deref().map(|h| format!("hypervisor: {h}")).unwrap_or_else(|| "no hypervisor detected".into()),
         m.kernel,
         c.kind,
         c.calibration.frequency_hz / 1e6,

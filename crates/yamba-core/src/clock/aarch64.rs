@@ -14,7 +14,6 @@ pub fn cntvct_ordered() -> u64 {
 }
 
 /// The counter's nominal frequency (CNTFRQ_EL0), as firmware set it.
-#[allow(dead_code)]
 pub fn cntfrq() -> u64 {
     let v: u64;
     // SAFETY: CNTFRQ_EL0 is readable from EL0.

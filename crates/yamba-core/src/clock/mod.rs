@@ -142,6 +142,19 @@ impl Clock {
     }
 }
 
+/// The architecture's counter frequency as firmware set it, where there is
+/// one to read from user space (arm64: CNTFRQ_EL0).
+pub fn counter_frequency_hz() -> Option<u64> {
+    #[cfg(target_arch = "aarch64")]
+    {
+        Some(aarch64::cntfrq())
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        None
+    }
+}
+
 fn choose_kind() -> (ClockKind, String) {
     #[cfg(target_arch = "x86_64")]
     {

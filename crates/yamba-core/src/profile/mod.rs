@@ -15,8 +15,6 @@
 
 mod maps;
 mod render;
-#[cfg(target_os = "linux")]
-mod ring;
 mod symbols;
 
 pub use maps::{parse_maps, Mapping};
@@ -96,18 +94,12 @@ pub fn hot_symbols(samples: &Samples, sym: &mut Symbolizer) -> Vec<Hot> {
     v
 }
 
-#[cfg(target_os = "linux")]
-use ring as sampler;
-
-#[cfg(not(target_os = "linux"))]
-mod sampler {
-    use super::Samples;
-    use std::time::Duration;
-
-    pub fn profile_child<F: FnOnce() -> i32>(_: u64, _: Duration, _: F) -> Result<Samples, String> {
-        Err("sampling is implemented with Linux perf_event_open only".into())
-    }
-}
+/// The sampler, per platform: `ring.rs` (perf_event_open and its ring
+/// buffer) on Linux, `unsupported.rs` elsewhere, where profiling says why
+/// not. Interface: `profile_child(period, duration, child)`.
+#[cfg_attr(target_os = "linux", path = "ring.rs")]
+#[cfg_attr(not(target_os = "linux"), path = "unsupported.rs")]
+mod sampler;
 
 #[cfg(test)]
 mod tests {

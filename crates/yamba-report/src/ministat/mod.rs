@@ -6,9 +6,11 @@
 //! set's mean differs from the first's at a chosen confidence level.
 //!
 //! The output here is the original's to the byte (checked against the
-//! Debian `ministat` 20150715 build by `tests/ministat_vs_original.rs`):
-//! C's `%g` formatting, its fixed t table, glibc's sort order for ties, and
-//! even the plot's quirks. Scripts written for the original read ours.
+//! Debian `ministat` 20150715 build by `tests/ministat_vs_original.rs`, on
+//! x86-64 and on arm64): C's `%g` formatting, its fixed t table, glibc's
+//! sort order for ties, the plot's quirks, and where C leaves arithmetic to
+//! the machine, the reference binary's machine code (`machine`). Scripts
+//! written for the original read ours.
 //!
 //! Two entry points:
 //! - [`compare`] (or [`run`] with [`Dataset`]s): named lists of numbers in,
@@ -18,12 +20,14 @@
 //!
 //! Deliberate differences from the original: `-q` (from newer FreeBSD)
 //! leaves out the set names and the table header; and where the original
-//! crashes (`-w 1`, infinite or NaN data that reach the plot, a negative
-//! width from `COLUMNS`), this returns [`MinistatError::Plot`] instead.
+//! crashes (on x86-64: `-w 1`, infinite or NaN data that reach the plot; a
+//! negative width from `COLUMNS`), this returns [`MinistatError::Plot`]
+//! instead.
 
 mod args;
 mod cfmt;
 mod cparse;
+mod machine;
 mod plot;
 mod read;
 mod sort;
@@ -289,10 +293,8 @@ impl Dataset {
         }
         let (mut sum, mut sum_of_squares) = (0.0, 0.0);
         for &a in &points {
-            // The operand order of the original's machine code (`sy += a`
-            // keeps sy's NaN, `syy += a * a` the square's).
-            sum = c_add(sum, a);
-            sum_of_squares = c_add(a * a, sum_of_squares);
+            // As the original's machine code adds (NaN signs, rounding).
+            (sum, sum_of_squares) = machine::add_point(sum, sum_of_squares, a);
         }
         sort::glibc_qsort(&mut points);
         Ok(Dataset {
@@ -351,17 +353,6 @@ impl Dataset {
 
     fn n(&self) -> f64 {
         self.points.len() as f64
-    }
-}
-
-/// `a + b` as x86's `addsd` computes it with `a` in the destination
-/// register: when both are NaN, the result is `a`, with its sign, which
-/// gets printed. Rust's `+` leaves the operand order to the compiler.
-fn c_add(a: f64, b: f64) -> f64 {
-    if a.is_nan() {
-        a
-    } else {
-        a + b
     }
 }
 
@@ -454,7 +445,12 @@ fn relative(ds: &Dataset, rs: &Dataset, confidence: Confidence) -> String {
     let (n_ds, n_rs) = (ds.len(), rs.len());
     let df = n_ds + n_rs - 2;
     let t = ttable::critical_t(df, confidence.column());
-    let mut spool = (n_ds - 1) as f64 * ds.variance() + (n_rs - 1) as f64 * rs.variance();
+    let mut spool = machine::pooled_sum(
+        (n_ds - 1) as f64,
+        ds.variance(),
+        (n_rs - 1) as f64,
+        rs.variance(),
+    );
     spool /= df as f64;
     spool = spool.sqrt();
     let s = spool * (1.0 / n_ds as f64 + 1.0 / n_rs as f64).sqrt();

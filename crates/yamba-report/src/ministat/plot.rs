@@ -9,8 +9,9 @@
 //! Where the original writes outside its buffers the result depends on the
 //! heap: writes into the slack glibc's `malloc` leaves after a block, or
 //! (at width 0, where rounding can give column -1) into the block's header,
-//! are harmless and are ignored here; anything further (a width of 1 or
-//! below 0, a zero width with a later `realloc(p, 0)`, infinite or NaN
+//! are harmless and are ignored here; anything further (a width below 0, a
+//! zero width with a later `realloc(p, 0)`, and on x86-64, where a NaN or
+//! out-of-range column becomes `INT_MIN`, a width of 1 or infinite or NaN
 //! data) makes the original crash, and gives a [`PlotError`] here instead.
 
 use super::{Dataset, SYMBOLS};
@@ -62,19 +63,11 @@ impl Scale {
         self.x0 = self.min - 0.5 * self.dx;
     }
 
-    /// The column of `v`, converted to `int` as x86 does it: truncated,
-    /// and `INT_MIN` for NaN or anything out of range.
+    /// The column of `v`, converted to `int` as the machine does it
+    /// (x86-64: `INT_MIN` for NaN or out of range, which crashes; arm64:
+    /// saturated, 0 for NaN).
     fn column(&self, v: f64) -> i32 {
-        c_int((v - self.x0) / self.dx)
-    }
-}
-
-/// `(int)x` on x86-64 (`cvttsd2si`).
-fn c_int(x: f64) -> i32 {
-    if x.is_nan() || x >= 2_147_483_648.0 || x <= -2_147_483_649.0 {
-        i32::MIN
-    } else {
-        x as i32
+        super::machine::to_int((v - self.x0) / self.dx)
     }
 }
 

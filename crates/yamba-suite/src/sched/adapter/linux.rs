@@ -26,6 +26,9 @@ pub fn run_in_new_session<F: FnOnce() -> i32>(f: F) -> Result<i32, String> {
         }
         if pid == 0 {
             libc::setsid();
+            // A new session leaves the benchmark's process group: die with
+            // the benchmark instead of outliving a killed run.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(101);
             libc::_exit(code);
         }

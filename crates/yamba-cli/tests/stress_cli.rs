@@ -1,0 +1,263 @@
+//! `yamba stress` as a user runs it: a planted leak makes it exit 1 with
+//! the leak named and a valid results file; Ctrl-C, SIGTERM and SIGKILL leave no
+//! process behind; a finding's printed replay command reproduces it; bad
+//! options get a one-line error.
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn yamba() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_yamba"));
+    c.env_remove("YAMBA_STRESS_PLANT");
+    c
+}
+
+/// Processes of session `sid` (everything a command started in a new session).
+fn in_session(sid: i32) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let t = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let f: Vec<&str> = t.rsplit_once(") ")?.1.split_whitespace().collect();
+            (f.get(3)?.parse::<i32>().ok()? == sid).then(|| format!("{pid} {}", f[0]))
+        })
+        .collect()
+}
+
+fn wait_empty(sid: i32) -> Vec<String> {
+    let t0 = Instant::now();
+    loop {
+        let left = in_session(sid);
+        if left.is_empty() || t0.elapsed() > Duration::from_secs(3) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_planted_leak_exits_1_names_the_fd_and_writes_a_valid_results_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.json");
+    let o = yamba()
+        .current_dir(dir.path())
+        .env("YAMBA_STRESS_PLANT", "leak=pipe:25")
+        .args(["stress", "--seed", "3", "--ops", "1500", "--workers", "1"])
+        .args(["--stressors", "pipe,eventfd", "--no-errors", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("stress.invariant.fds") && stdout.contains("FAILED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("pipe:[") && stdout.contains("(pipe destroy) but still open"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("TEST PLANT ACTIVE"), "{stdout}");
+    let file = yamba_core::ResultsFile::read(&out).expect("a yamba results file");
+    assert!(file.complete);
+    assert!(file.results.iter().any(|r| r.id == "stress.invariant.fds"));
+    // The scratch directory went away with the run.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".yamba"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Starts `yamba stress` in a session of its own; returns it and its results path.
+fn start_long(dir: &std::path::Path) -> (std::process::Child, std::path::PathBuf) {
+    let out = dir.join("s.json");
+    let mut c = yamba();
+    c.current_dir(dir)
+        .args(["stress", "--time", "60", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid in the child before exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        })
+    };
+    (c.spawn().unwrap(), out)
+}
+
+/// Waits until the run has workers up (processes in its session besides itself).
+fn wait_running(sid: i32) {
+    let t0 = Instant::now();
+    while in_session(sid).len() < 3 && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+}
+
+/// Ctrl-C (SIGINT to the terminal's foreground process group) and SIGTERM
+/// (to the supervisor alone): the run stops, keeps its results, exits 130
+/// and leaves no process of its session behind.
+#[test]
+fn ctrl_c_and_sigterm_stop_the_run_keep_its_results_and_leave_nothing() {
+    for (sig, to_group) in [(libc::SIGINT, true), (libc::SIGTERM, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut child, out) = start_long(dir.path());
+        let sid = child.id() as i32;
+        wait_running(sid);
+        assert!(in_session(sid).len() >= 3, "{:?}", in_session(sid));
+        let t0 = Instant::now();
+        // SAFETY: signalling our own child (and its process group).
+        unsafe { libc::kill(if to_group { -sid } else { sid }, sig) };
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "not stopped 20 s after signal {sig}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(status.code(), Some(130), "signal {sig}");
+        assert_eq!(wait_empty(sid), Vec::<String>::new(), "signal {sig}");
+        let file = yamba_core::ResultsFile::read(&out).expect("results kept");
+        assert!(file.interrupted && !file.complete, "signal {sig}");
+        // The scratch directory went away too.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".yamba"))
+            .collect();
+        assert!(left.is_empty(), "signal {sig}: {left:?}");
+    }
+}
+
+#[test]
+fn sigkill_of_the_supervisor_takes_every_worker_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, _) = start_long(dir.path());
+    let sid = child.id() as i32;
+    wait_running(sid);
+    assert!(in_session(sid).len() >= 3);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Workers die with it (PR_SET_PDEATHSIG), their children with them.
+    assert_eq!(wait_empty(sid), Vec::<String>::new());
+    // Its scratch folder stays (no time to remove it) until the next run.
+    let stale = dir.path().join(format!(".yamba-stress-{sid}"));
+    assert!(stale.is_dir());
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "stress",
+            "--ops",
+            "50",
+            "--workers",
+            "1",
+            "--stressors",
+            "pipe",
+        ])
+        .args(["--no-errors", "--out", "s.json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!stale.exists());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("removed 1 scratch folder(s)"));
+}
+
+#[test]
+fn the_printed_replay_command_reproduces_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = yamba()
+            .current_dir(dir.path())
+            .env("YAMBA_STRESS_PLANT", "wrong-errno")
+            .args(args)
+            .args(["--out", "r.json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let first = run(&[
+        "stress",
+        "--seed",
+        "77",
+        "--ops",
+        "800",
+        "--stressors",
+        "none",
+    ]);
+    let finding = first
+        .lines()
+        .find(|l| l.starts_with("  [") && l.contains("PLANTED_WRONG"))
+        .expect("the planted finding")
+        .to_string();
+    let replay = first
+        .lines()
+        .skip_while(|l| *l != finding)
+        .find_map(|l| l.trim().strip_prefix("replay: "))
+        .unwrap()
+        .split("   ")
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        replay.starts_with("yamba stress --seed 77 --replay --call "),
+        "{replay}"
+    );
+    let args: Vec<&str> = replay.split_whitespace().skip(1).collect();
+    let again = run(&args);
+    let same = again
+        .lines()
+        .find(|l| l.starts_with("  [") && l.contains("PLANTED_WRONG"))
+        .unwrap();
+    // The same call, arguments, error code (the count differs: one call).
+    let strip = |l: &str| l.split(", seen").next().unwrap().to_string();
+    assert_eq!(strip(same), strip(&finding));
+}
+
+#[test]
+fn bad_options_get_a_one_line_error() {
+    for (args, says) in [
+        (vec!["stress", "--cpu", "9999"], "--cpu 9999"),
+        (
+            vec!["stress", "--stressors", "pipes"],
+            "unknown stressor 'pipes'",
+        ),
+        (vec!["stress", "--measure", "no.such"], "--measure no.such"),
+        (vec!["stress", "--time", "0"], "--time 0"),
+        (vec!["stress", "--replay"], "--seed"),
+    ] {
+        let o = yamba().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        // Ours are one line; clap adds its usage to its own.
+        if err.starts_with("yamba:") {
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        }
+    }
+}
