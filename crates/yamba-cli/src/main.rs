@@ -40,8 +40,10 @@ enum Command {
     Obs(cmd::obs::Args),
     /// Write a smaller results file holding only the named benchmarks.
     Select(cmd::select::Args),
-    /// Compare two results files: change, confidence interval, p-value, verdict.
+    /// Compare two results files (or stored runs, @ID): change, confidence interval, p-value, verdict.
     Compare(cmd::compare::Args),
+    /// The runs remembered: list them, show one, follow a result across them, import files.
+    History(cmd::history::Args),
     /// Export a results file as csv, Go benchmark text (benchstat), ministat columns or lmbench's results format.
     Export(cmd::export::Args),
     /// lmbench's summary tables (`make see`), one row per results file.
@@ -80,6 +82,7 @@ fn main() {
         Command::Obs(a) => cmd::obs::run(a),
         Command::Select(a) => cmd::select::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::History(a) => cmd::history::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Summary(a) => cmd::summary::run(a),
         Command::Serve(a) => cmd::serve::run(a),

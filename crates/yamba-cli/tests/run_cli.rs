@@ -132,10 +132,17 @@ fn default_results_file_goes_to_a_timestamped_path() {
         .file_name()
         .to_string_lossy()
         .into_owned();
+    // Compressed (zstd): every reader opens it as it opens plain JSON.
     assert!(
-        name.starts_with("yamba-") && name.ends_with(".json"),
+        name.starts_with("yamba-") && name.ends_with(".json.zst"),
         "{name}"
     );
+    let path = dir.path().join("results").join(&name);
+    assert!(std::fs::read(&path)
+        .unwrap()
+        .starts_with(&[0x28, 0xB5, 0x2F, 0xFD]));
+    let file = yamba_core::ResultsFile::read(&path).unwrap();
+    assert!(file.results.iter().any(|r| r.id == "cpu.loop"));
     assert!(
         stderr.contains("results written to results/yamba-"),
         "{stderr}"

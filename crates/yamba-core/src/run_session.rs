@@ -246,12 +246,14 @@ fn private_temp_dir() -> Option<PathBuf> {
     (m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0).then_some(d)
 }
 
-/// A fresh timestamped file name under `dir` (created if missing).
+/// A fresh timestamped file name under `dir` (created if missing):
+/// zstd-compressed JSON, which every reader opens as it opens plain JSON
+/// (the default suite's observations take ≈ 7× less room so).
 pub fn default_out(dir: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create results folder {}: {e}", dir.display()))?;
     let stamp = now_rfc3339().replace([':', '-'], "");
-    Ok(dir.join(format!("yamba-{stamp}.json")))
+    Ok(dir.join(format!("yamba-{stamp}.json.zst")))
 }
 
 /// Fails before anything is measured if the results file cannot be written.

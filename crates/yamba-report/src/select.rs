@@ -171,14 +171,14 @@ pub fn observations_text(r: &BenchResult, range: Option<Range<usize>>) -> String
     out
 }
 
-/// Reads a results file, `-` meaning standard input, with one clear error
-/// line on failure.
+/// Reads a results file (plain or `.json.zst`), `-` meaning standard
+/// input, with one clear error line on failure.
 pub fn read_results(path: &str) -> Result<ResultsFile, String> {
     if path == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        return ResultsFile::from_json(&text).map_err(|e| format!("standard input: {e}"));
+        return ResultsFile::from_bytes(&bytes).map_err(|e| format!("standard input: {e}"));
     }
     ResultsFile::read(std::path::Path::new(path)).map_err(|e| match e {
         yamba_results::ReadError::Io(e) => e.to_string(),

@@ -27,9 +27,9 @@ pub use counters::Counts;
 pub use cpustates::CpuStates;
 pub use machine::{CacheLevel, Machine};
 pub use results::{
-    now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind, Certainty, Evidence,
-    Method, MethodKind, Mode, ReadError, ResultsFile, Series, Status, Tool, PRECISE_BLOCKS,
-    SCHEMA_NAME, SCHEMA_VERSION,
+    is_compressed_name, now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind,
+    Certainty, Evidence, Method, MethodKind, Mode, ReadError, ResultsFile, Series, Status, Tool,
+    PRECISE_BLOCKS, SCHEMA_NAME, SCHEMA_VERSION,
 };
 pub use units::{format_sig, Unit};
 

@@ -5,6 +5,7 @@ pub mod blocks;
 pub mod compare;
 pub mod completions;
 pub mod export;
+pub mod history;
 pub mod lang;
 pub mod list;
 pub mod ministat;

@@ -119,10 +119,19 @@ fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> 
         None => true,
     };
     let file = if stdin {
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+        if bytes.starts_with(&yamba_core::results::ZSTD_MAGIC) {
+            return sources_of(
+                ResultsFile::from_bytes(&bytes)
+                    .map_err(|e| anyhow::anyhow!("standard input: {e}"))?,
+                &args.bench,
+            );
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| anyhow::anyhow!("standard input is not text: {e}"))?;
         if !text.trim_start().starts_with('{') {
             if !args.bench.is_empty() {
                 anyhow::bail!("plain numbers on standard input: there are no benchmarks to choose");
@@ -153,10 +162,15 @@ fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> 
         }
         ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
     };
-    let chosen: Vec<_> = if args.bench.is_empty() {
+    sources_of(file, &args.bench)
+}
+
+/// The observations or curves of the chosen results (all when none are named).
+fn sources_of(file: ResultsFile, bench: &[String]) -> anyhow::Result<Vec<Source>> {
+    let chosen: Vec<_> = if bench.is_empty() {
         file.results.iter().collect()
     } else {
-        select::select_results(&file, &args.bench)?
+        select::select_results(&file, bench)?
     };
     let out: Vec<Source> = chosen
         .into_iter()

@@ -4,7 +4,6 @@ use anyhow::bail;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use yamba_core::results::ResultsFile;
 use yamba_core::run_session::{self, Start};
 use yamba_core::runner::Observer;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
@@ -93,8 +92,8 @@ pub struct Args {
     /// Seed for --shuffle.
     #[arg(long, value_name = "N", requires = "shuffle")]
     pub seed: Option<u64>,
-    /// A saved results file to compare this run against when it ends
-    /// (the same table as `yamba compare BASELINE NEW`).
+    /// A saved results file (or @ID, a run in the history) to compare this
+    /// run against when it ends (the same table as `yamba compare BASELINE NEW`).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// With --baseline: exit with status 1 when a result got significantly
@@ -110,6 +109,8 @@ pub struct Args {
     /// Sample where the time goes while BENCH runs, and print the top symbols.
     #[arg(long, value_name = "BENCH")]
     pub profile: Option<String>,
+    #[command(flatten)]
+    pub history: super::history::RecordArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -137,7 +138,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let baseline = match &args.baseline {
         Some(p) => Some(
-            ResultsFile::read(p).map_err(|e| anyhow::anyhow!("--baseline {}: {e}", p.display()))?,
+            yamba_history::Resolver::new(args.history.store.store.as_deref())
+                .read(&p.to_string_lossy())
+                .map_err(|e| anyhow::anyhow!("--baseline {}: {e}", p.display()))?,
         ),
         None => None,
     };
@@ -151,6 +154,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => run_session::default_out(&args.results_dir).map_err(anyhow::Error::msg)?,
     };
     run_session::check_writable(&out_path).map_err(anyhow::Error::msg)?;
+    let recorder = args.history.start()?;
 
     yamba_core::interrupt::install();
     let interactive = std::io::stderr().is_terminal();
@@ -260,6 +264,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             true
         }
     };
+    let suite = if args.names.is_empty() {
+        "default".to_string()
+    } else {
+        args.names.join(" ")
+    };
+    let unrecorded = super::history::record(
+        recorder.as_ref(),
+        file,
+        yamba_history::OriginKind::Run,
+        suite,
+        outcome.written.clone(),
+    );
     if outcome.interrupted {
         let by = yamba_core::interrupt::signal()
             .map(|s| format!(" by {}", yamba_core::isolate::signal_name(s)))
@@ -277,6 +293,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(
         if (args.strict && bad > 0) || regressions > 0 || not_saved {
             1
+        } else if unrecorded {
+            2
         } else {
             0
         },

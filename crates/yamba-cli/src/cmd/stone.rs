@@ -93,6 +93,8 @@ pub struct Args {
     /// A previous log to compare with (ministat: x = it, + = this series; one command only).
     #[arg(long, value_name = "OTHER.log")]
     compare: Option<PathBuf>,
+    #[command(flatten)]
+    history: super::history::RecordArgs,
     /// The command(s) to time (see below).
     #[arg(required = true, num_args = 1.., value_name = "COMMAND")]
     command: Vec<String>,
@@ -135,6 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(p) => Some(read_comparison(p, args.runs)?),
         None => None,
     };
+    let recorder = args.history.start()?;
     let started = yamba_core::results::now_rfc3339();
     let clock = Clock::detect(100);
     let base = yamba_core::base::measure_base(&clock, 10_000);
@@ -206,22 +209,34 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             PathBuf::from(s)
         })
     });
-    if let Some(out) = &results_path {
-        let ctx = stone::Context {
-            clock: clock.info(),
-            base: &base,
-            machine: &machine,
-            argv: std::env::args().collect(),
-            started,
-        };
-        let results = stone::results_file(series, &ctx);
-        results
-            .write_atomic(out)
-            .with_context(|| format!("cannot write {}", out.display()))?;
-        if let Some(why) = &results.results[0].reason {
-            println!("WITHHELD: {why}");
+    let ctx = stone::Context {
+        clock: clock.info(),
+        base: &base,
+        machine: &machine,
+        argv: std::env::args().collect(),
+        started,
+    };
+    // Every series goes to the history; the first one also to --out.
+    let mut unrecorded = false;
+    for (i, s) in all.iter().enumerate() {
+        let results = stone::results_file(s, &ctx);
+        let out = results_path.as_ref().filter(|_| i == 0);
+        if let Some(out) = out {
+            results
+                .write_atomic(out)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            if let Some(why) = &results.results[0].reason {
+                println!("WITHHELD: {why}");
+            }
+            println!("Results file is {}.", out.display());
         }
-        println!("Results file is {}.", out.display());
+        unrecorded |= super::history::record(
+            recorder.as_ref(),
+            &results,
+            yamba_history::OriginKind::Stone,
+            s.name(),
+            out.cloned(),
+        );
     }
     if let (Some(old), Some(path)) = (other, &args.compare) {
         println!();
@@ -233,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("ministat: {e}"))?;
         print!("{text}");
     }
-    Ok(0)
+    Ok(if unrecorded { 2 } else { 0 })
 }
 
 fn read_comparison(p: &Path, runs: Option<usize>) -> anyhow::Result<Vec<f64>> {

@@ -1,0 +1,221 @@
+//! `yamba history`: the runs remembered (list, show, trend, import), and
+//! the options `run` and `stone` take to store into it.
+
+use std::path::PathBuf;
+use yamba_history::{History, Origin, OriginKind, Recorder, Resolver, Saved, StoreSpec};
+use yamba_results::ResultsFile;
+
+/// Where runs are remembered: taken by `run`, `stone`, `compare`, `history`.
+#[derive(clap::Args, Clone, Default)]
+pub struct StoreArg {
+    /// The history to use: an SQLite file, or a PostgreSQL URL
+    /// (postgres://user@host/db, or postgres:///db?host=/socket/dir)
+    /// [default: $YAMBA_HISTORY, else $XDG_DATA_HOME/yamba/history.sqlite
+    /// or ~/.local/share/yamba/history.sqlite].
+    #[arg(long, global = true, value_name = "FILE|URL")]
+    pub store: Option<String>,
+}
+
+/// What `run` and `stone` take: where to store the run, or not to.
+#[derive(clap::Args, Clone, Default)]
+pub struct RecordArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Do not store this run in the history.
+    #[arg(long, conflicts_with = "store")]
+    pub no_history: bool,
+}
+
+impl RecordArgs {
+    /// Checks the history before anything is measured: an explicit store
+    /// that cannot be opened is an error now, not after an hour of work.
+    pub fn start(&self) -> anyhow::Result<Option<Recorder>> {
+        let (recorder, messages) = Recorder::start(self.no_history, self.store.store.as_deref())
+            .map_err(anyhow::Error::msg)?;
+        for m in messages {
+            eprintln!("yamba: {m}");
+        }
+        Ok(recorder)
+    }
+}
+
+/// Stores a finished command's file; returns whether that failed where a
+/// store was asked for explicitly.
+pub fn record(
+    recorder: Option<&Recorder>,
+    file: &ResultsFile,
+    kind: OriginKind,
+    suite: String,
+    source: Option<PathBuf>,
+) -> bool {
+    let Some(r) = recorder else {
+        return false;
+    };
+    let done = r.record(
+        file,
+        &Origin {
+            kind,
+            suite: Some(suite),
+            source,
+        },
+    );
+    for m in &done.messages {
+        eprintln!("yamba: {m}");
+    }
+    done.failed
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<Sub>,
+    #[command(flatten)]
+    store: StoreArg,
+    /// How many runs to list, newest first.
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    limit: usize,
+    /// List every run.
+    #[arg(long, conflicts_with = "limit")]
+    all: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// One stored run: its machine, notes and table (`--format json`: the results file itself).
+    Show {
+        /// The run's id (as `history` lists it; `@ID` works too).
+        id: String,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// A result's headline value and 95% interval across stored runs,
+    /// oldest first, with changes of machine, kernel or yamba marked.
+    Trend {
+        /// The result: id@mode, or an id measured in one mode.
+        name: String,
+        /// Also plot it to this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        output: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Store results files (plain or .json.zst) in the history.
+    Import {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let mut resolver = Resolver::new(args.store.store.as_deref());
+    match args.command {
+        None => {
+            let h = resolver.history().map_err(anyhow::Error::msg)?;
+            let limit = (!args.all).then_some(args.limit);
+            let runs = h.list(limit).map_err(anyhow::Error::msg)?;
+            match args.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&runs)?),
+                Format::Table => {
+                    let total = h.count().map_err(anyhow::Error::msg)?;
+                    print!("{}", yamba_history::text::list(&runs));
+                    if (runs.len() as i64) < total {
+                        println!(
+                            "({} of {total} runs shown; --all or -n N for more)",
+                            runs.len()
+                        );
+                    }
+                    eprintln!("yamba: history {}", h.location());
+                }
+            }
+            Ok(0)
+        }
+        Some(Sub::Show { id, format }) => {
+            let id = parse_id(&id)?;
+            let h = resolver.history().map_err(anyhow::Error::msg)?;
+            let file = h.load(id).map_err(anyhow::Error::msg)?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
+                Format::Table => {
+                    let summary = h.summary(id).map_err(anyhow::Error::msg)?;
+                    print!("{}", yamba_history::text::show(&summary, &file));
+                }
+            }
+            Ok(0)
+        }
+        Some(Sub::Trend {
+            name,
+            output,
+            format,
+        }) => {
+            if let Some(p) = &output {
+                if p.extension().is_none_or(|e| e != "svg") {
+                    anyhow::bail!("--output {}: the name must end in .svg", p.display());
+                }
+            }
+            let h = resolver.history().map_err(anyhow::Error::msg)?;
+            let trend = h.trend(&name).map_err(anyhow::Error::msg)?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&trend)?),
+                Format::Table => print!("{}", trend.text()),
+            }
+            if let Some(p) = output {
+                yamba_results::write_atomic(&p, trend.svg(900, 450).as_bytes())
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+                eprintln!("yamba: trend plotted to {}", p.display());
+            }
+            Ok(0)
+        }
+        Some(Sub::Import { files }) => {
+            let spec =
+                StoreSpec::or_default(args.store.store.as_deref()).map_err(anyhow::Error::msg)?;
+            let mut h = History::open(&spec).map_err(anyhow::Error::msg)?;
+            let mut failed = 0;
+            for f in &files {
+                let done = ResultsFile::read(f)
+                    .map_err(|e| e.to_string())
+                    .and_then(|file| {
+                        h.save(
+                            &file,
+                            &Origin {
+                                kind: OriginKind::Import,
+                                suite: None,
+                                source: Some(f.clone()),
+                            },
+                        )
+                    });
+                match done {
+                    Ok(Saved::New(id)) => println!("{}: stored as @{id}", f.display()),
+                    Ok(Saved::Existing(id)) => {
+                        println!("{}: already in the history as @{id}", f.display())
+                    }
+                    Err(e) => {
+                        failed += 1;
+                        eprintln!("yamba: {}: {e}", f.display());
+                    }
+                }
+            }
+            eprintln!("yamba: history {}", h.location());
+            Ok(if failed > 0 { 2 } else { 0 })
+        }
+    }
+}
+
+/// `12` or `@12`.
+fn parse_id(s: &str) -> anyhow::Result<i64> {
+    let with_at = if s.starts_with('@') {
+        s.to_string()
+    } else {
+        format!("@{s}")
+    };
+    yamba_history::parse_reference(&with_at)
+        .expect("starts with @")
+        .map_err(anyhow::Error::msg)
+}

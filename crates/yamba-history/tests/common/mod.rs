@@ -1,0 +1,4 @@
+//! Shared by the history tests: results files to store, and a private PostgreSQL server.
+
+pub mod files;
+pub mod pg;
