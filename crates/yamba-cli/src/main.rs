@@ -36,6 +36,10 @@ enum Command {
     Select(cmd::select::Args),
     /// Compare two results files: change, confidence interval, p-value, verdict.
     Compare(cmd::compare::Args),
+    /// One self-contained HTML report of results files: machine, predictions, tables, figures, comparison.
+    Report(cmd::report::Args),
+    /// Describe this machine (CPU, clock, caches, memory, disks, network, OS), as text or JSON.
+    Machine(cmd::machine::Args),
     /// Export a results file as csv, Go benchmark text (benchstat) or ministat columns.
     Export(cmd::export::Args),
     /// Run the remote-measurement agent (loopback unless told otherwise; token required).
@@ -63,6 +67,8 @@ fn main() {
         Command::Obs(a) => cmd::obs::run(a),
         Command::Select(a) => cmd::select::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Machine(a) => cmd::machine::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Stone(a) => cmd::stone::run(a),

@@ -71,6 +71,7 @@ fn file(scale: f64) -> ResultsFile {
             clocksource: None,
             perf_event_paranoid: None,
             is_root: false,
+            ..Default::default()
         },
         clock: ClockInfo {
             kind: ClockKind::MonotonicRaw,

@@ -32,7 +32,7 @@ impl Describe for Machine {
             )
         };
         let cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq";
-        Machine {
+        let mut m = Machine {
             hostname: uname.1,
             os: uname.0,
             kernel: uname.2,
@@ -67,7 +67,10 @@ impl Describe for Machine {
                 .and_then(|s| s.trim().parse().ok()),
             // SAFETY: geteuid has no preconditions.
             is_root: unsafe { libc::geteuid() } == 0,
-        }
+            ..Default::default()
+        };
+        crate::host::fill(&mut m);
+        m
     }
 }
 

@@ -2,8 +2,11 @@
 pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod html;
+pub mod machine;
 pub mod ministat;
 pub mod plot;
+pub mod predict;
 pub mod select;
 pub mod stone;
 pub mod table;

@@ -22,7 +22,7 @@ pub use base::Base;
 pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
-pub use machine::{CacheLevel, Machine};
+pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{
     now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind, Certainty, Evidence,
     Method, MethodKind, Mode, ReadError, ResultsFile, Series, Status, Tool, PRECISE_BLOCKS,

@@ -31,6 +31,7 @@ pub fn machine() -> Machine {
         clocksource: Some("tsc".into()),
         perf_event_paranoid: None,
         is_root: true,
+        ..Default::default()
     }
 }
 
