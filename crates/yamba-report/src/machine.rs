@@ -215,6 +215,8 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
     }
     push("Operating system", os);
 
+    push("Mitigations", mitigation_lines(m));
+
     push(
         "Hypervisor",
         vec![m
@@ -243,6 +245,29 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
     );
     push("Environment", vec![env.join("; ")]);
     out
+}
+
+/// The vulnerabilities the kernel mitigates or leaves open, one a line;
+/// those the CPU is not affected by, counted.
+fn mitigation_lines(m: &Machine) -> Vec<String> {
+    let mut lines: Vec<String> = m
+        .mitigations
+        .iter()
+        .filter(|(_, state)| state.as_str() != "Not affected")
+        .map(|(name, state)| format!("{name}: {state}"))
+        .collect();
+    let unaffected = m
+        .mitigations
+        .values()
+        .filter(|s| s.as_str() == "Not affected")
+        .count();
+    if unaffected > 0 {
+        lines.push(format!(
+            "not affected by {unaffected} other{}",
+            plural(unaffected)
+        ));
+    }
+    lines
 }
 
 fn plural(n: usize) -> &'static str {
@@ -318,6 +343,14 @@ mod tests {
                 ..Default::default()
             }],
             page_size: 4096,
+            mitigations: [
+                ("meltdown", "Not affected"),
+                ("mds", "Not affected"),
+                ("spectre_v2", "Mitigation: Retpolines"),
+            ]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
             ..Default::default()
         }
     }
@@ -334,6 +367,8 @@ mod tests {
             "sda, Samsung SSD 860 EVO 500GB, 465.8 GiB, driver sd, solid state, scheduler mq-deadline",
             "eth0, driver e1000e, 1 Gb/s",
             "Hypervisor        none detected",
+            "Mitigations       spectre_v2: Mitigation: Retpolines",
+            "                  not affected by 2 others",
         ] {
             assert!(t.contains(want), "missing {want:?} in\n{t}");
         }

@@ -3,6 +3,7 @@
 //! `yamba_core::machine`'s job.)
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CacheLevel {
@@ -82,6 +83,12 @@ pub struct Machine {
     /// Network interfaces backed by a device (no loopback, bridges, tunnels).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nics: Vec<Nic>,
+    /// CPU vulnerabilities and the kernel's answer to each, as
+    /// /sys/devices/system/cpu/vulnerabilities states it ("Not affected",
+    /// "Vulnerable", "Mitigation: …"): mitigations change what a system
+    /// call or a context switch costs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mitigations: BTreeMap<String, String>,
 }
 
 /// One memory module, from the firmware's SMBIOS tables.
