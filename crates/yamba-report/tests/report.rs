@@ -73,7 +73,6 @@ fn assert_self_contained(page: &str) {
         "href=\"http",
         "<link",
         "@import",
-        "url(",
         "<img",
         "<iframe",
         "fetch(",
@@ -81,6 +80,12 @@ fn assert_self_contained(page: &str) {
     ] {
         assert!(!page.contains(bad), "the page refers outside itself: {bad}");
     }
+    // url() only for the page's own clip paths.
+    assert_eq!(
+        page.matches("url(").count(),
+        page.matches("url(#").count(),
+        "url() outside the page"
+    );
     // The only absolute URL is the SVG namespace, which is a name, not a fetch.
     let urls = page.matches("http://").count() + page.matches("https://").count();
     let ns = page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
