@@ -40,8 +40,10 @@ enum Command {
     Report(cmd::report::Args),
     /// Describe this machine (CPU, clock, caches, memory, disks, network, OS), as text or JSON.
     Machine(cmd::machine::Args),
-    /// Export a results file as csv, Go benchmark text (benchstat) or ministat columns.
+    /// Export a results file as csv, Go benchmark text (benchstat), ministat columns or lmbench's results format.
     Export(cmd::export::Args),
+    /// lmbench's summary tables (`make see`), one row per results file.
+    Summary(cmd::summary::Args),
     /// Run the remote-measurement agent (loopback unless told otherwise; token required).
     Serve(cmd::serve::Args),
     /// Time a whole command N times (worldstone): cycles, wall, CPU time, peak memory.
@@ -70,6 +72,7 @@ fn main() {
         Command::Report(a) => cmd::report::run(a),
         Command::Machine(a) => cmd::machine::run(a),
         Command::Export(a) => cmd::export::run(a),
+        Command::Summary(a) => cmd::summary::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Stone(a) => cmd::stone::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),

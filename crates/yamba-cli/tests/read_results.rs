@@ -70,6 +70,8 @@ fn file(scale: f64) -> ResultsFile {
             transparent_hugepages: None,
             clocksource: None,
             perf_event_paranoid: None,
+            vulnerabilities: Default::default(),
+            mitigations: None,
             is_root: false,
             ..Default::default()
         },

@@ -34,7 +34,9 @@ pub struct Benchmark {
     pub default: bool,
     /// Test-only: listed and runnable only with YAMBA_TEST_BENCHMARKS=1.
     pub hidden: bool,
-    /// The platform adapter this build uses for it.
+    /// The platform adapter this build uses for it: the area's
+    /// `adapter::NAME`, or [`NO_ADAPTER`] where the area has none for this
+    /// platform (the runner then skips it and says so).
     pub adapter: &'static str,
     /// Seconds after which the run is killed and reported as hung.
     pub timeout_s: u64,
@@ -65,6 +67,29 @@ impl Benchmark {
     pub fn supports(&self, mode: Mode) -> bool {
         self.modes.contains(&mode)
     }
+
+    /// Whether it can run here: Err says why not — no adapter for this
+    /// platform, or what its own `requires` says (needs root, a feature).
+    pub fn runnable(&self, machine: &Machine, config: &RunConfig) -> Result<(), String> {
+        if self.adapter == NO_ADAPTER {
+            return Err(no_adapter_reason());
+        }
+        (self.requires)(machine, config)
+    }
+}
+
+/// The adapter name of an area's `unsupported` adapter: a platform nobody
+/// has written (and run) that area's platform code for yet. Benchmarks
+/// naming it are reported skipped with [`no_adapter_reason`], never run.
+pub const NO_ADAPTER: &str = "none";
+
+/// Why a benchmark whose adapter is [`NO_ADAPTER`] did not run.
+pub fn no_adapter_reason() -> String {
+    format!(
+        "no adapter for this platform ({}-{})",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }
 
 /// The unit of replication of a benchmark's results in a run.
@@ -457,5 +482,39 @@ impl<'a> Ctx<'a> {
 
     pub fn into_results(self) -> Vec<BenchResult> {
         self.results
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Status;
+
+    static WITHOUT_ADAPTER: Benchmark = Benchmark {
+        id: "test.no_adapter",
+        area: "test",
+        description: "an area with no adapter for this platform",
+        adapter: NO_ADAPTER,
+        run: |_| panic!("a benchmark without an adapter must never run"),
+        ..Benchmark::TEMPLATE
+    };
+
+    /// What a new platform sees: skipped with the reason, never run (its
+    /// `run` would panic into a failed result), and `yamba list` says the same.
+    #[test]
+    fn no_adapter_is_skipped_with_its_reason() {
+        let session = Session::prepare(RunConfig::quick());
+        let dir = tempfile::tempdir().unwrap();
+        let results = crate::runner::run_one(&session, &WITHOUT_ADAPTER, Mode::Hot, dir.path());
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0].status, Status::Skipped);
+        let reason = results[0].reason.as_deref().unwrap_or("");
+        assert!(
+            reason.starts_with("no adapter for this platform (")
+                && reason.contains(std::env::consts::OS),
+            "{reason}"
+        );
+        let listed = WITHOUT_ADAPTER.runnable(&session.machine, &session.config);
+        assert_eq!(listed.unwrap_err(), reason);
     }
 }

@@ -30,21 +30,6 @@ pub fn fill(m: &mut Machine) {
     }
     m.disks = disks(Path::new("/sys/block"));
     m.nics = nics(Path::new("/sys/class/net"));
-    m.mitigations = mitigations(Path::new("/sys/devices/system/cpu/vulnerabilities"));
-}
-
-/// Each CPU vulnerability the kernel knows and its state, by name.
-pub fn mitigations(dir: &Path) -> std::collections::BTreeMap<String, String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Default::default();
-    };
-    entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let state = read_trim(e.path())?;
-            Some((e.file_name().to_string_lossy().into_owned(), state))
-        })
-        .collect()
 }
 
 fn read(path: impl AsRef<Path>) -> Option<String> {
@@ -455,17 +440,5 @@ mod tests {
         let mods = memory_modules(dir.path()).unwrap();
         assert_eq!(mods.len(), 1);
         assert_eq!(mods[0].kind, "DDR4");
-    }
-
-    #[test]
-    fn reads_mitigations_by_name() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("meltdown"), "Not affected\n").unwrap();
-        std::fs::write(dir.path().join("spectre_v2"), "Mitigation: Retpolines\n").unwrap();
-        let m = mitigations(dir.path());
-        assert_eq!(m.len(), 2);
-        assert_eq!(m["spectre_v2"], "Mitigation: Retpolines");
-        assert_eq!(m["meltdown"], "Not affected");
-        assert!(mitigations(&dir.path().join("absent")).is_empty());
     }
 }

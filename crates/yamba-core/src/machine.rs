@@ -67,6 +67,8 @@ impl Describe for Machine {
                 .and_then(|s| s.trim().parse().ok()),
             // SAFETY: geteuid has no preconditions.
             is_root: unsafe { libc::geteuid() } == 0,
+            vulnerabilities: vulnerabilities(Path::new("/sys/devices/system/cpu/vulnerabilities")),
+            mitigations: read("/proc/cmdline").and_then(|c| kernel_arg(&c, "mitigations")),
             ..Default::default()
         };
         crate::host::fill(&mut m);
@@ -139,6 +141,35 @@ fn cpuid_hypervisor_vendor() -> Option<String> {
     None
 }
 
+/// Every file of the kernel's vulnerabilities directory, name → its one line.
+pub fn vulnerabilities(dir: &Path) -> std::collections::BTreeMap<String, String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Default::default();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            Some((
+                e.file_name().to_string_lossy().into_owned(),
+                text.trim().to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The value of `name=` on a kernel command line (the last one wins, as
+/// in the kernel).
+pub fn kernel_arg(cmdline: &str, name: &str) -> Option<String> {
+    cmdline
+        .split_whitespace()
+        .take_while(|w| *w != "--")
+        .filter_map(|w| w.split_once('='))
+        .filter(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+        .last()
+}
+
 /// Parses sysfs sizes such as "48K", "1024K", "32768K", "2M".
 pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -203,6 +234,24 @@ mod tests {
         assert_eq!(parse_size("x"), None);
         assert_eq!(count_cpu_list("0-3,8,10-11\n"), 7);
         assert_eq!(count_cpu_list("0"), 1);
+    }
+
+    #[test]
+    fn reads_mitigations() {
+        let c = "mitigations=auto,nosmt quiet mitigations=off x=1 -- mitigations=init";
+        assert_eq!(kernel_arg(c, "mitigations").as_deref(), Some("off"));
+        assert_eq!(kernel_arg("quiet", "mitigations"), None);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("spectre_v2"),
+            "Mitigation: Retpolines; RSB filling\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("meltdown"), "Not affected\n").unwrap();
+        let v = vulnerabilities(dir.path());
+        assert_eq!(v.len(), 2);
+        assert_eq!(v["spectre_v2"], "Mitigation: Retpolines; RSB filling");
+        assert!(vulnerabilities(&dir.path().join("none")).is_empty());
     }
 
     #[test]

@@ -274,7 +274,7 @@ pub fn run_one(
         r.reason = Some(format!("has no {} mode", mode.as_str()));
         return vec![r];
     }
-    if let Err(why) = (bench.requires)(&session.machine, &session.config) {
+    if let Err(why) = bench.runnable(&session.machine, &session.config) {
         let mut r = failed(session, bench, mode, String::new());
         r.status = Status::Skipped;
         r.reason = Some(why);

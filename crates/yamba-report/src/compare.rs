@@ -461,6 +461,7 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
         .filter(|(_, x, y)| x != y)
         .map(|(what, x, y)| format!("{what} differs: {x:?} in A, {y:?} in B"))
         .collect();
+    out.extend(mitigation_warnings(ma, mb));
     let pinned = |f: &ResultsFile| {
         let mut cpus: Vec<usize> = f
             .results
@@ -489,6 +490,44 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
         if !f.complete || f.interrupted {
             out.push(format!(
                 "run {side} is incomplete (interrupted or still running)"
+            ));
+        }
+    }
+    out
+}
+
+/// The kernel's speculative-execution mitigations differ: they alone can
+/// move a system call by tens of percent. Files written before yamba
+/// recorded them say nothing, and nothing is claimed about them.
+fn mitigation_warnings(ma: &yamba_results::Machine, mb: &yamba_results::Machine) -> Vec<String> {
+    let mut out = Vec::new();
+    if ma.mitigations != mb.mitigations {
+        let show = |m: &Option<String>| m.clone().unwrap_or_else(|| "not given".into());
+        out.push(format!(
+            "kernel command line mitigations= differs: {:?} in A, {:?} in B",
+            show(&ma.mitigations),
+            show(&mb.mitigations)
+        ));
+    }
+    let (va, vb) = (&ma.vulnerabilities, &mb.vulnerabilities);
+    if va.is_empty() || vb.is_empty() {
+        if va.is_empty() != vb.is_empty() {
+            let side = if va.is_empty() { "A" } else { "B" };
+            out.push(format!(
+                "CPU vulnerability mitigations not recorded in {side}: cannot tell whether they differ"
+            ));
+        }
+        return out;
+    }
+    let names: std::collections::BTreeSet<&String> = va.keys().chain(vb.keys()).collect();
+    for name in names {
+        let (a, b) = (va.get(name), vb.get(name));
+        if a != b {
+            let show = |v: Option<&String>| v.cloned().unwrap_or_else(|| "absent".into());
+            out.push(format!(
+                "CPU vulnerability mitigation {name} differs: {:?} in A, {:?} in B",
+                show(a),
+                show(b)
             ));
         }
     }

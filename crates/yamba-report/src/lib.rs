@@ -4,6 +4,7 @@ pub mod compare;
 pub mod export;
 pub mod html;
 pub mod machine;
+pub mod lmbench;
 pub mod ministat;
 pub mod plot;
 pub mod predict;

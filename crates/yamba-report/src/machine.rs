@@ -248,16 +248,17 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
 }
 
 /// The vulnerabilities the kernel mitigates or leaves open, one a line;
-/// those the CPU is not affected by, counted.
+/// those the CPU is not affected by, counted; and `mitigations=` when the
+/// kernel command line sets it.
 fn mitigation_lines(m: &Machine) -> Vec<String> {
     let mut lines: Vec<String> = m
-        .mitigations
+        .vulnerabilities
         .iter()
         .filter(|(_, state)| state.as_str() != "Not affected")
         .map(|(name, state)| format!("{name}: {state}"))
         .collect();
     let unaffected = m
-        .mitigations
+        .vulnerabilities
         .values()
         .filter(|s| s.as_str() == "Not affected")
         .count();
@@ -343,7 +344,7 @@ mod tests {
                 ..Default::default()
             }],
             page_size: 4096,
-            mitigations: [
+            vulnerabilities: [
                 ("meltdown", "Not affected"),
                 ("mds", "Not affected"),
                 ("spectre_v2", "Mitigation: Retpolines"),

@@ -82,27 +82,45 @@ fn side_by_side(results: &[BenchResult]) -> Vec<&BenchResult> {
 
 /// Tables some benchmarks attach to present related results together
 /// (`extra.comparison`: rows with `id`, `median_ns`, `status` and
-/// optionally `transport` and `placement`), rendered after the main table
-/// as transports × placements.
+/// optionally `transport`/`row` and `placement`/`column`), rendered after
+/// the main table as rows × columns. Results of one mode whose
+/// `extra.comparison_table` title is the same share one table (the
+/// syscall shapes of several calls); `extra.comparison_rows` names the
+/// first column (default "transport").
 pub fn render_comparisons(results: &[BenchResult]) -> String {
     let mut out = String::new();
+    // (heading, first column's name, rows), in order of first appearance.
+    let mut tables: Vec<(String, String, Vec<&serde_json::Value>)> = Vec::new();
     for r in results {
         let Some(rows) = r.extra.get("comparison").and_then(|v| v.as_array()) else {
             continue;
         };
-        out.push_str(&format!(
-            "\n{} ({}): {}\n",
-            r.id,
-            r.mode.as_str(),
-            r.description
-        ));
+        let extra_text = |k: &str| r.extra.get(k).and_then(|v| v.as_str());
+        let heading = match extra_text("comparison_table") {
+            Some(title) => format!("{title} ({})", r.mode.as_str()),
+            None => format!("{} ({}): {}", r.id, r.mode.as_str(), r.description),
+        };
+        let first = extra_text("comparison_rows")
+            .unwrap_or("transport")
+            .to_string();
+        match tables.iter_mut().find(|t| t.0 == heading) {
+            Some(t) => t.2.extend(rows),
+            None => tables.push((heading, first, rows.iter().collect())),
+        }
+    }
+    for (heading, first, rows) in tables {
+        out.push_str(&format!("\n{heading}\n"));
         let text = |row: &serde_json::Value, k: &str| {
             row.get(k).and_then(|v| v.as_str()).map(str::to_string)
         };
-        let placement =
-            |row: &serde_json::Value| text(row, "placement").unwrap_or_else(|| "median".into());
+        let placement = |row: &serde_json::Value| {
+            text(row, "placement")
+                .or_else(|| text(row, "column"))
+                .unwrap_or_else(|| "median".into())
+        };
         let transport = |row: &serde_json::Value| {
             text(row, "transport")
+                .or_else(|| text(row, "row"))
                 .or_else(|| text(row, "id"))
                 .unwrap_or_default()
         };
@@ -118,7 +136,7 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
         };
         let mut placements: Vec<String> = Vec::new();
         let mut transports: Vec<String> = Vec::new();
-        for row in rows {
+        for row in &rows {
             let (p, t) = (placement(row), transport(row));
             if !placements.contains(&p) {
                 placements.push(p);
@@ -127,8 +145,13 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
                 transports.push(t);
             }
         }
-        let tw = transports.iter().map(String::len).max().unwrap_or(0).max(9);
-        out.push_str(&format!("{:tw$}", "transport"));
+        let tw = transports
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
+            .max(first.len());
+        out.push_str(&format!("{first:tw$}"));
         for p in &placements {
             out.push_str(&format!("  {p:>12}"));
         }
@@ -139,7 +162,7 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
                 let c = rows
                     .iter()
                     .find(|row| placement(row) == *p && transport(row) == *t)
-                    .map(cell)
+                    .map(|row| cell(row))
                     .unwrap_or_else(|| "-".into());
                 out.push_str(&format!("  {c:>12}"));
             }
@@ -260,5 +283,47 @@ mod tests {
         assert!(lines[2].contains("1.510 [1.505, 1.514]‡"), "{t}");
         assert!(lines[2].contains("µs"), "{t}");
         assert!(lines[3].contains("skipped: needs root"), "{t}");
+    }
+
+    /// Two results with the same table title make one table: one row per
+    /// call, one column per shape, a withheld cell shown as withheld.
+    #[test]
+    fn results_sharing_a_title_share_one_comparison_table() {
+        let table_of = |call: &str, ns: [f64; 3], status: &str| {
+            let mut r = result(&format!("cpu.syscall.{call}"), vec![ns[0]], Status::Ok);
+            let rows: Vec<serde_json::Value> = ["inline", "call", "libc"]
+                .iter()
+                .zip(ns)
+                .map(|(shape, ns)| {
+                    serde_json::json!({"row": call, "column": shape, "median_ns": ns,
+                        "status": if *shape == "libc" { status } else { "ok" }})
+                })
+                .collect();
+            r.extra.insert("comparison".into(), serde_json::json!(rows));
+            r.extra
+                .insert("comparison_table".into(), serde_json::json!("shapes"));
+            r.extra
+                .insert("comparison_rows".into(), serde_json::json!("call"));
+            r
+        };
+        let t = render_comparisons(&[
+            table_of("getppid", [117.0, 180.0, 181.0], "ok"),
+            table_of("read_devzero", [150.0, 210.0, 1500.0], "withheld"),
+        ]);
+        let lines: Vec<&str> = t.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert_eq!(lines[0], "shapes (hot)");
+        let cols: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(cols, ["call", "inline", "call", "libc"], "{t}");
+        let row: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(
+            row,
+            ["getppid", "117.0", "ns", "180.0", "ns", "181.0", "ns"],
+            "{t}"
+        );
+        assert!(
+            lines[3].starts_with("read_devzero") && lines[3].ends_with("withheld"),
+            "{t}"
+        );
     }
 }

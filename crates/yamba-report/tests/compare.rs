@@ -223,6 +223,41 @@ fn warns_when_the_machine_changed() {
 }
 
 #[test]
+fn warns_when_the_mitigations_changed() {
+    let mut a = support::sample_file();
+    let mut b = support::sample_file();
+    let same = |f: &mut yamba_core::ResultsFile| {
+        let v = &mut f.machine.vulnerabilities;
+        v.insert("meltdown".into(), "Not affected".into());
+        v.insert(
+            "spectre_v2".into(),
+            "Mitigation: Retpolines; RSB filling".into(),
+        );
+    };
+    same(&mut a);
+    same(&mut b);
+    assert!(compare(&a, &b, 0.95).warnings.is_empty());
+    b.machine
+        .vulnerabilities
+        .insert("spectre_v2".into(), "Vulnerable".into());
+    b.machine.mitigations = Some("off".into());
+    let w = compare(&a, &b, 0.95).warnings;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w.iter().any(|l| l.contains("spectre_v2")
+        && l.contains("RSB filling")
+        && l.contains("Vulnerable")));
+    assert!(w
+        .iter()
+        .any(|l| l.contains("mitigations=") && l.contains("off")));
+    // A file from before they were recorded: said, not guessed.
+    b.machine.vulnerabilities.clear();
+    b.machine.mitigations = None;
+    let w = compare(&a, &b, 0.95).warnings;
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("not recorded in B"), "{w:?}");
+}
+
+#[test]
 fn values_at_or_below_zero_use_the_shift() {
     // A loop time after subtracting the dummy loop can be ≤ 0.
     let a: Vec<f64> = (0..30).map(|i| -1.0 + i as f64 * 0.1).collect();

@@ -83,12 +83,15 @@ pub struct Machine {
     /// Network interfaces backed by a device (no loopback, bridges, tunnels).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nics: Vec<Nic>,
-    /// CPU vulnerabilities and the kernel's answer to each, as
-    /// /sys/devices/system/cpu/vulnerabilities states it ("Not affected",
-    /// "Vulnerable", "Mitigation: …"): mitigations change what a system
-    /// call or a context switch costs.
+    /// The kernel's speculative-execution mitigations: every file of
+    /// /sys/devices/system/cpu/vulnerabilities (name → its line). They
+    /// move system-call and context-switch costs by themselves (e.g.
+    /// "RSB filling" makes a `ret` after a kernel crossing dear).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub mitigations: BTreeMap<String, String>,
+    pub vulnerabilities: BTreeMap<String, String>,
+    /// `mitigations=` from the kernel command line, when given there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mitigations: Option<String>,
 }
 
 /// One memory module, from the firmware's SMBIOS tables.

@@ -291,6 +291,7 @@ impl Certainty {
             *last = obs.len() - size * (medians.len() - 1);
         }
         let mut c = Self::from_blocks(BlockKind::Batch, medians, sizes, resolution, vec![])?;
+        c.leave_out_disturbed_batches(resolution);
         if let Some(mhz) = core_mhz {
             c.core_mhz = vec![mhz];
             c.cycles = scaled(&c.estimate, mhz / 1e3);
@@ -337,6 +338,48 @@ impl Certainty {
             cycles,
             note,
         })
+    }
+
+    /// Batches of one process that lie far from all the others were hit by
+    /// something outside the quantity (an interruption, a preemption: one
+    /// process's batches share everything else), so the estimate and
+    /// interval come from the other batches — named in `outliers` and
+    /// said in the note. Only when fewer than half are such: otherwise the
+    /// process itself was disturbed and the interval says so by its width.
+    /// Processes are never left out this way: a process far from the
+    /// others is variation a user sees when running again.
+    fn leave_out_disturbed_batches(&mut self, resolution: f64) {
+        let out = self.estimate.outliers.clone();
+        if self.block != BlockKind::Batch || out.is_empty() || 2 * out.len() >= self.medians.len() {
+            return;
+        }
+        let kept: Vec<f64> = (0..self.medians.len())
+            .filter(|i| !out.contains(i))
+            .map(|i| self.medians[i])
+            .collect();
+        let Some(mut e) = yamba_stats::between_blocks(&kept, resolution, 0.95) else {
+            return;
+        };
+        e.outliers = out.clone();
+        let worst = out.iter().map(|&i| self.medians[i]).fold(f64::NAN, |a, v| {
+            if a.is_nan() || (v - e.estimate).abs() > (a - e.estimate).abs() {
+                v
+            } else {
+                a
+            }
+        });
+        let left = format!(
+            "{} of {} batches left out as disturbed (farthest median {:.4} vs {:.4} for the rest)",
+            out.len(),
+            self.medians.len(),
+            worst,
+            e.estimate
+        );
+        self.note = Some(match self.note.take() {
+            Some(n) => format!("{n}; {left}"),
+            None => left,
+        });
+        self.estimate = e;
     }
 
     /// Whether the interval covers the variation between processes.
@@ -734,6 +777,50 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_795_393_045), "2026-11-23T00:17:25Z");
+    }
+
+    /// One batch of a process hit by a preemption (the f32 divide of a
+    /// quick run on a busy machine: 496 ns against 3.06 ns) leaves the
+    /// within-process estimate alone and is named; a process far from the
+    /// others is never left out.
+    #[test]
+    fn disturbed_batch_is_named_and_left_out() {
+        let mut obs: Vec<f64> = (0..100).map(|i| 3.06 + (i % 7) as f64 * 0.001).collect();
+        for v in &mut obs[40..50] {
+            *v = 496.0;
+        }
+        let c = Certainty::within_process(&obs, 0.0158, Some(3600.0)).unwrap();
+        assert_eq!(c.estimate.outliers, vec![4]);
+        assert_eq!(c.estimate.blocks, 9);
+        assert!(
+            (c.estimate.estimate - 3.063).abs() < 0.01,
+            "{}",
+            c.estimate.estimate
+        );
+        let ci = c.estimate.ci.unwrap();
+        assert!(ci.lo > 3.0 && ci.hi < 3.1, "{ci:?}");
+        assert!(c
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("1 of 10 batches left out"));
+        let cyc = c.cycles.unwrap();
+        assert!(
+            (cyc.estimate - 3.063 * 3.6).abs() < 0.05,
+            "{}",
+            cyc.estimate
+        );
+        // Without the disturbance, nothing is left out.
+        let clean: Vec<f64> = (0..100).map(|i| 3.06 + (i % 7) as f64 * 0.001).collect();
+        let c = Certainty::within_process(&clean, 0.0158, None).unwrap();
+        assert!(c.estimate.outliers.is_empty());
+        assert_eq!(c.estimate.blocks, 10);
+        // Process blocks: named, kept.
+        let medians = vec![100.0, 101.0, 100.5, 99.5, 100.2, 130.0];
+        let c =
+            Certainty::from_blocks(BlockKind::Process, medians, vec![10; 6], 0.1, vec![]).unwrap();
+        assert_eq!(c.estimate.outliers, vec![5]);
+        assert_eq!(c.estimate.blocks, 6);
     }
 
     #[test]

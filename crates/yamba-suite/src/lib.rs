@@ -2,15 +2,17 @@
 //!
 //! Each benchmark is a small file that reads like the documents' notation:
 //! the operation P, the program P'' that repeats it, the dummy F, the
-//! assumptions it checks at run time, and its platform adapter (in the
-//! area's `adapter` module, behind `cfg`).
+//! assumptions it checks at run time, and its platform adapter (the
+//! area's `adapter` folder: `mod.rs` picks `linux.rs` or `unsupported.rs`;
+//! see docs/writing-benchmarks.md).
 
 pub mod cpu;
 pub mod fs;
+pub mod interleave;
 pub mod ipc;
 pub mod mem;
 pub mod net;
-#[cfg(target_os = "linux")]
+#[cfg(linux_adapters)]
 mod os;
 pub mod proc;
 pub mod remote;

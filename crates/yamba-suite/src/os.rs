@@ -4,6 +4,12 @@
 
 use std::sync::atomic::AtomicU64;
 
+/// Whether the kernel mapped a vDSO into this process (AT_SYSINFO_EHDR).
+pub(crate) fn vdso_mapped() -> bool {
+    // SAFETY: getauxval has no preconditions.
+    unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) != 0 }
+}
+
 /// `what` and the last OS error, as one line.
 pub(crate) fn os_err(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())

@@ -13,7 +13,7 @@ use yamba_core::{Machine, Plan, RunConfig, Session};
 use yamba_suite::mem::adapter::Pages;
 use yamba_suite::mem::chase::Order;
 use yamba_suite::mem::curve::{measure_curve, CurveConfig};
-use yamba_suite::mem::latency::{name_levels, CAPACITY_TOLERANCE};
+use yamba_suite::mem::latency::{merge_within_sysfs, name_levels, CAPACITY_TOLERANCE};
 use yamba_suite::mem::plateau::detect;
 
 fn session() -> Session {
@@ -32,27 +32,30 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
     let m = Machine::describe();
     let l1 = m.cache_bytes(1).expect("sysfs L1d size") as f64;
     let l2 = m.cache_bytes(2).expect("sysfs L2 size") as f64;
-    let llc = m.llc_bytes() as usize;
+    // Sizes from the effective LLC (sysfs's may be the host's 480 MiB).
+    let sizing = yamba_suite::mem::llc::Sizing::new(&s.clock, &m);
+    let max = yamba_suite::mem::latency::max_bytes(true, &sizing);
+    let llc = sizing.llc;
     let mut plan = Plan::quick();
     plan.budget = Duration::from_millis(25);
     plan.min_observation_ns = 50_000.0;
     plan.min_observations = 5;
     let cfg = CurveConfig {
         min_bytes: 4096,
-        max_bytes: 2 * llc,
+        max_bytes: max,
         points_per_octave: 3,
         stride: 64,
         order: Order::Random,
         pages: Pages::Base,
         plan,
         total_budget: Duration::from_secs(20),
-        mandatory_bytes: 2 * llc,
+        mandatory_bytes: max,
         max_warmup_ns: 20e6,
     };
     let mut last = String::new();
     for attempt in 1..=3 {
         let curve = measure_curve(&s.clock, &cfg).unwrap();
-        let p = detect(&curve.xy());
+        let p = merge_within_sysfs(&m, detect(&curve.xy()));
         let lat_l1 = curve.at(l1 / 4.0).unwrap().median_ns;
         let lat_mem = curve.at(2.0 * llc as f64).unwrap().median_ns;
         // Capacity: where the curve crosses the midpoint to the next level.
@@ -263,4 +266,66 @@ fn huge_page_chain_is_seen_on_huge_pages() {
     let before = anon_huge_bytes().unwrap();
     let _base = Chain::new(4 << 20, 64, Order::Random, Pages::Base, 1).unwrap();
     assert_eq!(anon_huge_bytes().unwrap().saturating_sub(before), 0);
+}
+
+/// Ground truth: sysfs's coherency_line_size. The stride sweep's line
+/// must be it (up to three attempts for noise).
+#[test]
+fn line_size_is_sysfs_coherency_line_size() {
+    let _g = serial();
+    let m = Machine::describe();
+    let Some(want) = m.caches.first().and_then(|c| c.line_bytes) else {
+        eprintln!("skipped: sysfs gives no coherency_line_size here");
+        return;
+    };
+    support::attempts(|| {
+        let rs = run(&yamba_suite::mem::line::LINE);
+        let r = find(&rs, "mem.line");
+        eprintln!(
+            "{:?} {:?} {:?} {:?}",
+            r.status,
+            r.reason,
+            r.median(),
+            r.series
+        );
+        match (r.status, r.median()) {
+            (yamba_core::Status::Ok, Some(l)) if l as u64 == want => Ok(()),
+            _ => Err(format!(
+                "line {:?} ({:?}), sysfs {want}",
+                r.median(),
+                r.reason
+            )),
+        }
+    });
+}
+
+/// The TLB's share: nothing at a few pages, a rise before 64K pages, and
+/// the 2 MiB chases really on huge pages (where THP can be had).
+#[test]
+fn tlb_reach_is_a_rise_of_the_4k_over_2m_difference() {
+    let _g = serial();
+    let m = Machine::describe();
+    if let Some(why) =
+        yamba_suite::mem::adapter::thp_unavailable(m.transparent_hugepages.as_deref())
+    {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    support::attempts(|| {
+        let rs = run(&yamba_suite::mem::tlb::TLB);
+        let r = find(&rs, "mem.tlb");
+        eprintln!(
+            "{:?} {:?} {:?} {:?}",
+            r.status,
+            r.reason,
+            r.median(),
+            r.extra.get("steps")
+        );
+        let reach = r.median().unwrap_or(0.0);
+        if r.status == yamba_core::Status::Ok && (16.0..65536.0).contains(&reach) {
+            Ok(())
+        } else {
+            Err(format!("{:?} {:?} reach {reach}", r.status, r.reason))
+        }
+    });
 }

@@ -1,4 +1,4 @@
-//! `yamba export FILE --format csv|gobench|ministat [--out F]`.
+//! `yamba export FILE --format csv|gobench|ministat|lmbench [--out F]`.
 
 use std::path::PathBuf;
 use yamba_report::{export, select};
@@ -11,6 +11,8 @@ enum Format {
     Gobench,
     /// Raw observations, one per line (one file per result with several).
     Ministat,
+    /// lmbench's results file, as its scripts (getsummary, make see) read it.
+    Lmbench,
 }
 
 #[derive(clap::Args)]
@@ -35,6 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let text = match args.format {
         Format::Csv => export::results_csv(&file),
         Format::Gobench => export::gobench(&file),
+        Format::Lmbench => yamba_report::lmbench::export(&file),
         Format::Ministat => return ministat(&file, args.out),
     };
     write(args.out, &text)?;

@@ -28,7 +28,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let rows: Vec<[String; 7]> = benches
         .iter()
         .map(|b| {
-            let runnable = match (b.requires)(&machine, &config) {
+            let runnable = match b.runnable(&machine, &config) {
                 Ok(()) => "yes".to_string(),
                 Err(why) => format!("no: {why}"),
             };

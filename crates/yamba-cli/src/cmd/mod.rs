@@ -16,4 +16,5 @@ pub mod run;
 pub mod select;
 pub mod serve;
 pub mod stone;
+pub mod summary;
 pub mod top;

@@ -14,8 +14,14 @@ fn read(clock: libc::clockid_t) -> u64 {
 /// CLOCK_MONOTONIC_RAW in nanoseconds: not slewed by NTP.
 #[inline]
 pub fn monotonic_raw_ns() -> u64 {
-    read(libc::CLOCK_MONOTONIC_RAW)
+    read(RAW)
 }
+
+#[cfg(target_os = "linux")]
+const RAW: libc::clockid_t = libc::CLOCK_MONOTONIC_RAW;
+/// Elsewhere there is no unslewed clock id: the closest is CLOCK_MONOTONIC.
+#[cfg(not(target_os = "linux"))]
+const RAW: libc::clockid_t = libc::CLOCK_MONOTONIC;
 
 /// CLOCK_MONOTONIC in nanoseconds (what most programs call "the clock").
 #[inline]

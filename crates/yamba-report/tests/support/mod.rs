@@ -30,6 +30,8 @@ pub fn machine() -> Machine {
         transparent_hugepages: None,
         clocksource: Some("tsc".into()),
         perf_event_paranoid: None,
+        vulnerabilities: Default::default(),
+        mitigations: None,
         is_root: true,
         ..Default::default()
     }

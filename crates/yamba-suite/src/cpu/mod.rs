@@ -1,9 +1,14 @@
 //! Area `cpu`: the costs everything else is measured against — reading
-//! the timer, an empty loop iteration, a procedure call, a system call.
+//! the timer, an empty loop iteration, a procedure call, a system call —
+//! and the core itself: its clock, and the latency and parallelism of its
+//! arithmetic.
 
 mod adapter;
 pub mod call;
+pub mod file_syscalls;
 pub mod loop_overhead;
+pub mod mhz;
+pub mod ops;
 pub mod syscall;
 pub mod timer;
 
@@ -16,4 +21,10 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &call::CALL,
     &syscall::GETPPID,
     &syscall::READ_DEVZERO,
+    &file_syscalls::WRITE_DEVNULL,
+    &file_syscalls::FSTAT,
+    &file_syscalls::OPEN,
+    &mhz::MHZ,
+    &ops::OPS,
+    &ops::PARALLEL,
 ];

@@ -1,77 +1,263 @@
-//! P = a system call.
+//! P = a system call, in the three shapes a caller may have.
 //!
-//! `cpu.syscall.getppid` is the null system call: getppid does no work, and
-//! is made with the raw instruction (adapter) so libc cannot cache or wrap
-//! it. `cpu.syscall.read_devzero` is a cheap real one: a 1-byte read.
+//! `cpu.syscall.getppid` is the null system call: getppid does no work.
+//! `cpu.syscall.read_devzero` is a cheap real one: a 1-byte read of
+//! /dev/zero. Each is measured as
+//! - the raw instruction inline (the unsuffixed id): the kernel crossing
+//!   and nothing else; libc can neither cache nor wrap it;
+//! - `.call`: a call to a function whose body is the instruction and `ret`
+//!   (`adapter::shapes`), the shape of every libc wrapper;
+//! - `.libc`: libc's own `getppid()` / `read()`, what lmbench's lat_syscall
+//!   and most programs measure.
+//!
+//! The shapes differ by more than a call: where the kernel's mitigations
+//! clear or stuff the return-stack buffer on the way in or out, the `ret`
+//! whose return address was pushed before the crossing mispredicts. A
+//! control — a call to a function that only returns — shows what the call
+//! itself costs without a crossing. The three are reported side by side in
+//! one table, next to what /sys/devices/system/cpu/vulnerabilities says.
 
-use super::adapter;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use super::adapter::{self, shapes};
+use serde_json::json;
+use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Measured, Mode, Unit};
 
 pub static GETPPID: Benchmark = Benchmark {
     id: "cpu.syscall.getppid",
     area: "cpu",
     unit: Unit::Nanoseconds,
-    description: "null system call: raw getppid(2), entering and leaving the kernel",
+    description: "null system call getppid(2): raw instruction inline; .call through a `syscall; ret` function; .libc through libc's wrapper",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
     run: run_getppid,
     ..Benchmark::TEMPLATE
 };
 
-fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
-    // SAFETY: getppid has no preconditions.
-    let expected = unsafe { libc::getppid() } as i64;
-    let mut wrong = 0u64;
-    let mut calls = 0u64;
-    let m = ctx.measure(|| {
-        calls += 1;
-        if adapter::syscall0(adapter::SYS_GETPPID) != expected {
-            wrong += 1;
-        }
-    });
-    let mut r = ctx.measured_result(None, m);
-    r.add_evidence(
-        "every raw call entered the kernel and returned the parent's pid",
-        format!("{expected} from all {calls} calls"),
-        format!("{} wrong", wrong),
-        wrong == 0 && calls > 0,
-    );
-    ctx.push(r);
-    Ok(())
-}
-
 pub static READ_DEVZERO: Benchmark = Benchmark {
     id: "cpu.syscall.read_devzero",
     area: "cpu",
     unit: Unit::Nanoseconds,
-    description: "cheap real system call: read(2) of 1 byte from /dev/zero",
+    description: "cheap real system call: read(2) of 1 byte from /dev/zero; raw instruction inline, .call, .libc",
     modes: &[Mode::Hot, Mode::Cold],
-    adapter: "posix",
+    adapter: adapter::NAME,
     run: run_read_devzero,
     ..Benchmark::TEMPLATE
 };
+
+/// How the caller reaches the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Inline,
+    Call,
+    Libc,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 3] = [Shape::Inline, Shape::Call, Shape::Libc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Inline => "inline",
+            Shape::Call => "call",
+            Shape::Libc => "libc",
+        }
+    }
+
+    /// The result id's suffix: none for the raw instruction.
+    pub fn suffix(self) -> Option<&'static str> {
+        match self {
+            Shape::Inline => None,
+            s => Some(s.name()),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Shape::Inline => "the raw instruction inline in the loop",
+            Shape::Call => "a call to a function whose body is the instruction and `ret`",
+            Shape::Libc => "libc's wrapper",
+        }
+    }
+}
+
+/// The mitigation lines that bear on a `ret` after a kernel crossing,
+/// as the machine states them.
+pub const RETURN_MITIGATIONS: &[&str] = &[
+    "spectre_v2",
+    "spec_rstack_overflow",
+    "retbleed",
+    "indirect_target_selection",
+];
+
+fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
+    // SAFETY: getppid has no preconditions.
+    let expected = unsafe { libc::getppid() } as i64;
+    let mut results = Vec::new();
+    for shape in Shape::ALL {
+        let (mut calls, mut wrong) = (0u64, 0u64);
+        let mut check = |got: i64| {
+            calls += 1;
+            wrong += u64::from(got != expected);
+        };
+        let m = match shape {
+            Shape::Inline => ctx.measure(|| check(shapes::getppid_inline())),
+            Shape::Call => ctx.measure(|| check(shapes::getppid_call())),
+            Shape::Libc => ctx.measure(|| check(shapes::getppid_libc())),
+        };
+        let mut r = shaped(ctx, shape, m, "getppid(2)");
+        r.add_evidence(
+            "every call entered the kernel and returned the parent's pid",
+            format!("{expected} from all {calls} calls"),
+            format!("{wrong} wrong"),
+            wrong == 0 && calls > 0,
+        );
+        results.push(r);
+    }
+    finish(ctx, "getppid", results);
+    Ok(())
+}
 
 fn run_read_devzero(ctx: &mut Ctx) -> Result<(), String> {
     let file =
         std::fs::File::open("/dev/zero").map_err(|e| format!("cannot open /dev/zero: {e}"))?;
     let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
-    let mut byte = [1u8; 1];
-    let mut short = 0u64;
-    let mut calls = 0u64;
-    let m = ctx.measure(|| {
-        calls += 1;
-        // SAFETY: reading one byte into a valid one-byte buffer.
-        if unsafe { libc::read(fd, byte.as_mut_ptr().cast(), 1) } != 1 {
-            short += 1;
-        }
-    });
-    let mut r = ctx.measured_result(None, m);
-    r.add_evidence(
-        "every read returned exactly one byte",
-        format!("1 byte × {calls} reads"),
-        format!("{short} short or failed"),
-        short == 0 && calls > 0 && byte[0] == 0,
-    );
-    ctx.push(r);
+    let mut results = Vec::new();
+    for shape in Shape::ALL {
+        let mut byte = [1u8; 1];
+        let (mut calls, mut short) = (0u64, 0u64);
+        let m = {
+            let mut check = |got: i64| {
+                calls += 1;
+                short += u64::from(got != 1);
+            };
+            match shape {
+                Shape::Inline => ctx.measure(|| check(shapes::read_inline(fd, &mut byte))),
+                Shape::Call => ctx.measure(|| check(shapes::read_call(fd, &mut byte))),
+                Shape::Libc => ctx.measure(|| check(shapes::read_libc(fd, &mut byte))),
+            }
+        };
+        let mut r = shaped(ctx, shape, m, "read(2) of 1 byte from /dev/zero");
+        r.add_evidence(
+            "every read returned exactly one byte, a zero",
+            format!("1 byte × {calls} reads"),
+            format!("{short} short or failed; last byte {}", byte[0]),
+            short == 0 && calls > 0 && byte[0] == 0,
+        );
+        results.push(r);
+    }
+    finish(ctx, "read_devzero", results);
     Ok(())
+}
+
+fn shaped(ctx: &Ctx, shape: Shape, m: Measured, what: &str) -> BenchResult {
+    let mut r = ctx.measured_result(shape.suffix(), m);
+    r.description = format!("{what} through {}", shape.describe());
+    r.param("shape", shape.name());
+    if shape == Shape::Libc {
+        if let Some(single) = shapes::libc_single_threaded() {
+            r.param("libc_single_threaded", single);
+            r.add_note_evidence(
+                "libc saw a single-threaded process (its fast paths; a process that ever had a second thread pays for cancellation points in read())",
+                "single-threaded",
+                if single { "single-threaded" } else { "multi-threaded: libc's slower paths were measured" },
+                single,
+            );
+        }
+    }
+    r
+}
+
+/// Attaches the side-by-side table and the gap's evidence to the inline
+/// result, then records all three.
+fn finish(ctx: &mut Ctx, call: &str, mut results: Vec<BenchResult>) {
+    for r in &mut results {
+        r.apply_evidence();
+    }
+    let control = call_control(ctx);
+    let medians: Vec<Option<f64>> = results
+        .iter()
+        .map(|r| {
+            (r.status == yamba_core::Status::Ok)
+                .then(|| r.median())
+                .flatten()
+        })
+        .collect();
+    let rows: Vec<serde_json::Value> = Shape::ALL
+        .iter()
+        .zip(&results)
+        .map(|(shape, r)| {
+            json!({
+                "id": r.id, "row": call, "column": shape.name(),
+                "median_ns": r.median(), "status": r.status, "reason": r.reason,
+            })
+        })
+        .collect();
+    let lines = mitigation_lines(ctx.machine());
+    let head = &mut results[0];
+    head.extra.insert("comparison".into(), json!(rows));
+    head.extra.insert(
+        "comparison_table".into(),
+        json!("system call by caller's shape (median; inline: raw instruction, call: `syscall; ret` function, libc: libc's wrapper)"),
+    );
+    head.extra
+        .insert("comparison_rows".into(), json!("syscall"));
+    head.extra.insert("mitigations".into(), json!(lines));
+    if let [Some(inline), Some(called), Some(libc)] = medians[..] {
+        let gap = called - inline;
+        let machine_says = if lines.is_empty() {
+            "the kernel does not say (no /sys/devices/system/cpu/vulnerabilities)".to_string()
+        } else {
+            lines.join("; ")
+        };
+        let control_txt = control.map_or("not measured".into(), |c| format!("{c:.2} ns"));
+        let surplus = gap - control.unwrap_or(0.0);
+        head.add_note_evidence(
+            "the call-wrapped shape costs the inline one plus a call and return, within 5% (a surplus is the `ret` after the kernel crossing, mispredicted where the kernel's return-stack mitigations clear or stuff the return-stack buffer)",
+            format!(
+                "a call and return without a crossing: {control_txt}; what the machine says: {machine_says}"
+            ),
+            format!(
+                "call − inline = {gap:+.1} ns ({:+.0}%), surplus beyond the call {surplus:+.1} ns; libc − inline = {:+.1} ns ({:+.0}%)",
+                gap / inline * 100.0,
+                libc - inline,
+                (libc - inline) / inline * 100.0
+            ),
+            surplus <= (0.05 * inline).max(2.0),
+        );
+        head.extra.insert(
+            "gap".into(),
+            json!({
+                "call_minus_inline_ns": gap,
+                "libc_minus_inline_ns": libc - inline,
+                "call_without_crossing_ns": control,
+                "surplus_ns": surplus,
+                "mitigations": lines,
+                "mitigations_cmdline": ctx.machine().mitigations,
+            }),
+        );
+    }
+    for r in results {
+        ctx.push(r);
+    }
+}
+
+/// The cost of a call to a function that only returns (hot: loop method
+/// against an empty F; cold: a single call).
+fn call_control(ctx: &mut Ctx) -> Option<f64> {
+    let m = match ctx.mode {
+        Mode::Hot => ctx.measure_loop(shapes::just_call, || {}),
+        Mode::Cold => ctx.measure_single(|| {}, shapes::just_call),
+    };
+    m.summary().map(|s| s.median)
+}
+
+/// "name: line" for each mitigation that bears on returns, as recorded.
+pub fn mitigation_lines(m: &Machine) -> Vec<String> {
+    let mut out: Vec<String> = RETURN_MITIGATIONS
+        .iter()
+        .filter_map(|k| m.vulnerabilities.get(*k).map(|v| format!("{k}: {v}")))
+        .collect();
+    if let Some(c) = &m.mitigations {
+        out.push(format!("mitigations={c}"));
+    }
+    out
 }

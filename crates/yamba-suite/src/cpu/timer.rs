@@ -4,6 +4,7 @@
 //! measuring nothing. `cpu.clock_gettime` is the call most programs use,
 //! served by the vDSO without entering the kernel when the clocksource allows.
 
+use super::adapter;
 use yamba_core::base::measure_base;
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
 
@@ -43,7 +44,7 @@ pub static CLOCK_GETTIME: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description: "clock_gettime(CLOCK_MONOTONIC) through libc and the vDSO",
     modes: &[Mode::Hot, Mode::Cold],
-    adapter: "libc-vdso",
+    adapter: adapter::NAME,
     run: run_clock_gettime,
     ..Benchmark::TEMPLATE
 };
@@ -63,8 +64,7 @@ fn run_clock_gettime(ctx: &mut Ctx) -> Result<(), String> {
         std::hint::black_box(clock_gettime_monotonic());
     });
     let mut r = ctx.measured_result(None, m);
-    // SAFETY: getauxval has no preconditions.
-    let vdso = unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) } != 0;
+    let vdso = adapter::vdso_mapped();
     let source = ctx.machine().clocksource.clone().unwrap_or_default();
     let vdso_capable = matches!(
         source.as_str(),

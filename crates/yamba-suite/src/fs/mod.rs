@@ -1,12 +1,13 @@
 //! Area `fs`: local files — how big the file cache is, what reading a
 //! file costs sequentially and at random, through the page cache and
-//! around it, what metadata operations cost, and how readers slow each
-//! other down. Platform code (O_DIRECT, fadvise, mincore, cgroups) is in
-//! `adapter`.
+//! around it, what metadata operations cost (and files of a size created
+//! and deleted per second), and how readers slow each other down.
+//! Platform code (O_DIRECT, fadvise, mincore, cgroups) is in `adapter`.
 
 pub mod adapter;
 pub mod cache_size;
 pub mod contention;
+pub mod create_delete;
 pub mod files;
 pub mod meta;
 pub mod point;
@@ -25,6 +26,10 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &meta::STAT,
     &meta::UNLINK,
     &meta::FSYNC,
+    &create_delete::SIZE_0K,
+    &create_delete::SIZE_1K,
+    &create_delete::SIZE_4K,
+    &create_delete::SIZE_10K,
     &contention::CONTENTION,
     &remote::REMOTE_READ,
     &remote::REMOTE_BLOCK,

@@ -41,7 +41,6 @@ pub static PIPE: Benchmark = Benchmark {
     description: "context switch between two processes on one CPU passing a token through pipes, pipe cost subtracted",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_pipe,
     ..Benchmark::TEMPLATE
 };
@@ -53,7 +52,6 @@ pub static FUTEX: Benchmark = Benchmark {
     description: "context switch between two threads on one CPU passing a token through futexes, futex cost subtracted",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_futex,
     ..Benchmark::TEMPLATE
 };

@@ -9,9 +9,11 @@
 pub mod adapter;
 pub mod clocksync;
 pub mod cold;
+pub mod ctx_sweep;
 pub mod ctxsw;
 pub mod oneway;
 pub mod peer;
+pub mod pipe_bw;
 pub mod rtt;
 pub mod transport;
 
@@ -21,7 +23,9 @@ use yamba_core::Benchmark;
 pub static BENCHMARKS: &[&Benchmark] = &[
     &ctxsw::PIPE,
     &ctxsw::FUTEX,
+    &ctx_sweep::SWEEP,
     &rtt::RTT,
     &oneway::ONEWAY,
     &rtt::PEER_DELAY,
+    &pipe_bw::PIPE_BW,
 ];

@@ -36,7 +36,6 @@ pub static ONEWAY: Benchmark = Benchmark {
     description: "one-way transfer: from the send to the receiving process running (pipe, futex, shared-memory spin; same CPU and across CPUs)",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_oneway,
     ..Benchmark::TEMPLATE
 };

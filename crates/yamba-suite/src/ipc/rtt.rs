@@ -249,7 +249,6 @@ pub static RTT: Benchmark = Benchmark {
     description: "null-RPC round trip (1-byte request and reply, peer process) over pipe, UNIX stream/datagram sockets, eventfd, futex, POSIX mq, shared-memory spin; same CPU and across CPUs",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_rtt,
     timeout_s: 300,
     ..Benchmark::TEMPLATE
@@ -333,7 +332,6 @@ pub static PEER_DELAY: Benchmark = Benchmark {
     default: false,
     hidden: true,
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_peer_delay,
     ..Benchmark::TEMPLATE
 };

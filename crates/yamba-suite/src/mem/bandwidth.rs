@@ -1,6 +1,7 @@
 //! `mem.bandwidth.*`: P = one kernel pass over a block of its arrays
-//! (`kernels.rs`), the arrays far larger than the last-level cache so the
-//! bytes come from and go to memory. One thread: the loop method, F being
+//! (`kernels.rs`; for libc's memset and memcpy, as lmbench's bzero and
+//! bcopy, one call over the whole array), the arrays far larger than the
+//! last-level cache so the bytes come from and go to memory. One thread: the loop method, F being
 //! the same loop advancing the block index without touching memory, so the
 //! loop's own cost is subtracted. One thread per CPU: each thread pinned,
 //! with arrays of its own, timed from a common start to the last finish.
@@ -18,6 +19,9 @@ use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Replication, Unit};
 
 macro_rules! bandwidth {
     ($name:ident, $id:literal, $kernel:expr, $what:literal) => {
+        bandwidth!($name, $id, $kernel, $what, true);
+    };
+    ($name:ident, $id:literal, $kernel:expr, $what:literal, $default:expr) => {
         pub static $name: Benchmark = Benchmark {
             id: $id,
             area: "mem",
@@ -39,6 +43,7 @@ macro_rules! bandwidth {
                 }
             },
             run: |ctx| run(ctx, $kernel),
+            default: $default,
             ..Benchmark::TEMPLATE
         };
     };
@@ -81,9 +86,49 @@ bandwidth!(
     "memory copy bandwidth with non-temporal stores, checked by checksum"
 );
 
-/// Words per block: 64 KiB per array, or the whole array if smaller.
-fn block_words(arrays: &Arrays) -> usize {
-    arrays.words.min(8192)
+bandwidth!(
+    BCOPY,
+    "mem.bandwidth.bcopy",
+    Kernel::Bcopy,
+    "libc memcpy of a whole array per call, as lmbench's bw_mem bcopy (bytes read + written), checked by checksum"
+);
+bandwidth!(
+    BZERO,
+    "mem.bandwidth.bzero",
+    Kernel::Bzero,
+    "libc memset to zero of a whole array per call, as lmbench's bw_mem bzero",
+    false
+);
+bandwidth!(
+    RDWR,
+    "mem.bandwidth.rdwr",
+    Kernel::Rdwr,
+    "in-place read-modify-write a[i] += 1 (bytes read + written), checked word by word",
+    false
+);
+bandwidth!(
+    ADD,
+    "mem.bandwidth.add",
+    Kernel::Add,
+    "STREAM add c = a + b (3 arrays counted)",
+    false
+);
+bandwidth!(
+    SCALE,
+    "mem.bandwidth.scale",
+    Kernel::Scale,
+    "STREAM scale b = s·a (2 arrays counted)",
+    false
+);
+
+/// Words per block: 64 KiB per array, or the whole array if smaller; the
+/// whole array for the kernels that are one libc call.
+fn block_words(kernel: Kernel, arrays: &Arrays) -> usize {
+    if kernel.whole_array() {
+        arrays.words
+    } else {
+        arrays.words.min(8192)
+    }
 }
 
 /// One-thread bandwidth of `kernel` over arrays of `bytes_per_array`.
@@ -91,7 +136,8 @@ pub struct Outcome {
     /// GB/s per observation.
     pub gbps: Vec<f64>,
     pub method: Method,
-    /// For copies: the destination's checksum matched the source pattern.
+    /// For kernels with a known result (copies, triad, add, scale, rdwr,
+    /// bzero): the arrays hold it.
     pub verified: Option<bool>,
     pub blocks_done: u64,
     pub blocks: usize,
@@ -104,7 +150,7 @@ pub fn single(
     bytes_per_array: usize,
 ) -> Result<Outcome, String> {
     let mut arr = Arrays::new(kernel, bytes_per_array)?;
-    let bw = block_words(&arr);
+    let bw = block_words(kernel, &arr);
     let blocks = arr.words / bw;
     let block_bytes = arr.bytes(bw) as f64;
     let (mut i, mut j, mut done) = (0usize, 0usize, 0u64);
@@ -122,13 +168,9 @@ pub fn single(
         },
     );
     std::hint::black_box(sink);
-    let verified = if kernel.copies() {
-        // Blocks are copied in order from the first, wrapping around: those
-        // done hold the pattern, the others are untouched.
-        arr.copy_verified_to(bw * (done as usize).min(blocks))
-    } else {
-        arr.triad_verified()
-    };
+    // Blocks are processed in order from the first, wrapping around: those
+    // done hold the kernel's result, the others are untouched.
+    let verified = arr.verify(done, bw);
     Ok(Outcome {
         gbps: m
             .observations
@@ -154,7 +196,9 @@ pub fn threaded(
     cpus: &[usize],
 ) -> Result<(Vec<f64>, bool), String> {
     let n = cpus.len();
-    let per = bytes_per_array / n;
+    // Whole 64 KiB blocks per thread: a tail past the last whole block
+    // would never be copied, and the copy's check would fail on it.
+    let per = (bytes_per_array / n / (64 << 10)).max(1) * (64 << 10);
     let start = Barrier::new(n + 1);
     let end = Barrier::new(n + 1);
     let stop = AtomicBool::new(false);
@@ -174,16 +218,18 @@ pub fn threaded(
                         _ => None,
                     };
                     let mut sink = 0u64;
+                    let mut blocks_done = 0u64;
                     loop {
                         start.wait();
                         if stop.load(Ordering::SeqCst) {
                             break;
                         }
                         if let Some(a) = arr.as_mut() {
-                            let bw = block_words(a);
+                            let bw = block_words(kernel, a);
                             for _ in 0..passes.load(Ordering::SeqCst) {
                                 for b in 0..a.words / bw {
                                     sink = sink.wrapping_add(a.block(b * bw, (b + 1) * bw));
+                                    blocks_done += 1;
                                 }
                             }
                         }
@@ -193,7 +239,8 @@ pub fn threaded(
                     let a = arr
                         .as_mut()
                         .ok_or(format!("thread on CPU {cpu}: not pinned or no memory"))?;
-                    Ok((a.bytes(a.words), a.copy_verified().or(a.triad_verified())))
+                    let bw = block_words(kernel, a);
+                    Ok((a.bytes(a.words), a.verify(blocks_done, bw)))
                 })
             })
             .collect();
@@ -235,15 +282,39 @@ pub fn threaded(
     })
 }
 
-fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
-    let llc = ctx.machine().llc_bytes() as usize;
-    let bytes = match ctx.setting("bw_size") {
-        Some(s) => parse_size(s)
+/// Bytes per array: 8× the effective last-level cache (4× in quick mode),
+/// at least 32 MiB, all arrays together at most a quarter of MemAvailable
+/// (`llc::Sizing`); `--set bw_size=` overrides. Returns the LLC the
+/// arrays are compared with, and how the size was chosen.
+fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::Value), String> {
+    if let Some(s) = ctx.setting("bw_size") {
+        let bytes = parse_size(s)
             .filter(|&v| v >= 4096)
             .map(|v| v as usize)
-            .ok_or_else(|| format!("bad bw_size '{s}': expected bytes per array such as 256M"))?,
-        None => llc * if ctx.quick() { 4 } else { 8 },
+            .ok_or_else(|| format!("bad bw_size '{s}': expected bytes per array such as 256M"))?;
+        let llc = ctx.machine().llc_bytes() as usize;
+        return Ok((bytes, llc, serde_json::json!({"rule": "bw_size setting"})));
+    }
+    let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
+    let share = 0.25 / kernel.arrays() as f64;
+    let (times, rule) = if ctx.quick() {
+        (
+            4,
+            "4 × the LLC per array (quick), at least 32 MiB, all arrays at most MemAvailable/4",
+        )
+    } else {
+        (
+            8,
+            "8 × the LLC per array, at least 32 MiB, all arrays at most MemAvailable/4",
+        )
     };
+    // Whole MiB, so every thread's share is whole 64 KiB blocks.
+    let bytes = sizing.bounded(times, 32 << 20, share) >> 20 << 20;
+    Ok((bytes, sizing.llc, sizing.describe(rule)))
+}
+
+fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
+    let (bytes, llc, rule) = array_bytes(ctx, kernel)?;
     let mut plan = ctx.plan();
     plan.min_observation_ns = 1e6;
     plan.warmup_ns = plan.warmup_ns.max(20e6);
@@ -253,6 +324,7 @@ fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
     r.set_observations(o.gbps);
     r.method = Some(o.method);
     describe(&mut r, kernel, bytes, llc, 1);
+    r.param("bytes_per_array_rule", &rule);
     verify(&mut r, kernel, o.verified);
     r.add_note_evidence(
         "every block was processed at least once",
@@ -281,14 +353,7 @@ fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
     r.set_observations(obs);
     describe(&mut r, kernel, bytes, llc, cpus.len());
     r.param("cpus", &cpus);
-    verify(
-        &mut r,
-        kernel,
-        kernel
-            .copies()
-            .then_some(ok)
-            .or((kernel == Kernel::Triad).then_some(ok)),
-    );
+    verify(&mut r, kernel, kernel.verifiable().then_some(ok));
     if let (Some(one), Some(all)) = (one_thread, r.median()) {
         r.add_note_evidence(
             "one thread per CPU moved at least as much as one thread (fails when other CPUs are busy)",
@@ -311,6 +376,15 @@ fn describe(r: &mut BenchResult, kernel: Kernel, bytes: usize, llc: usize, threa
     r.param("kernel", kernel.name())
         .param("bytes_per_array", bytes)
         .param("arrays", kernel.arrays())
+        .param("accesses_per_element", kernel.accesses())
+        .param(
+            "call",
+            if kernel.whole_array() {
+                "one libc call over the whole array per operation"
+            } else {
+                "64 KiB blocks per array"
+            },
+        )
         .param("threads", threads)
         .param("llc_bytes", llc)
         .param("gb", "10^9 bytes")
@@ -319,7 +393,7 @@ fn describe(r: &mut BenchResult, kernel: Kernel, bytes: usize, llc: usize, threa
             "each array element read or written once (STREAM); write-allocate reads not counted",
         );
     r.add_evidence(
-        "the arrays are far larger than the last-level cache (≥ 4×)",
+        "the arrays are far larger than the last-level cache (≥ 4× its effective capacity)",
         format!("≥ {} bytes per array", 4 * llc),
         format!("{bytes} bytes per array"),
         bytes >= 4 * llc,
@@ -328,10 +402,18 @@ fn describe(r: &mut BenchResult, kernel: Kernel, bytes: usize, llc: usize, threa
 
 fn verify(r: &mut BenchResult, kernel: Kernel, verified: Option<bool>) {
     if let Some(ok) = verified {
-        let what = if kernel.copies() {
-            "the destination holds every source word (checksum against the known pattern)"
-        } else {
-            "every triad element equals b + s·c"
+        let what = match kernel {
+            k if k.copies() => {
+                "the destination holds every source word (checksum against the known pattern)"
+            }
+            Kernel::Triad => "every triad element equals b + s·c",
+            Kernel::Add => "every element processed equals a + b (1 + 2)",
+            Kernel::Scale => "every element processed equals s·a (3 · 2)",
+            Kernel::Bzero => "every word is zero after the calls",
+            Kernel::Rdwr => {
+                "every word grew by the number of passes over it (each read and written back)"
+            }
+            _ => "the kernel's result is as expected",
         };
         r.add_evidence(what, "match", if ok { "match" } else { "mismatch" }, ok);
     }

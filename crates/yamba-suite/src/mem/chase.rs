@@ -113,6 +113,20 @@ impl Chain {
         pages: Pages,
         seed: u64,
     ) -> Result<Chain, String> {
+        Self::with_starts(bytes, stride, order, pages, seed, 1).map(|(c, _)| c)
+    }
+
+    /// Like [`Chain::new`], and also `k` addresses spaced evenly along the
+    /// cycle (the first is the chain's start): k chases started there
+    /// visit disjoint stretches of the working set, independently.
+    pub fn with_starts(
+        bytes: usize,
+        stride: usize,
+        order: Order,
+        pages: Pages,
+        seed: u64,
+        k: usize,
+    ) -> Result<(Chain, Vec<usize>), String> {
         if stride < 8 || stride & 7 != 0 {
             return Err(format!(
                 "bad stride {stride}: must be a multiple of 8 bytes"
@@ -132,12 +146,41 @@ impl Chain {
             words[from] = (base + to * stride) as u64;
         }
         let first = base + ord[0] as usize * stride;
+        let k = k.clamp(1, elements);
+        let starts = (0..k)
+            .map(|j| base + ord[j * elements / k] as usize * stride)
+            .collect();
+        Ok((
+            Chain {
+                mem,
+                elements,
+                stride,
+                bytes: elements * stride,
+                first,
+            },
+            starts,
+        ))
+    }
+
+    /// A cycle through `offsets` (bytes into `mem`, 8-byte aligned, each
+    /// once) in the order given: for chases whose layout is the point (one
+    /// line per page, pairs of words `stride` apart).
+    pub fn from_offsets(mut mem: Anon, offsets: &[usize]) -> Result<Chain, String> {
+        if offsets.len() < 2 || offsets.iter().any(|&o| o % 8 != 0 || o + 8 > mem.len()) {
+            return Err("chain offsets must be ≥ 2, 8-byte aligned, inside the mapping".into());
+        }
+        let base = mem.as_ptr() as usize;
+        let words = mem.words();
+        for (i, &o) in offsets.iter().enumerate() {
+            words[o / 8] = (base + offsets[(i + 1) % offsets.len()]) as u64;
+        }
+        let bytes = mem.len();
         Ok(Chain {
             mem,
-            elements,
-            stride,
-            bytes: elements * stride,
-            first,
+            elements: offsets.len(),
+            stride: 8,
+            bytes,
+            first: base + offsets[0],
         })
     }
 

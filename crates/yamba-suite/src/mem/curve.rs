@@ -72,7 +72,8 @@ impl Curve {
     }
 }
 
-/// Sizes from `min` to `max` in geometric steps, multiples of `stride`.
+/// Sizes from `min` to `max` in geometric steps, multiples of `stride`;
+/// `max` itself is the last (the steps need not land on it).
 pub fn sizes(min: usize, max: usize, per_octave: u32, stride: usize) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
     let step = 2f64.powf(1.0 / per_octave.max(1) as f64);
@@ -83,6 +84,13 @@ pub fn sizes(min: usize, max: usize, per_octave: u32, stride: usize) -> Vec<usiz
             out.push(s);
         }
         x *= step;
+    }
+    let top = (max / stride).max(2) * stride;
+    if out
+        .last()
+        .is_some_and(|&l| (l as f64) < top as f64 / step.sqrt())
+    {
+        out.push(top);
     }
     out
 }
@@ -146,4 +154,20 @@ pub fn measure_curve(clock: &Clock, cfg: &CurveConfig) -> Result<Curve, String> 
         points,
         stopped_early,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sizes;
+
+    #[test]
+    fn sizes_end_at_max() {
+        let v = sizes(4096, 960 << 20, 2, 64);
+        assert_eq!(*v.last().unwrap(), 960 << 20);
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+        // A max the steps land on is not repeated.
+        let v = sizes(4096, 1 << 20, 1, 64);
+        assert_eq!(v.iter().filter(|&&s| s == 1 << 20).count(), 1);
+        assert_eq!(*v.last().unwrap(), 1 << 20);
+    }
 }

@@ -1,8 +1,10 @@
-//! The bandwidth kernels (STREAM's read, write, copy, triad, plus
-//! non-temporal write and copy) over arrays held in anonymous mappings.
-//! Bytes are counted as STREAM counts them: each array element read or
-//! written once (the hidden read-for-ownership of a cached store is not
-//! counted).
+//! The bandwidth kernels (STREAM's read, write, copy, scale, add, triad,
+//! non-temporal write and copy, an in-place read-modify-write, and libc's
+//! memset and memcpy over a whole array as lmbench's bw_mem bzero and
+//! bcopy call them) over arrays held in anonymous mappings. Bytes are
+//! counted as STREAM counts them: each array element read or written once
+//! (the hidden read-for-ownership of a cached store is not counted), so a
+//! copy or an in-place update moves twice its array's bytes.
 
 use super::adapter::{nt, Anon, Pages};
 
@@ -21,6 +23,18 @@ pub enum Kernel {
     WriteNt,
     /// b[i] = a[i] with non-temporal stores
     CopyNt,
+    /// memset(a, 0, whole array): libc picks its own strategy by size
+    /// (rep stosb, non-temporal stores beyond its threshold)
+    Bzero,
+    /// memcpy(b, a, whole array): likewise (glibc's bcopy, memmove and
+    /// memcpy are one routine on x86-64)
+    Bcopy,
+    /// a[i] += 1: each word read and written back in place
+    Rdwr,
+    /// c[i] = a[i] + b[i] (f64, STREAM add)
+    Add,
+    /// b[i] = s·a[i] (f64, STREAM scale)
+    Scale,
 }
 
 impl Kernel {
@@ -32,16 +46,40 @@ impl Kernel {
             Kernel::Triad => "triad",
             Kernel::WriteNt => "write_nt",
             Kernel::CopyNt => "copy_nt",
+            Kernel::Bzero => "bzero",
+            Kernel::Bcopy => "bcopy",
+            Kernel::Rdwr => "rdwr",
+            Kernel::Add => "add",
+            Kernel::Scale => "scale",
         }
     }
 
-    /// Arrays the kernel touches, each read or written once per element.
+    /// Arrays the kernel touches.
     pub fn arrays(self) -> usize {
         match self {
-            Kernel::Read | Kernel::Write | Kernel::WriteNt => 1,
-            Kernel::Copy | Kernel::CopyNt => 2,
-            Kernel::Triad => 3,
+            Kernel::Read | Kernel::Write | Kernel::WriteNt | Kernel::Bzero | Kernel::Rdwr => 1,
+            Kernel::Copy | Kernel::CopyNt | Kernel::Bcopy | Kernel::Scale => 2,
+            Kernel::Triad | Kernel::Add => 3,
         }
+    }
+
+    /// Element accesses per index, each a read or a write of 8 bytes: the
+    /// arrays, except in-place read-modify-write (one array, two accesses).
+    pub fn accesses(self) -> usize {
+        match self {
+            Kernel::Rdwr => 2,
+            k => k.arrays(),
+        }
+    }
+
+    /// One libc call over the whole array, not a loop over blocks.
+    pub fn whole_array(self) -> bool {
+        matches!(self, Kernel::Bzero | Kernel::Bcopy)
+    }
+
+    /// Whether the result of a pass can be checked against known values.
+    pub fn verifiable(self) -> bool {
+        !matches!(self, Kernel::Read | Kernel::Write | Kernel::WriteNt)
     }
 
     pub fn non_temporal(self) -> bool {
@@ -49,7 +87,7 @@ impl Kernel {
     }
 
     pub fn copies(self) -> bool {
-        matches!(self, Kernel::Copy | Kernel::CopyNt)
+        matches!(self, Kernel::Copy | Kernel::CopyNt | Kernel::Bcopy)
     }
 }
 
@@ -109,6 +147,13 @@ impl Arrays {
                 *x = 2.0;
             }
         }
+        if kernel == Kernel::Add {
+            arr.f64s(0).fill(1.0);
+            arr.f64s(1).fill(2.0);
+        }
+        if kernel == Kernel::Scale {
+            arr.f64s(0).fill(2.0);
+        }
         Ok(arr)
     }
 
@@ -127,9 +172,9 @@ impl Arrays {
         unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut f64, s.len()) }
     }
 
-    /// Bytes one pass over words [lo, hi) moves, as STREAM counts them.
+    /// Bytes one pass over `words` words moves, as STREAM counts them.
     pub fn bytes(&self, words: usize) -> usize {
-        words * 8 * self.kernel.arrays()
+        words * 8 * self.kernel.accesses()
     }
 
     /// Runs the kernel over words [lo, hi) of its arrays.
@@ -157,6 +202,45 @@ impl Arrays {
                     dst.copy_from_slice(src);
                 } else {
                     nt::copy(dst, src);
+                }
+                0
+            }
+            Kernel::Bzero => {
+                let a = &mut Self::slice(&mut self.a, n)[lo..hi];
+                // SAFETY: a is valid for its length in bytes.
+                unsafe { libc::memset(a.as_mut_ptr().cast(), 0, a.len() * 8) };
+                0
+            }
+            Kernel::Bcopy => {
+                let src = Self::slice(&mut self.a, n)[lo..hi].as_ptr();
+                let dst = &mut Self::slice(self.b.as_mut().unwrap(), n)[lo..hi];
+                // SAFETY: two distinct mappings, each valid for hi − lo words.
+                unsafe { libc::memcpy(dst.as_mut_ptr().cast(), src.cast(), dst.len() * 8) };
+                0
+            }
+            Kernel::Rdwr => {
+                for w in &mut Self::slice(&mut self.a, n)[lo..hi] {
+                    *w = w.wrapping_add(1);
+                }
+                0
+            }
+            Kernel::Add => {
+                let a = Self::slice(&mut self.a, n)[lo..hi].as_ptr() as *const f64;
+                let b = Self::slice(self.b.as_mut().unwrap(), n)[lo..hi].as_ptr() as *const f64;
+                let c = &mut self.f64s(2)[lo..hi];
+                for (i, x) in c.iter_mut().enumerate() {
+                    // SAFETY: a and b have at least hi − lo words from lo.
+                    unsafe { *x = *a.add(i) + *b.add(i) };
+                }
+                0
+            }
+            Kernel::Scale => {
+                let s = std::hint::black_box(3.0f64);
+                let a = Self::slice(&mut self.a, n)[lo..hi].as_ptr() as *const f64;
+                let b = &mut self.f64s(1)[lo..hi];
+                for (i, x) in b.iter_mut().enumerate() {
+                    // SAFETY: a has at least hi − lo words from lo.
+                    unsafe { *x = s * *a.add(i) };
                 }
                 0
             }
@@ -198,6 +282,42 @@ impl Arrays {
     pub fn triad_verified(&mut self) -> Option<bool> {
         (self.kernel == Kernel::Triad).then(|| self.f64s(0).iter().all(|&x| x == 7.0))
     }
+
+    /// Whether the arrays hold what `blocks_done` blocks of `block_words`
+    /// words, processed in order from the first and wrapping around, must
+    /// have left; None for kernels whose result cannot be checked.
+    pub fn verify(&mut self, blocks_done: u64, block_words: usize) -> Option<bool> {
+        let bw = block_words.max(1);
+        let blocks = (self.words / bw).max(1) as u64;
+        // Words processed at least once, as a prefix.
+        let prefix = bw * blocks_done.min(blocks) as usize;
+        if blocks_done == 0 && self.kernel.verifiable() {
+            return Some(false); // nothing done: nothing to vouch for
+        }
+        match self.kernel {
+            Kernel::Copy | Kernel::CopyNt | Kernel::Bcopy => self.copy_verified_to(prefix),
+            Kernel::Triad => self.triad_verified(),
+            Kernel::Bzero => Some(Self::slice(&mut self.a, prefix).iter().all(|&w| w == 0)),
+            Kernel::Rdwr => {
+                let (full, extra) = (blocks_done / blocks, blocks_done % blocks);
+                let n = self.words;
+                let a = Self::slice(&mut self.a, n);
+                Some(a.iter().enumerate().all(|(i, &w)| {
+                    let times = full + u64::from(((i / bw) as u64) < extra);
+                    w == pattern(i).wrapping_add(times)
+                }))
+            }
+            Kernel::Add => {
+                let c = self.f64s(2);
+                Some(c[..prefix].iter().all(|&x| x == 3.0) && c[prefix..].iter().all(|&x| x == 0.0))
+            }
+            Kernel::Scale => {
+                let b = self.f64s(1);
+                Some(b[..prefix].iter().all(|&x| x == 6.0) && b[prefix..].iter().all(|&x| x == 0.0))
+            }
+            Kernel::Read | Kernel::Write | Kernel::WriteNt => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -229,6 +349,55 @@ mod tests {
             "a stray block"
         );
         assert_eq!(a.bytes(a.words), 2 * (64 << 10));
+    }
+
+    /// Known work for the kernels lmbench and STREAM add: the result of a
+    /// known number of blocks is checked, a corrupted word or a block
+    /// short fails the check, and the bytes counted are the accesses made.
+    #[test]
+    fn new_kernels_leave_what_their_blocks_must_have_left() {
+        let words = |a: &Arrays| a.words;
+        for k in [Kernel::Bzero, Kernel::Bcopy] {
+            let mut a = Arrays::new(k, 64 << 10).unwrap();
+            assert_eq!(a.verify(0, a.words), Some(false), "{k:?}: nothing done");
+            let n = words(&a);
+            a.block(0, n);
+            assert_eq!(a.verify(1, n), Some(true), "{k:?}");
+            let which = if k == Kernel::Bzero {
+                &mut a.a
+            } else {
+                a.b.as_mut().unwrap()
+            };
+            which.words()[17] ^= 4;
+            assert_eq!(a.verify(1, n), Some(false), "{k:?}: one word changed");
+        }
+        // rdwr: 5 blocks of 4, over 2 blocks of the array: block 0 three
+        // times, block 1 twice; a sixth block breaks it.
+        let mut r = Arrays::new(Kernel::Rdwr, 64 << 10).unwrap();
+        let half = r.words / 2;
+        for b in 0..5 {
+            let lo = (b % 2) * half;
+            r.block(lo, lo + half);
+        }
+        assert_eq!(r.verify(5, half), Some(true));
+        assert_eq!(r.verify(4, half), Some(false));
+        r.block(0, half);
+        assert_eq!(r.verify(5, half), Some(false));
+        assert_eq!(r.bytes(r.words), 2 * (64 << 10), "read + written");
+        for (k, want) in [
+            (Kernel::Add, 3 * (64 << 10)),
+            (Kernel::Scale, 2 * (64 << 10)),
+        ] {
+            let mut a = Arrays::new(k, 64 << 10).unwrap();
+            let q = a.words / 4;
+            a.block(0, q);
+            assert_eq!(a.verify(1, q), Some(true), "{k:?}: the first quarter");
+            assert_eq!(a.verify(2, q), Some(false), "{k:?}: not half");
+            a.block(q, a.words);
+            assert_eq!(a.verify(4, q), Some(true), "{k:?}: all");
+            assert_eq!(a.bytes(a.words), want, "{k:?}");
+        }
+        assert_eq!(Arrays::new(Kernel::Read, 4096).unwrap().verify(9, 8), None);
     }
 
     #[test]

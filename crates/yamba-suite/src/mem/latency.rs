@@ -14,6 +14,7 @@
 use super::adapter::{self, Pages};
 use super::chase::Order;
 use super::curve::{measure_curve, Curve, CurveConfig};
+use super::llc::Sizing;
 use super::plateau::{capacity, detect, Plateau};
 use serde_json::json;
 use std::time::Duration;
@@ -67,8 +68,9 @@ fn bytes_setting(ctx: &Ctx, key: &str) -> Result<Option<usize>, String> {
         .transpose()
 }
 
-/// The curve's configuration from the run's mode and settings.
-pub fn config(ctx: &Ctx, pages: Pages) -> Result<CurveConfig, String> {
+/// The curve's configuration from the run's mode and settings, its sizes
+/// scaled from the effective last-level cache (`sizing`).
+pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, String> {
     let m = ctx.machine();
     let line = m.caches.first().and_then(|c| c.line_bytes).unwrap_or(64) as usize;
     let stride = bytes_setting(ctx, "stride")?.unwrap_or(line);
@@ -82,12 +84,7 @@ pub fn config(ctx: &Ctx, pages: Pages) -> Result<CurveConfig, String> {
         .map(Order::parse)
         .transpose()?
         .unwrap_or(Order::Random);
-    let llc = m.llc_bytes() as usize;
-    let default_max = if ctx.quick() {
-        2 * llc
-    } else {
-        (8 * llc).max(256 << 20)
-    };
+    let default_max = max_bytes(ctx.quick(), sizing);
     let mut plan = ctx.plan();
     plan.min_observation_ns = 50_000.0;
     plan.budget = Duration::from_millis(if ctx.quick() { 10 } else { 250 });
@@ -101,20 +98,42 @@ pub fn config(ctx: &Ctx, pages: Pages) -> Result<CurveConfig, String> {
         pages,
         plan,
         total_budget: Duration::from_secs_f64(if ctx.quick() { 2.0 } else { 60.0 }),
-        mandatory_bytes: 2 * llc,
+        mandatory_bytes: sizing.bounded(2, 0, MEMORY_SHARE_OF_AVAILABLE),
         max_warmup_ns: if ctx.quick() { 10e6 } else { 40e6 },
     })
 }
 
+/// The most of MemAvailable one chain may take.
+pub const MEMORY_SHARE_OF_AVAILABLE: f64 = 0.25;
+
+/// The curve's default largest working set: 8× the effective LLC (4× in
+/// quick mode), at least 256 MiB (64 MiB) so the base-page curve shows the
+/// TLB's reach, at most a quarter of MemAvailable.
+pub fn max_bytes(quick: bool, sizing: &Sizing) -> usize {
+    if quick {
+        sizing.bounded(4, 64 << 20, MEMORY_SHARE_OF_AVAILABLE)
+    } else {
+        sizing.bounded(8, 256 << 20, MEMORY_SHARE_OF_AVAILABLE)
+    }
+}
+
 fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
-    let cfg = config(ctx, pages)?;
+    let sizing = Sizing::new(ctx.clock(), ctx.machine());
+    let cfg = config(ctx, pages, &sizing)?;
     let curve = measure_curve(ctx.clock(), &cfg)?;
-    let plateaus = detect(&curve.xy());
+    let plateaus = merge_within_sysfs(ctx.machine(), detect(&curve.xy()));
     let levels = name_levels(ctx.machine(), &curve, &plateaus);
     let mut r = curve_result(ctx, &cfg, &curve, &plateaus, &levels);
-    if ctx.quick() && ctx.setting("max_size").is_none() {
-        r.warn("quick mode: the curve stops at 2× the last-level cache, not 8×");
-    }
+    r.param(
+        "max_bytes_rule",
+        sizing.describe(if ctx.setting("max_size").is_some() {
+            "max_size setting"
+        } else if ctx.quick() {
+            "4 × the LLC, at least 64 MiB, at most MemAvailable/4 (quick)"
+        } else {
+            "8 × the LLC, at least 256 MiB, at most MemAvailable/4"
+        }),
+    );
     ctx.push(r);
     for l in &levels {
         let p = &curve.points[l.point];
@@ -127,6 +146,9 @@ fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
             None => "memory load-to-use latency (largest working set of the curve)".to_string(),
         };
         lr.param("working_set_bytes", p.bytes)
+            .param("effective_capacity_bytes", l.capacity_bytes)
+            .param("fully_effective_up_to_bytes", l.flat_to_bytes)
+            .param("sysfs_bytes", l.sysfs_bytes)
             .param("stride", cfg.stride)
             .param("order", cfg.order.as_str())
             .param("pages", pages_name(pages));
@@ -166,23 +188,41 @@ pub const CAPACITY_TOLERANCE: f64 = 0.25;
 /// fewer TLB misses), not a cache.
 pub const MEMORY_SHARE: f64 = 0.5;
 
-/// Names the cache plateaus L1, L2, … in order. When the curve went past
-/// 2× the last-level cache, the memory latency is the lowest seen at those
-/// sizes, plateaus at [`MEMORY_SHARE`] of it or more are memory, not
-/// caches, and `memory` is the largest working set.
+/// How many data (or unified) cache levels sysfs lists; 0 when none.
+pub fn sysfs_levels(machine: &Machine) -> usize {
+    let mut levels: Vec<u32> = machine
+        .caches
+        .iter()
+        .filter(|c| c.kind != "Instruction")
+        .map(|c| c.level)
+        .collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels.len()
+}
+
+/// Names the cache plateaus L1, L2, … in order, never more of them than
+/// sysfs lists data-cache levels: plateaus beyond are memory, with the page
+/// walk's cost stepping as the working set outgrows the TLB's reach. A
+/// plateau the curve went far past (8× its end, or 2× sysfs's LLC) at
+/// [`MEMORY_SHARE`] of the largest working set's latency or more is memory
+/// too. `memory` is the largest working set, when the curve went past
+/// twice the last cache's capacity.
 pub fn name_levels(machine: &Machine, curve: &Curve, plateaus: &[Plateau]) -> Vec<Level> {
     let last = curve.points.len() - 1;
-    let beyond = 2 * machine.llc_bytes();
-    let past_llc = curve.points[last].bytes as u64 >= beyond;
-    let mem_ns = curve
-        .points
+    let (last_bytes, last_ns) = (
+        curve.points[last].bytes as f64,
+        curve.points[last].median_ns,
+    );
+    let sysfs_llc = machine.llc_bytes() as f64;
+    let far_past = |p: &Plateau| last_bytes >= (8.0 * p.last_bytes).min(2.0 * sysfs_llc);
+    let limit = match sysfs_levels(machine) {
+        0 => plateaus.len(),
+        n => n.min(plateaus.len()),
+    };
+    let caches = plateaus[..limit]
         .iter()
-        .filter(|p| p.bytes as u64 >= beyond)
-        .map(|p| p.median_ns)
-        .fold(f64::INFINITY, f64::min);
-    let caches = plateaus
-        .iter()
-        .take_while(|p| !(past_llc && p.latency_ns >= MEMORY_SHARE * mem_ns))
+        .take_while(|p| !(far_past(p) && p.latency_ns >= MEMORY_SHARE * last_ns))
         .count();
     let xy = curve.xy();
     let mut levels: Vec<Level> = plateaus[..caches]
@@ -192,7 +232,7 @@ pub fn name_levels(machine: &Machine, curve: &Curve, plateaus: &[Plateau]) -> Ve
             // The next level: the next plateau, or memory past the caches.
             let next_ns = match plateaus.get(i + 1) {
                 Some(next) => Some(next.latency_ns),
-                None if past_llc => Some(curve.points[last].median_ns),
+                None if far_past(p) => Some(last_ns),
                 None => None,
             };
             let end = *p.points.last().unwrap();
@@ -206,7 +246,11 @@ pub fn name_levels(machine: &Machine, curve: &Curve, plateaus: &[Plateau]) -> Ve
             }
         })
         .collect();
-    if past_llc {
+    let llc = levels
+        .last()
+        .and_then(|l| l.capacity_bytes)
+        .unwrap_or(sysfs_llc);
+    if last_bytes >= 2.0 * llc || caches < plateaus.len() {
         levels.push(Level {
             name: "memory".into(),
             point: last,
@@ -218,6 +262,31 @@ pub fn name_levels(machine: &Machine, curve: &Curve, plateaus: &[Plateau]) -> Ve
     }
     levels
 }
+
+/// A plateau that ends within the size sysfs gives the level before it is
+/// that level seen at a lower hit rate (a 2 MiB L2 steps from 4.2 to 5.4 ns
+/// past 512 KiB as set conflicts set in), not a level of its own: it is
+/// merged into the plateau before. Without sysfs sizes nothing is merged.
+pub fn merge_within_sysfs(machine: &Machine, plateaus: Vec<Plateau>) -> Vec<Plateau> {
+    let mut out: Vec<Plateau> = Vec::new();
+    for p in plateaus {
+        let within = out.last().is_some_and(|prev| {
+            machine.cache_bytes(out.len() as u32).is_some_and(|size| {
+                p.last_bytes <= size as f64 && p.latency_ns < 2.0 * prev.latency_ns
+            })
+        });
+        match out.last_mut() {
+            // Fully effective still ends where the first part did; the
+            // capacity is searched for after the merged points.
+            Some(prev) if within => prev.points.extend(p.points),
+            _ => out.push(p),
+        }
+    }
+    out
+}
+
+/// The effective capacity is far below sysfs's figure below this ratio.
+pub const FAR_BELOW: f64 = 0.25;
 
 fn add_huge_evidence(r: &mut BenchResult, pages: Pages, points: &[super::curve::Point]) {
     let got: Vec<(usize, Option<u64>)> = points
@@ -292,16 +361,30 @@ fn curve_result(
         format!("{cycles_ok} of {cycles_checked}"),
         cycles_ok == cycles_checked && cycles_checked > 0,
     );
+    // The LLC the curve itself found (its capacity where half the loads
+    // still hit), or sysfs's when it found none.
+    let (llc_eff, basis) = match levels
+        .iter()
+        .rfind(|l| l.plateau.is_some())
+        .and_then(|l| l.capacity_bytes.map(|c| (c, &l.name)))
+    {
+        Some((c, name)) => (c, format!("{name}'s effective capacity on this curve")),
+        None => (
+            llc as f64,
+            "sysfs's LLC (the curve found no capacity)".to_string(),
+        ),
+    };
     r.add_evidence(
-        "the curve reaches past the last-level cache (≥ 2× LLC), so its last point is memory",
-        format!("≥ {} bytes", 2 * llc),
+        "the curve reaches past the last-level cache (≥ 2× its effective capacity), so its last point is memory",
+        format!("≥ {:.0} bytes (2 × {basis})", 2.0 * llc_eff),
         format!("{} bytes", last.bytes),
-        last.bytes as u64 >= 2 * llc,
+        last.bytes as f64 >= 2.0 * llc_eff,
     );
-    if (last.bytes as u64) < 8 * llc {
+    let wanted = if ctx.quick() { 4.0 } else { 8.0 };
+    if (last.bytes as f64) < wanted * llc_eff && (last.bytes as f64) < 256.0 * 1048576.0 {
         r.warn(format!(
-            "curve ends at {:.1}× the last-level cache (wanted 8×)",
-            last.bytes as f64 / llc as f64
+            "curve ends at {:.1}× the last-level cache's effective capacity (wanted {wanted}×)",
+            last.bytes as f64 / llc_eff
         ));
     }
     if let Some(why) = &curve.stopped_early {
@@ -328,7 +411,14 @@ fn curve_result(
                     format!("{d:.0} bytes (ratio {ratio:.2})"),
                     ok,
                 );
-                if !ok {
+                if ratio < FAR_BELOW {
+                    r.warn(format!(
+                        "{}: this process got far less of it than sysfs says: half the loads still hit at {} KiB (the curve's effective capacity), sysfs says {} KiB; shared with other cores or tenants, or sysfs describes the host's cache — the effective figure is a measurement here, not the hardware's size",
+                        l.name,
+                        (d / 1024.0).round(),
+                        s / 1024
+                    ));
+                } else if !ok {
                     let what = if ratio < 1.0 - CAPACITY_TOLERANCE {
                         "effectively smaller than sysfs says (shared with other cores or tenants, or not all of it reachable)"
                     } else {
@@ -349,18 +439,24 @@ fn curve_result(
             "level": l.name, "latency_ns": latency,
             "first_bytes": first,
             "capacity_bytes": l.capacity_bytes,
+            "capacity_is": "effective: the working set where half the loads still hit (midpoint crossing on this curve), a measurement, not the hardware's size",
             "fully_effective_up_to_bytes": l.flat_to_bytes,
             "sysfs_bytes": l.sysfs_bytes, "agrees_with_sysfs": agree,
         }));
     }
-    let sysfs_levels = ctx
-        .machine()
-        .caches
-        .iter()
-        .filter(|c| c.kind != "Instruction")
-        .count();
-    let cache_plateaus = levels.iter().filter(|l| l.name != "memory").count();
-    if cache_plateaus != sysfs_levels {
+    // Plateaus past the caches: memory, its page walks stepping with the
+    // TLB's reach.
+    let cache_plateaus = levels.iter().filter(|l| l.plateau.is_some()).count();
+    for p in &plateaus[cache_plateaus.min(plateaus.len())..] {
+        table.push(json!({
+            "level": "memory (a TLB-reach step, not a cache)",
+            "latency_ns": p.latency_ns,
+            "first_bytes": p.first_bytes,
+            "fully_effective_up_to_bytes": p.last_bytes,
+        }));
+    }
+    let sysfs_levels = sysfs_levels(ctx.machine());
+    if cache_plateaus < sysfs_levels {
         r.warn(format!(
             "{cache_plateaus} cache plateaus found on the curve, sysfs lists {sysfs_levels} data cache levels"
         ));
@@ -385,4 +481,114 @@ fn curve_result(
             .collect::<Vec<_>>()),
     );
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::curve::Point;
+    use yamba_core::harness::Measured;
+    use yamba_core::machine::{CacheLevel, Describe};
+    use yamba_core::results::Method;
+
+    fn machine(sizes: &[u64]) -> Machine {
+        let mut m = Machine::describe();
+        m.caches = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size_bytes)| CacheLevel {
+                level: i as u32 + 1,
+                kind: if i == 0 { "Data" } else { "Unified" }.into(),
+                size_bytes,
+                line_bytes: Some(64),
+                ways: None,
+                shared_by_cpus: None,
+            })
+            .collect();
+        m
+    }
+
+    fn curve(xy: &[[f64; 2]]) -> Curve {
+        Curve {
+            points: xy
+                .iter()
+                .map(|&[b, ns]| Point {
+                    bytes: b as usize,
+                    measured: Measured {
+                        observations: vec![ns],
+                        method: Method::direct(1, 0.01, 1.0, 1.0, "test"),
+                    },
+                    median_ns: ns,
+                    huge_bytes: None,
+                    mapped_bytes: b as usize,
+                    one_cycle: None,
+                })
+                .collect(),
+            stopped_early: None,
+        }
+    }
+
+    /// The Intel VM's base-page curve: L1 48K, L2 2M with a step at 512K,
+    /// an effective L3 near 12M (sysfs: 480M), then memory with a TLB step.
+    fn vm_curve() -> Vec<[f64; 2]> {
+        let k = 1024.0;
+        let m = 1048576.0;
+        vec![
+            [4.0 * k, 1.4],
+            [8.0 * k, 1.4],
+            [16.0 * k, 1.4],
+            [32.0 * k, 1.4],
+            [64.0 * k, 4.2],
+            [128.0 * k, 4.3],
+            [256.0 * k, 4.2],
+            [512.0 * k, 4.3],
+            [724.0 * k, 5.4],
+            [1024.0 * k, 5.4],
+            [1448.0 * k, 5.6],
+            [2.0 * m, 16.6],
+            [2.9 * m, 33.0],
+            [4.0 * m, 35.0],
+            [5.8 * m, 36.0],
+            [8.0 * m, 40.0],
+            [11.6 * m, 90.0],
+            [16.0 * m, 150.0],
+            [23.0 * m, 155.0],
+            [32.0 * m, 158.0],
+            [64.0 * m, 162.0],
+            [128.0 * m, 210.0],
+            [181.0 * m, 215.0],
+            [256.0 * m, 218.0],
+        ]
+    }
+
+    #[test]
+    fn no_level_beyond_sysfs_and_no_cache_named_from_a_ramp() {
+        let m = machine(&[48 << 10, 2 << 20, 480 << 20]);
+        let c = curve(&vm_curve());
+        let p = merge_within_sysfs(&m, detect(&c.xy()));
+        let levels = name_levels(&m, &c, &p);
+        let names: Vec<&str> = levels.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["L1", "L2", "L3", "memory"], "{levels:#?}");
+        // The L2's 5.4 ns step is the L2 at a lower hit rate, not the L3.
+        let l3 = &levels[2];
+        assert!(
+            c.points[l3.point].median_ns > 30.0,
+            "{:?}",
+            c.points[l3.point]
+        );
+        // The L3's capacity is the curve's, far below sysfs's.
+        let cap = l3.capacity_bytes.unwrap();
+        assert!(cap > 8.0 * 1048576.0 && cap < 16.0 * 1048576.0, "{cap}");
+        assert!(cap / (480.0 * 1048576.0) < FAR_BELOW);
+        // Without the sysfs limit the memory plateaus would be L4 and L5.
+        assert!(p.len() > 3, "{p:#?}");
+    }
+
+    #[test]
+    fn without_sysfs_nothing_is_merged_or_capped() {
+        let m = machine(&[]);
+        let c = curve(&vm_curve());
+        let p = merge_within_sysfs(&m, detect(&c.xy()));
+        assert_eq!(p.len(), detect(&c.xy()).len());
+    }
 }

@@ -9,6 +9,7 @@
 pub mod adapter;
 pub mod bandwidth;
 pub mod connect;
+pub mod connect_close;
 pub(crate) mod peer;
 pub mod rtt;
 
@@ -26,6 +27,8 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &rtt::TCP_RTT,
     &rtt::UDP_RTT,
     &connect::TCP_CONNECT,
+    &connect_close::CONNECT_CLOSE,
+    &connect_close::REFUSED_NAIVE,
     &bandwidth::TCP_BW_1,
     &bandwidth::TCP_BW_N,
     &bandwidth::UNIX_BW,

@@ -36,7 +36,6 @@ pub static INTERRUPTIONS: Benchmark = Benchmark {
     description:
         "interruptions of a CPU-bound loop: gap lengths, gaps per second, share of time lost",
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_interruptions,
     ..Benchmark::TEMPLATE
 };

@@ -44,7 +44,6 @@ pub static PREEMPTION: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description: "CPU time lost per preemption between two CPU-bound threads on one CPU",
     adapter: adapter::NAME,
-    requires: |_, _| adapter::supported(),
     run: run_preemption,
     ..Benchmark::TEMPLATE
 };

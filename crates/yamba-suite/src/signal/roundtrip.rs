@@ -5,9 +5,8 @@
 //! median, labelled as such. Measured with the peer on our CPU (two
 //! context switches) and on another CPU (two cross-CPU wake-ups).
 
-use super::adapter::{self, Handler};
+use super::adapter::{self, Handler, SharedPage};
 use super::check::exact_count;
-use crate::os::SharedPage;
 use crate::proc::check::setting_f64;
 use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;

@@ -6,11 +6,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-#[cfg(target_arch = "x86_64")]
-pub const NAME: &str = "linux-x86_64";
-#[cfg(target_arch = "aarch64")]
-pub const NAME: &str = "linux-aarch64";
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const NAME: &str = "linux";
 
 /// Size of a PMD-level transparent huge page.
@@ -369,4 +364,35 @@ pub fn readahead_kb(file: &File) -> Option<u64> {
     ]
     .iter()
     .find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
+/// Maps `len` bytes of `file` readable, writable and shared, as lmbench's
+/// lat_mmap does; the timed operation itself, so nothing else is done
+/// here (no madvise). Unmap with [`unmap_file`].
+#[inline]
+pub fn map_file_rw(file: &File, len: usize) -> Result<*mut u8, String> {
+    // SAFETY: mapping a file we hold open; the caller unmaps it.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(os_err(
+            "mmap(PROT_READ|PROT_WRITE, MAP_SHARED) of the scratch file",
+        ));
+    }
+    Ok(p.cast())
+}
+
+/// Unmaps what [`map_file_rw`] mapped; false if munmap failed.
+#[inline]
+pub fn unmap_file(ptr: *mut u8, len: usize) -> bool {
+    // SAFETY: the caller passes a mapping from map_file_rw, whole.
+    unsafe { libc::munmap(ptr.cast(), len) == 0 }
 }

@@ -1,18 +1,17 @@
-//! Kernels without an adapter yet: every mapping fails with one clear
-//! reason, so each `mem` benchmark reports that instead of measuring
-//! something else. Porting means implementing `linux.rs`'s interface here.
+//! Every platform without a `mem` adapter. `NAME` is `NO_ADAPTER`, so the
+//! runner skips this area's benchmarks with "no adapter for this platform";
+//! the functions exist only so the generic code compiles: every mapping
+//! fails with that reason, and nothing is measured. Porting: copy this
+//! file to `<os>.rs`, implement it, and select it in `mod.rs`.
 
 use std::fs::File;
 use std::path::Path;
 
-pub const NAME: &str = "unsupported";
+pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
 pub const HUGE_PAGE: usize = 2 << 20;
 
 fn unsupported<T>() -> Result<T, String> {
-    Err(format!(
-        "the mem area has no adapter for {} yet",
-        std::env::consts::OS
-    ))
+    Err(yamba_core::bench::no_adapter_reason())
 }
 
 pub fn page_size() -> usize {
@@ -46,7 +45,7 @@ impl Anon {
 }
 
 pub fn thp_unavailable(_setting: Option<&str>) -> Option<String> {
-    Some(format!("no huge-page adapter for {}", std::env::consts::OS))
+    Some(yamba_core::bench::no_adapter_reason())
 }
 
 pub fn anon_huge_bytes() -> Option<u64> {
@@ -138,4 +137,12 @@ pub fn is_root() -> bool {
 
 pub fn readahead_kb(_file: &File) -> Option<u64> {
     None
+}
+
+pub fn map_file_rw(_file: &File, _len: usize) -> Result<*mut u8, String> {
+    unsupported()
+}
+
+pub fn unmap_file(_ptr: *mut u8, _len: usize) -> bool {
+    false
 }

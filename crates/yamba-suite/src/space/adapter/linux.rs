@@ -1,7 +1,6 @@
-//! Platform adapter for the `space` area (Linux; `mod.rs` leaves the area
-//! empty elsewhere): creating N of a primitive and holding them, counting
-//! that they exist (the census), and reading what memory the kernel and
-//! this process account.
+//! Linux: creating N of each primitive and holding them, counting that
+//! they exist in /proc/self (the census), and reading what memory the
+//! kernel (/proc/meminfo) and this process (VmRSS, smaps_rollup) account.
 
 use std::os::fd::{FromRawFd, OwnedFd};
 

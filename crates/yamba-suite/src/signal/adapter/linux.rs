@@ -1,7 +1,6 @@
-//! Platform adapter for the `signal` area (Linux; `mod.rs` leaves the area
-//! empty elsewhere): installing handlers, sending a signal to one thread,
-//! waiting for one, and a page whose protection makes every touch fault.
-//! The handlers live here because they read the kernel's `siginfo_t`.
+//! Linux with glibc: sigaction with SA_SIGINFO handlers that read the
+//! kernel's `siginfo_t`, tgkill, sigsuspend, a peer with PR_SET_PDEATHSIG,
+//! and mprotect.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -16,6 +15,7 @@ static FAULT_PAGE: AtomicUsize = AtomicUsize::new(0);
 static PAGE_LEN: AtomicUsize = AtomicUsize::new(4096);
 
 use crate::os::os_err;
+pub(crate) use crate::os::SharedPage;
 
 extern "C" fn counting_handler(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
     HANDLED.fetch_add(1, Ordering::Relaxed);

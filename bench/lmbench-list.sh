@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# yamba vs lmbench 3, side by side in one run, for every benchmark that
+# completes lmbench's list (issue 11 §3). Both are pinned to the same CPU
+# with taskset; for each pair yamba runs first, then lmbench REPS times,
+# each with -N LMN repetitions (the median of the REPS runs is printed). Prints one table: both medians, in lmbench's
+# units, and yamba / lmbench; '*' marks a difference over 10%.
+#
+# Usage: bench/lmbench-list.sh            (from the repository's root or anywhere)
+#   CPU=N        CPU to pin both to (default: the last one)
+#   REPS=N       lmbench runs per pair (default 3)
+#   LMN=N        lmbench's own repetitions per run, -N (default 3; lmbench's is 11)
+#   BUDGET=S     yamba's sampling budget per quantity, seconds (default 1)
+#   BW_MB=N      bytes per array for the bandwidth pairs, MiB (default: 4 × the LLC)
+#   PAR_MB=N     working set for par_mem / mem.parallelism, MiB (default: 2 × the LLC, a power of 2)
+#   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench)
+#   RT=1         run both in SCHED_FIFO (root): on a machine others load, neither is
+#                then preempted by their tasks (lmbench times long intervals, which
+#                otherwise include other tasks' time slices)
+#   KEEP=1       keep the work directory (yamba's results files, lmbench's raw output)
+#
+# Needs: jq, taskset, make and cc (lmbench is built from the peers' tarball).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+CPU=${CPU:-$(( $(nproc) - 1 ))}
+REPS=${REPS:-3}
+LMN=${LMN:-3}
+BUDGET=${BUDGET:-1}
+LMBENCH=${LMBENCH:-/tmp/lmbench}
+for p in "$repo/../shared/peers" /work/shared/peers; do
+  [ -f "$p/build-lmbench.sh" ] && PEERS=$p && break
+done
+: "${PEERS:?cannot find shared/peers/build-lmbench.sh}"
+for tool in jq taskset make cc; do
+  command -v $tool >/dev/null || { echo "bench/lmbench-list.sh: needs $tool (apt-get install ${tool/cc/gcc})" >&2; exit 2; }
+done
+
+llc_bytes() {
+  local best=0 f s
+  for f in /sys/devices/system/cpu/cpu0/cache/index*/size; do
+    s=$(cat "$f"); case $s in *K) s=$(( ${s%K} * 1024 ));; *M) s=$(( ${s%M} * 1048576 ));; esac
+    [ "$s" -gt "$best" ] && best=$s
+  done
+  echo "$best"
+}
+llc_mb=$(( $(llc_bytes) / 1048576 )); [ "$llc_mb" -gt 0 ] || llc_mb=32
+BW_MB=${BW_MB:-$(( 4 * llc_mb ))}
+if [ -z "${PAR_MB:-}" ]; then PAR_MB=64; while [ $PAR_MB -lt $(( 2 * llc_mb )) ]; do PAR_MB=$(( PAR_MB * 2 )); done; fi
+
+work=$(mktemp -d /var/tmp/yamba-lmlist.XXXXXX)
+lmserver=0
+cleanup() {
+  [ "$lmserver" = 1 ] && "$LMBENCH/bin/x86/lat_connect" -S 127.0.0.1 >/dev/null 2>&1 || true
+  [ "${KEEP:-0}" = 1 ] && echo "work directory kept: $work" >&2 || rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building lmbench ($LMBENCH) and yamba ..." >&2
+bash "$PEERS/build-lmbench.sh" "$LMBENCH" >/dev/null
+(cd "$LMBENCH/src" && make -s O=../bin/x86 CFLAGS="-O2 -I/usr/include/tirpc -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1" \
+  LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello >/dev/null 2>&1)
+cp "$LMBENCH/bin/x86/hello" /tmp/hello   # lat_proc exec and shell run /tmp/hello
+(cd "$repo" && cargo build --release -q -p yamba-cli)
+Y="$repo/target/release/yamba"
+LB="$LMBENCH/bin/x86"
+if [ "${RT:-0}" = 1 ]; then rt=(chrt -f 1); yrt=(--realtime); else rt=(); yrt=(); fi
+pin() { taskset -c "$CPU" "${rt[@]}" "$@"; }
+N=(-N "$LMN")
+
+# Files both sides use: a 32 MiB file written a page at a time (lat_mmap,
+# mem.mmap), and one small file for fstat and open.
+dd if=/dev/urandom of="$work/mmap.dat" bs=4k count=8192 status=none
+cat "$work/mmap.dat" >/dev/null
+mkdir -p "$work/usr/include/linux" "$work/lmfs" "$work/yscratch"
+head -c 1000 /dev/zero >"$work/usr/include/linux/types.h"
+small="$work/usr/include/linux/types.h"
+
+# yamba ARGS...: one yamba run; its results file's name is printed.
+n=0
+yamba() {
+  n=$((n + 1))
+  local out="$work/y$n.json"
+  pin "$Y" run --cpu "$CPU" --budget "$BUDGET" "${yrt[@]}" --scratch "$work/yscratch" --out "$out" "$@" >"$work/y$n.txt" 2>&1 || true
+  echo "$out"
+}
+# ymed FILE ID [scale]: a result's median × scale, or n/a (its status after a colon when not ok).
+ymed() {
+  jq -r --arg id "$2" --argjson k "${3:-1}" \
+    '[.results[] | select(.id == $id)][0] | if . == null then "n/a" elif .summary == null then "n/a:\(.status)" else (.summary.median * $k | tostring) + (if .status == "ok" then "" else ":" + .status end) end' "$1"
+}
+# ypoint FILE ID X [scale]: the y of a result's series point at x.
+ypoint() {
+  jq -r --arg id "$2" --argjson x "$3" --argjson k "${4:-1}" \
+    '[.results[] | select(.id == $id) | .series.points[] | select(.[0] == $x) | .[1] * $k][0] // "n/a"' "$1"
+}
+# lm EXTRACT CMD...: lmbench's median over REPS runs; EXTRACT is a
+# pipeline from its (stderr) output to one number per run.
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2] + a[NR/2+1]) / 2}'; }
+lm() {
+  local extract=$1; shift
+  for _ in $(seq "$REPS"); do pin "$@" 2>&1 >/dev/null | eval "$extract" || true; done | grep -E '^[0-9.e+-]+$' | median
+}
+
+rows=()
+# row PAIR YAMBA_ID YAMBA_VALUE LMBENCH_VALUE UNIT NOTE
+row() {
+  local y=${3%%:*} flag
+  rows+=("$(awk -v p="$1" -v id="$2" -v y="$3" -v yv="$y" -v l="$4" -v u="$5" -v note="$6" 'BEGIN {
+    r = "n/a"; f = " ";
+    if (yv ~ /^[0-9.e+-]+$/ && l ~ /^[0-9.e+-]+$/ && l + 0 != 0) { r = sprintf("%.2f", yv / l); if (yv / l > 1.1 || yv / l < 1 / 1.1) f = "*" }
+    yy = (yv ~ /^[0-9.e+-]+$/) ? sprintf("%.4g", yv) : yv; if (y != yv) yy = yy " (" substr(y, length(yv) + 2) ")";
+    ll = (l ~ /^[0-9.e+-]+$/) ? sprintf("%.4g", l) : l;
+    printf "%-22s %-36s %16s %12s %-7s %6s %s  %s", p, id, yy, ll, u, r, f, note }')")
+  echo "${rows[-1]}" >&2
+}
+
+echo "load before: $(cat /proc/loadavg) (other engineers' builds share this machine)" >&2
+started=$(date +%s)
+
+# --- bw_pipe ----------------------------------------------------------------
+f=$(yamba ipc.bw.pipe)
+row bw_pipe ipc.bw.pipe.same_cpu "$(ymed "$f" ipc.bw.pipe.same_cpu 1000)" \
+  "$(lm "sed -n 's/^Pipe bandwidth: \([0-9.]*\) MB\/sec/\1/p'" "$LB/bw_pipe" "${N[@]}")" MB/s "64 KiB writes; writer on the reader's CPU"
+
+# --- lat_mmap ---------------------------------------------------------------
+f=$(yamba mem.mmap)
+for s in 512k 4m 32m; do
+  row "lat_mmap $s" "mem.mmap.$s" "$(ymed "$f" "mem.mmap.$s" 0.001)" \
+    "$(lm "awk '{print \$2}'" "$LB/lat_mmap" "${N[@]}" "$s" "$work/mmap.dat")" µs "map + 1 byte written per 16 KiB of the first tenth + unmap"
+done
+
+# --- bw_mem bzero, bcopy, rdwr; STREAM add, scale ------------------------------
+f=$(yamba mem.bandwidth.bzero mem.bandwidth.bcopy mem.bandwidth.rdwr mem.bandwidth.add mem.bandwidth.scale --set "bw_size=${BW_MB}M")
+row "bw_mem bzero" mem.bandwidth.bzero "$(ymed "$f" mem.bandwidth.bzero 1000)" \
+  "$(lm "awk '{print \$2}'" "$LB/bw_mem" "${N[@]}" "${BW_MB}m" bzero)" MB/s "${BW_MB} MiB"
+row "bw_mem bcopy" mem.bandwidth.bcopy "$(ymed "$f" mem.bandwidth.bcopy 1000)" \
+  "$(lm "awk '{print 2 * \$2}'" "$LB/bw_mem" "${N[@]}" "${BW_MB}m" bcopy)" MB/s "lmbench ×2: it counts a copy's bytes once, yamba (STREAM) read + written"
+row "bw_mem rdwr" mem.bandwidth.rdwr "$(ymed "$f" mem.bandwidth.rdwr 1000)" \
+  "$(lm "awk '{print 2 * \$2}'" "$LB/bw_mem" "${N[@]}" "${BW_MB}m" rdwr)" MB/s "lmbench ×2 (read + written, as STREAM counts)"
+stream_out="$work/stream.txt"
+for _ in $(seq "$REPS"); do pin "$LB/stream" "${N[@]}" -M "$((3 * BW_MB))m" 2>>"$stream_out" >/dev/null || true; done
+row "stream add" mem.bandwidth.add "$(ymed "$f" mem.bandwidth.add 1000)" \
+  "$(sed -n 's/^STREAM add bandwidth: \([0-9.]*\) MB\/sec/\1/p' "$stream_out" | median)" MB/s "lmbench's 'add' runs its sum kernel (1 array read) and counts 3"
+row "stream scale" mem.bandwidth.scale "$(ymed "$f" mem.bandwidth.scale 1000)" \
+  "$(sed -n 's/^STREAM scale bandwidth: \([0-9.]*\) MB\/sec/\1/p' "$stream_out" | median)" MB/s "3 × ${BW_MB} MiB for lmbench's -M"
+
+# --- lat_ctx -s 0/16/64 -------------------------------------------------------
+f=$(yamba ipc.ctxsw.sweep)
+for s in 0 16 64; do
+  ctx_out="$work/ctx$s.txt"
+  for _ in $(seq "$REPS"); do pin "$LB/lat_ctx" "${N[@]}" -s "$s" 2 8 16 96 2>>"$ctx_out" >/dev/null || true; done
+  for p in 2 8 16 96; do
+    row "lat_ctx -s $s ${p}p" "ipc.ctxsw.sweep.${s}k @${p}" "$(ypoint "$f" "ipc.ctxsw.sweep.${s}k" "$p" 0.001)" \
+      "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx_out" | median)" µs "ring of pipes; yamba in SCHED_BATCH"
+  done
+done
+
+# --- lat_proc shell (and exec, for reference) ---------------------------------
+f=$(yamba proc.shell proc.fork_exec)
+row "lat_proc shell" proc.shell "$(ymed "$f" proc.shell 0.001)" \
+  "$(lm "sed -n 's/^Process fork+\/bin\/sh -c: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_proc" "${N[@]}" shell)" µs "yamba: sh -c 'exit 7'; lmbench: sh -c /tmp/hello"
+row "lat_proc exec (ref)" proc.fork_exec "$(ymed "$f" proc.fork_exec 0.001)" \
+  "$(lm "sed -n 's/^Process fork+execve: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_proc" "${N[@]}" exec)" µs "yamba: /bin/true; lmbench: /tmp/hello"
+
+# --- lat_syscall write, fstat, open -------------------------------------------
+f=$(yamba cpu.syscall.write_devnull cpu.syscall.fstat cpu.syscall.open --set "cpu.syscall.path=$small")
+row "lat_syscall write" cpu.syscall.write_devnull "$(ymed "$f" cpu.syscall.write_devnull 0.001)" \
+  "$(lm "sed -n 's/^Simple write: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_syscall" "${N[@]}" write)" µs "1 byte to /dev/null"
+row "lat_syscall fstat" cpu.syscall.fstat "$(ymed "$f" cpu.syscall.fstat 0.001)" \
+  "$(lm "sed -n 's/^Simple fstat: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_syscall" "${N[@]}" fstat "$small")" µs "same file"
+row "lat_syscall open" cpu.syscall.open "$(ymed "$f" cpu.syscall.open 0.001)" \
+  "$(lm "sed -n 's/^Simple open\/close: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_syscall" "${N[@]}" open "$small")" µs "open + close, same path"
+
+# --- lat_fs -------------------------------------------------------------------
+f=$(yamba fs.create_delete)
+fs_out="$work/lat_fs.txt"
+for _ in $(seq "$REPS"); do pin "$LB/lat_fs" "${N[@]}" "$work/lmfs" 2>>"$fs_out" >/dev/null || true; done
+for s in 0 1 4 10; do
+  row "lat_fs ${s}k create" "fs.create_delete.${s}k.create" "$(ymed "$f" "fs.create_delete.${s}k.create")" \
+    "$(awk -v s="${s}k" '$1 == s {print $3}' "$fs_out" | median)" /s "files per second, same filesystem"
+  row "lat_fs ${s}k delete" "fs.create_delete.${s}k.delete" "$(ymed "$f" "fs.create_delete.${s}k.delete")" \
+    "$(awk -v s="${s}k" '$1 == s {print $4}' "$fs_out" | median)" /s ""
+done
+
+# --- lat_connect: with its server, then with none listening --------------------
+f=$(yamba net.tcp.connect_close net.tcp.connect_refused_naive net.tcp.connect)
+pin "$LB/lat_connect" -s >/dev/null 2>&1 && lmserver=1
+sleep 0.5
+with=$(lm "sed -n 's/^TCP\/IP connection cost to 127.0.0.1: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_connect" "${N[@]}" 127.0.0.1)
+"$LB/lat_connect" -S 127.0.0.1 >/dev/null 2>&1 || true; lmserver=0
+sleep 0.5
+without=$(lm "sed -n 's/^TCP\/IP connection cost to 127.0.0.1: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_connect" "${N[@]}" 127.0.0.1)
+row "lat_connect" net.tcp.connect_close "$(ymed "$f" net.tcp.connect_close 0.001)" "$with" µs "socket + connect + close; server accepts"
+row "lat_connect (ref)" net.tcp.connect "$(ymed "$f" net.tcp.connect 0.001)" "$with" µs "yamba also waits for the server's accept + close"
+row "lat_connect no server" net.tcp.connect_refused_naive "$(ymed "$f" net.tcp.connect_refused_naive 0.001)" "$without" µs "refused connects: lmbench reports them, yamba withholds"
+
+# --- mhz ----------------------------------------------------------------------
+f=$(yamba cpu.mhz)
+mhz=$(for _ in $(seq "$REPS"); do pin "$LB/mhz" 2>&1 || true; done)
+row mhz cpu.mhz "$(ymed "$f" cpu.mhz 0.000001)" \
+  "$(echo "$mhz" | sed -n 's/^\([0-9]*\) MHz.*/\1/p' | median)" MHz "lmbench said: $(echo "$mhz" | sort | uniq -c | sort -rn | head -1 | sed 's/^ *//')"
+
+# --- par_mem --------------------------------------------------------------------
+f=$(yamba mem.parallelism --set "mem.parallelism.size=${PAR_MB}M" --set mem.parallelism.pages=base)
+g=$(yamba mem.parallelism --set "mem.parallelism.size=${PAR_MB}M")
+par_out="$work/par_mem.txt"
+for _ in $(seq "$REPS"); do pin "$LB/par_mem" "${N[@]}" -M "${PAR_MB}m" 2>&1 >/dev/null | tail -1 >>"$par_out" || true; done
+row par_mem "mem.parallelism (4 KiB pages)" "$(ymed "$f" mem.parallelism)" "$(awk '{print $2}' "$par_out" | median)" ratio "${PAR_MB} MiB; lmbench's largest size"
+row "par_mem (ref)" "mem.parallelism (huge pages)" "$(ymed "$g" mem.parallelism)" "$(awk '{print $2}' "$par_out" | median)" ratio "yamba's default: no TLB misses"
+
+# --- lat_ops, par_ops -------------------------------------------------------------
+f=$(yamba cpu.ops cpu.ops.parallel)
+ops_out="$work/lat_ops.txt"; pops_out="$work/par_ops.txt"
+for _ in $(seq "$REPS"); do pin "$LB/lat_ops" "${N[@]}" 2>>"$ops_out" >/dev/null || true; pin "$LB/par_ops" "${N[@]}" 2>>"$pops_out" >/dev/null || true; done
+for pair in "integer bit:i32.bit" "integer add:i32.add" "integer mul:i32.mul" "integer div:i32.div" "integer mod:i32.mod" \
+            "int64 bit:i64.bit" "int64 add:i64.add" "int64 mul:i64.mul" "int64 div:i64.div" "int64 mod:i64.mod" \
+            "float add:f32.add" "float mul:f32.mul" "float div:f32.div" "double add:f64.add" "double mul:f64.mul" "double div:f64.div"; do
+  name=${pair%%:*}; op=${pair#*:}
+  row "lat_ops $name" "cpu.ops.$op" "$(ymed "$f" "cpu.ops.$op")" \
+    "$(awk -v n="$name:" 'index($0, n) == 1 {print $(NF-1)}' "$ops_out" | median)" ns ""
+  row "par_ops $name" "cpu.ops.parallel.$op" "$(ymed "$f" "cpu.ops.parallel.$op")" \
+    "$(awk -v n="$name parallelism:" 'index($0, n) == 1 {print $NF}' "$pops_out" | median)" ratio ""
+done
+
+echo
+echo "yamba vs lmbench 3, both pinned to CPU $CPU$([ "${RT:-0}" = 1 ] && echo ", SCHED_FIFO"); lmbench: median of $REPS runs of -N $LMN; yamba: --budget $BUDGET"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, LLC $llc_mb MiB, kernel $(uname -r)"
+echo "load: $(cat /proc/loadavg) at the end; took $(( $(date +%s) - started )) s"
+printf "%-22s %-36s %16s %12s %-7s %6s %s  %s\n" "pair" "yamba" "yamba" "lmbench" "unit" "ratio" " " "note"
+for r in "${rows[@]}"; do echo "$r"; done
+echo "ratio = yamba / lmbench; * = differs by more than 10%; (withheld) = yamba withheld its number, shown for comparison"

@@ -1,0 +1,194 @@
+/// Values the optimiser must treat as unknown while they stay in a
+/// register: an empty `asm!` block that claims to change its operand.
+/// Arithmetic chains written with it compile to exactly the operations
+/// written, in order — nothing folded, reassociated or hoisted (compiled
+/// today, lmbench's lat_ops loses its integer add chain this way and
+/// reports 0.01 ns). Floats use the FP/SIMD register class so no move to
+/// an integer register enters the chain.
+pub mod opaque {
+    /// A value to hide from the optimiser, at no run-time cost.
+    pub trait Opaque: Copy {
+        fn opaque(self) -> Self;
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    macro_rules! opaque_in {
+        ($t:ty, $class:ident, $template:literal) => {
+            impl Opaque for $t {
+                #[inline(always)]
+                fn opaque(mut self) -> Self {
+                    // SAFETY: an empty asm block (the template is a comment
+                    // naming the register); it only claims to modify the
+                    // register holding the value.
+                    unsafe {
+                        std::arch::asm!($template, inout($class) self,
+                            options(nomem, nostack, preserves_flags));
+                    }
+                    self
+                }
+            }
+        };
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    opaque_in!(i32, reg, "/* {0:e} */");
+    #[cfg(target_arch = "x86_64")]
+    opaque_in!(i64, reg, "/* {0} */");
+    #[cfg(target_arch = "x86_64")]
+    opaque_in!(u64, reg, "/* {0} */");
+    #[cfg(target_arch = "x86_64")]
+    opaque_in!(f32, xmm_reg, "/* {0} */");
+    #[cfg(target_arch = "x86_64")]
+    opaque_in!(f64, xmm_reg, "/* {0} */");
+    #[cfg(target_arch = "aarch64")]
+    opaque_in!(i32, reg, "/* {0:w} */");
+    #[cfg(target_arch = "aarch64")]
+    opaque_in!(i64, reg, "/* {0} */");
+    #[cfg(target_arch = "aarch64")]
+    opaque_in!(u64, reg, "/* {0} */");
+    #[cfg(target_arch = "aarch64")]
+    opaque_in!(f32, vreg, "/* {0:s} */");
+    #[cfg(target_arch = "aarch64")]
+    opaque_in!(f64, vreg, "/* {0:d} */");
+
+    /// Elsewhere: `black_box`, which may pass the value through memory
+    /// (a store and a load inside every chain step: latencies read high).
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    macro_rules! opaque_in {
+        ($($t:ty),*) => {$(
+            impl Opaque for $t {
+                #[inline(always)]
+                fn opaque(self) -> Self {
+                    std::hint::black_box(self)
+                }
+            }
+        )*};
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    opaque_in!(i32, i64, u64, f32, f64);
+
+    /// Whether [`Opaque`] costs nothing here (a register-only barrier).
+    pub const IN_REGISTERS: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+}
+
+/// The core clock's own tick: a block of [`BLOCK`] dependent adds of one
+/// register to another. Every x86-64 and Armv8 core executes a dependent
+/// register add in one cycle, so the block lasts [`BLOCK`] core cycles
+/// whatever the time-stamp counter's rate. The addend is a register, not
+/// an immediate: recent Intel cores (Golden Cove and later) fold
+/// additions of small immediates in the renamer, and a chain of
+/// `add reg, 1` then runs several times faster than one per cycle. [`muls`] is the same
+/// block of integer multiplies (3 cycles each on every x86-64 core of the
+/// last fifteen years: a cross-check, not an assumption).
+pub mod chains {
+    /// Dependent operations per block.
+    pub const BLOCK: u64 = 100;
+
+    /// Documented latency of a 64-bit register multiply, in cycles, where
+    /// it is the same across this architecture's current cores.
+    #[cfg(target_arch = "x86_64")]
+    pub const MUL_CYCLES: Option<f64> = Some(3.0);
+    #[cfg(not(target_arch = "x86_64"))]
+    pub const MUL_CYCLES: Option<f64> = None;
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn adds(mut x: u64) -> u64 {
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "add {x}, {one}", ".endr", x = inout(reg) x,
+                one = in(reg) 1u64, options(nomem, nostack));
+        }
+        x
+    }
+
+    /// Two independent chains of [`BLOCK`] adds, interleaved.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn adds_two(mut x: u64, mut y: u64) -> (u64, u64) {
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "add {x}, {one}", "add {y}, {one}", ".endr",
+                x = inout(reg) x, y = inout(reg) y, one = in(reg) 1u64, options(nomem, nostack));
+        }
+        (x, y)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn muls(mut x: u64) -> u64 {
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "imul {x}, {x}, 3", ".endr", x = inout(reg) x,
+                options(nomem, nostack));
+        }
+        x
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    pub fn adds(mut x: u64) -> u64 {
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "add {x}, {x}, {one}", ".endr", x = inout(reg) x,
+                one = in(reg) 1u64, options(nomem, nostack));
+        }
+        x
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    pub fn adds_two(mut x: u64, mut y: u64) -> (u64, u64) {
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "add {x}, {x}, {one}", "add {y}, {y}, {one}", ".endr",
+                x = inout(reg) x, y = inout(reg) y, one = in(reg) 1u64, options(nomem, nostack));
+        }
+        (x, y)
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    pub fn muls(mut x: u64) -> u64 {
+        let three = 3u64;
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "mul {x}, {x}, {t}", ".endr", x = inout(reg) x,
+                t = in(reg) three, options(nomem, nostack));
+        }
+        x
+    }
+
+    /// Elsewhere: the same chains in Rust, each step hidden from the
+    /// optimiser (see [`super::opaque`]).
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[inline(always)]
+    pub fn adds(mut x: u64) -> u64 {
+        use super::opaque::Opaque;
+        for _ in 0..BLOCK {
+            x = x.wrapping_add(1).opaque();
+        }
+        x
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[inline(always)]
+    pub fn adds_two(mut x: u64, mut y: u64) -> (u64, u64) {
+        use super::opaque::Opaque;
+        for _ in 0..BLOCK {
+            x = x.wrapping_add(1).opaque();
+            y = y.wrapping_add(1).opaque();
+        }
+        (x, y)
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[inline(always)]
+    pub fn muls(mut x: u64) -> u64 {
+        use super::opaque::Opaque;
+        for _ in 0..BLOCK {
+            x = x.wrapping_mul(3).opaque();
+        }
+        x
+    }
+}

@@ -1,0 +1,334 @@
+//! Linux: O_DIRECT, fsync + posix_fadvise(DONTNEED), mincore, /proc/self/io,
+//! statfs, forked workers, and cgroup v2/v1 memory limits.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+pub const NAME: &str = "linux";
+
+/// Opens `path` for reading with O_DIRECT. `Ok(None)` when the
+/// filesystem refuses O_DIRECT (EINVAL), so the caller can fall back.
+pub fn open_direct(path: &Path) -> io::Result<Option<File>> {
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+    {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes back and drops the file's pages from the page cache.
+/// Whether they really went is for [`resident_pages`] to say.
+pub fn evict(file: &File) -> io::Result<()> {
+    file.sync_data()?;
+    // SAFETY: advising on an open descriptor, whole file.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if rc != 0 {
+        return Err(io::Error::from_raw_os_error(rc));
+    }
+    Ok(())
+}
+
+/// (resident, total) pages of the first `len` bytes of `file`, from
+/// mincore on a fresh mapping (mapping does not fault pages in).
+pub fn resident_pages(file: &File, len: u64) -> io::Result<(usize, usize)> {
+    if len == 0 {
+        return Ok((0, 0));
+    }
+    let page = page_size();
+    let pages = len.div_ceil(page as u64) as usize;
+    // Mapping does not fault pages in; mincore only reads the page tables.
+    let addr = crate::os::map_file_read(file, len as usize)?;
+    let mut vec = vec![0u8; pages];
+    // SAFETY: addr maps `len` bytes; vec has one byte per page.
+    let rc = unsafe { libc::mincore(addr.cast(), len as usize, vec.as_mut_ptr()) };
+    let err = io::Error::last_os_error();
+    crate::os::unmap(addr, len as usize);
+    if rc != 0 {
+        return Err(err);
+    }
+    Ok((vec.iter().filter(|&&b| b & 1 != 0).count(), pages))
+}
+
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_PAGESIZE).max(4096) as usize }
+}
+
+/// Bytes this process has caused to be fetched from storage so far
+/// (`read_bytes` of /proc/self/io), or None without task I/O accounting.
+pub fn storage_read_bytes() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("read_bytes:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The filesystem a path is on.
+#[derive(Debug, Clone)]
+pub struct FsKind {
+    pub name: &'static str,
+    pub magic: u64,
+    /// File data lives only in memory: there is no uncached read.
+    pub memory_only: bool,
+}
+
+pub fn fs_kind(path: &Path) -> io::Result<FsKind> {
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
+    // SAFETY: st is a valid statfs for the kernel to fill.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let magic = st.f_type as u64;
+    let (name, memory_only) = match magic {
+        0x0102_1994 => ("tmpfs", true),
+        0x8584_58f6 => ("ramfs", true),
+        0x794c_7630 => ("overlayfs", false),
+        0xef53 => ("ext2/3/4", false),
+        0x5846_5342 => ("xfs", false),
+        0x9123_683e => ("btrfs", false),
+        0x2fc1_2fc1 => ("zfs", false),
+        0x6969 => ("nfs", false),
+        0x0102_1997 => ("9p", false),
+        0x6573_5546 => ("fuse", false),
+        _ => ("other", false),
+    };
+    Ok(FsKind {
+        name,
+        magic,
+        memory_only,
+    })
+}
+
+/// Free bytes for an unprivileged writer on the filesystem of `path`.
+pub fn free_bytes(path: &Path) -> io::Result<u64> {
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
+    // SAFETY: st is a valid statvfs for the kernel to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Counters in memory shared with forked workers (one u64 each).
+pub struct SharedCounters {
+    ptr: *mut u64,
+    len: usize,
+    bytes: usize,
+}
+
+impl SharedCounters {
+    pub fn new(len: usize) -> io::Result<SharedCounters> {
+        let bytes = (len.max(1) * 8).next_multiple_of(page_size());
+        let p = crate::os::map_shared(bytes).map_err(io::Error::other)?;
+        Ok(SharedCounters {
+            ptr: p.cast(),
+            len,
+            bytes,
+        })
+    }
+
+    fn slot(&self, i: usize) -> &std::sync::atomic::AtomicU64 {
+        assert!(i < self.len);
+        // SAFETY: in bounds, 8-aligned (page-aligned mapping), shared memory
+        // only ever accessed atomically.
+        unsafe { &*(self.ptr.add(i) as *const std::sync::atomic::AtomicU64) }
+    }
+
+    pub fn add(&self, i: usize, v: u64) {
+        self.slot(i)
+            .fetch_add(v, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn get(&self, i: usize) -> u64 {
+        self.slot(i).load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for SharedCounters {
+    fn drop(&mut self) {
+        crate::os::unmap(self.ptr.cast(), self.bytes);
+    }
+}
+
+/// Forks a worker that runs `work` and exits. The worker may run on
+/// any CPU (the benchmark's own pinning is not inherited), so workers
+/// contend for the file system, not for the measuring process's CPU.
+pub fn spawn_worker<F: FnOnce()>(work: F) -> io::Result<i32> {
+    // SAFETY: the child only runs `work` (syscalls on fds it inherited)
+    // and _exits; it never returns into the caller.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        unpin_all();
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).is_ok();
+        // SAFETY: ending the forked child without running the parent's atexit.
+        unsafe { libc::_exit(if ok { 0 } else { 101 }) };
+    }
+    Ok(pid)
+}
+
+/// Allows the calling thread on every CPU the kernel lets it use.
+fn unpin_all() {
+    // SAFETY: set is a valid cpu_set_t; the kernel intersects it with cpuset.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for c in 0..libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Kills a worker and reaps it.
+pub fn kill_worker(pid: i32) {
+    // SAFETY: signalling and reaping our own child.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        let mut st = 0;
+        libc::waitpid(pid, &mut st, 0);
+    }
+}
+
+/// Waits for a worker; true when it exited with status 0.
+pub fn wait_worker(pid: i32) -> bool {
+    let mut st = 0;
+    // SAFETY: reaping our own child.
+    let rc = unsafe { libc::waitpid(pid, &mut st, 0) };
+    rc == pid && libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0
+}
+
+/// A memory cgroup of its own with a hard limit, removed on drop.
+/// cgroup v2 (`memory.max`) where the memory controller is enabled at
+/// the root, else cgroup v1 (`memory.limit_in_bytes`).
+pub struct MemCgroup {
+    dir: PathBuf,
+    pub version: u32,
+}
+
+impl MemCgroup {
+    /// Err explains why not (not root, no memory controller, …).
+    pub fn create(limit_bytes: u64) -> Result<MemCgroup, String> {
+        let name = format!("yamba-test-{}", std::process::id());
+        let v2_root = Path::new("/sys/fs/cgroup");
+        let v2_ok = std::fs::read_to_string(v2_root.join("cgroup.subtree_control"))
+            .map(|s| s.split_whitespace().any(|c| c == "memory"))
+            .unwrap_or(false);
+        let v1_root = Path::new("/sys/fs/cgroup/memory");
+        let (dir, version, limit_file) = if v2_ok {
+            (v2_root.join(&name), 2, "memory.max")
+        } else if v1_root.join("memory.limit_in_bytes").exists() {
+            (v1_root.join(&name), 1, "memory.limit_in_bytes")
+        } else {
+            return Err(
+                "no cgroup memory controller available (neither cgroup v2 with \
+                        memory enabled at the root nor cgroup v1 memory)"
+                    .into(),
+            );
+        };
+        std::fs::create_dir(&dir)
+            .map_err(|e| format!("cannot create cgroup {}: {e}", dir.display()))?;
+        let cg = MemCgroup { dir, version };
+        std::fs::write(cg.dir.join(limit_file), limit_bytes.to_string())
+            .map_err(|e| format!("cannot set {limit_file}: {e}"))?;
+        if version == 2 {
+            // No swapping the limit away; absent without swap support.
+            let _ = std::fs::write(cg.dir.join("memory.swap.max"), "0");
+        }
+        Ok(cg)
+    }
+
+    /// Moves the calling process into the cgroup.
+    pub fn join(&self) -> Result<(), String> {
+        std::fs::write(
+            self.dir.join("cgroup.procs"),
+            std::process::id().to_string(),
+        )
+        .map_err(|e| format!("cannot join cgroup {}: {e}", self.dir.display()))
+    }
+}
+
+impl Drop for MemCgroup {
+    fn drop(&mut self) {
+        // The members have exited; a cgroup directory is removed with rmdir.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+/// Runs `work` in a forked child that has joined a fresh memory cgroup
+/// limited to `limit_bytes`, and returns what it produced. The cgroup is
+/// removed afterwards. Err says why it could not be done.
+pub fn run_in_memory_cgroup<F: FnOnce() -> String>(
+    limit_bytes: u64,
+    work: F,
+) -> Result<String, String> {
+    use std::io::{Read, Write};
+    use std::os::fd::FromRawFd;
+    let cg = MemCgroup::create(limit_bytes)?;
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is a valid 2-element array.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(format!("pipe: {}", io::Error::last_os_error()));
+    }
+    // SAFETY: the child joins the cgroup, runs `work`, writes and _exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: the write end is ours; the read end is closed.
+        let mut out = unsafe {
+            libc::close(fds[0]);
+            File::from_raw_fd(fds[1])
+        };
+        let text = match cg.join() {
+            Ok(()) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| "ERR work panicked".into()),
+            Err(e) => format!("ERR {e}"),
+        };
+        let _ = out.write_all(text.as_bytes());
+        drop(out);
+        std::mem::forget(cg);
+        // SAFETY: ending the child.
+        unsafe { libc::_exit(0) };
+    }
+    // SAFETY: closing our write end; the read end is ours from here.
+    let mut input = unsafe {
+        libc::close(fds[1]);
+        File::from_raw_fd(fds[0])
+    };
+    let mut text = String::new();
+    let read = input.read_to_string(&mut text);
+    let exited_ok = wait_worker(pid);
+    drop(cg);
+    read.map_err(|e| format!("reading the child's answer: {e}"))?;
+    if !exited_ok {
+        return Err("the child in the cgroup died (killed by the OOM killer?)".into());
+    }
+    match text.strip_prefix("ERR ") {
+        Some(e) => Err(e.to_string()),
+        None => Ok(text),
+    }
+}

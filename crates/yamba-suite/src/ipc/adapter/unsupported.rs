@@ -1,0 +1,80 @@
+//! Every platform without an `ipc` adapter. `NAME` is `NO_ADAPTER`, so the
+//! runner skips this area's benchmarks with "no adapter for this platform";
+//! the functions exist only so the generic code compiles: each fails with
+//! that reason (or returns nothing) and measures nothing. Porting: copy
+//! this file to `<os>.rs`, implement it, and select it in `mod.rs`.
+
+use std::sync::atomic::AtomicU32;
+
+pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
+
+fn why<T>() -> Result<T, String> {
+    Err(yamba_core::bench::no_adapter_reason())
+}
+
+pub fn pipe() -> Result<(i32, i32), String> {
+    why()
+}
+pub fn socketpair(_: bool) -> Result<(i32, i32), String> {
+    why()
+}
+pub fn eventfd() -> Result<i32, String> {
+    why()
+}
+pub fn mq_anonymous(_: &str, _: i64) -> Result<i32, String> {
+    why()
+}
+pub fn close(_: i32) {}
+pub fn dup(_: i32) -> Result<i32, String> {
+    why()
+}
+pub fn write_all(_: i32, _: &[u8]) -> bool {
+    false
+}
+pub fn read_exact(_: i32, _: &mut [u8]) -> bool {
+    false
+}
+pub fn mq_send(_: i32, _: u8) -> bool {
+    false
+}
+pub fn mq_receive(_: i32, _: &mut [u8]) -> Option<u8> {
+    None
+}
+pub fn futex_wait(_: &AtomicU32, _: u32) -> i64 {
+    -1
+}
+pub fn futex_wake(_: &AtomicU32) -> i64 {
+    -1
+}
+pub fn sched_yield() {
+    std::thread::yield_now();
+}
+pub fn map_shared(_: usize) -> Result<*mut u8, String> {
+    why()
+}
+pub fn unmap(_: *mut u8, _: usize) {}
+pub fn fork() -> Result<i32, String> {
+    why()
+}
+pub fn exit_now(code: i32) -> ! {
+    std::process::exit(code)
+}
+pub fn kill_and_reap(_: i32) {}
+pub fn thread_switches() -> (u64, u64) {
+    (0, 0)
+}
+pub fn process_switches(_: i32) -> Option<(u64, u64)> {
+    None
+}
+pub fn set_batch(_: bool) -> Result<bool, String> {
+    Err(yamba_core::bench::no_adapter_reason())
+}
+pub fn run_delay_ns(_: Option<i32>) -> Option<u64> {
+    None
+}
+pub fn cpu_time_ns(_: Option<i32>) -> Option<u64> {
+    None
+}
+pub fn cpu_busy_ns(_: usize) -> Option<(f64, f64)> {
+    None
+}

@@ -1,0 +1,234 @@
+//! P = socket + connect + close of a TCP connection, seen from the client
+//! only (lmbench's lat_connect): the client does not wait for the server
+//! to accept, so this is the handshake and the teardown the client pays
+//! for; `net.tcp.connect` also waits for the server's accept and close.
+//!
+//! `net.tcp.connect_close`: a listening peer thread accepts and closes.
+//! Evidence (gating): every connect returned success, the peer name of
+//! every 16th connection was the server's (getpeername), and the server
+//! accepted as many connections as were made.
+//!
+//! `net.tcp.connect_refused_naive`: lmbench's loop as it runs when no
+//! server is listening (`lat_connect` without `lat_connect -s` first): it
+//! does not look at connect's result, so it times a refused connection —
+//! a reset, no handshake — and reports it as the connection cost. Here
+//! the port is held by a socket that is bound but not listening; the
+//! same checks fail, and the result is withheld, kept only to show what
+//! such a figure measures.
+
+use super::{adapter, local_only, peer};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use yamba_core::harness::measure_single;
+use yamba_core::{BenchResult, Benchmark, Ctx, Unit};
+
+pub static CONNECT_CLOSE: Benchmark = Benchmark {
+    id: "net.tcp.connect_close",
+    area: "net",
+    unit: Unit::Nanoseconds,
+    description: "TCP socket + connect + close seen from the client (lmbench's lat_connect), each connection checked to be made",
+    adapter: adapter::NAME,
+    requires: local_only,
+    run: run_connect_close,
+    ..Benchmark::TEMPLATE
+};
+
+pub static REFUSED_NAIVE: Benchmark = Benchmark {
+    id: "net.tcp.connect_refused_naive",
+    area: "net",
+    unit: Unit::Nanoseconds,
+    description: "lmbench's lat_connect with no server listening (a refused connect timed as a connection) — a counter-example, withheld because no connection is made",
+    adapter: adapter::NAME,
+    requires: local_only,
+    run: run_refused,
+    ..Benchmark::TEMPLATE
+};
+
+/// Each connection leaves a socket in TIME_WAIT for a minute: bound the
+/// count so a run cannot exhaust the ephemeral ports.
+const MAX_CONNECTIONS: usize = 5_000;
+
+/// What the timed connections did.
+#[derive(Debug, Default)]
+struct Outcome {
+    attempts: u64,
+    made: u64,
+    /// getpeername samples taken, and how many named the server.
+    peer_samples: u64,
+    peer_ok: u64,
+    first_error: Option<String>,
+    refused: u64,
+}
+
+/// Times socket + connect + close to `addr`, one at a time.
+fn time_connects(ctx: &Ctx, addr: SocketAddr) -> (yamba_core::Measured, Outcome) {
+    let mut plan = ctx.plan();
+    plan.max_observations = plan.max_observations.min(MAX_CONNECTIONS);
+    let mut o = Outcome::default();
+    let m = measure_single(
+        ctx.clock(),
+        ctx.base_ns(),
+        &plan,
+        None,
+        || {},
+        || {
+            o.attempts += 1;
+            match TcpStream::connect(addr) {
+                Ok(s) => {
+                    o.made += 1;
+                    if o.attempts % 16 == 1 {
+                        o.peer_samples += 1;
+                        if s.peer_addr().ok() == Some(addr) {
+                            o.peer_ok += 1;
+                        }
+                    }
+                    drop(s);
+                }
+                Err(e) => {
+                    if e.kind() == std::io::ErrorKind::ConnectionRefused {
+                        o.refused += 1;
+                    }
+                    o.first_error.get_or_insert(e.to_string());
+                }
+            }
+        },
+    );
+    (m, o)
+}
+
+fn add_made_evidence(r: &mut BenchResult, o: &Outcome, accepted: Option<u64>) {
+    r.add_evidence(
+        "every connection was really made: connect returned success",
+        format!("{} of {}", o.attempts, o.attempts),
+        match &o.first_error {
+            None => format!("{} of {}", o.made, o.attempts),
+            Some(e) => format!(
+                "{} of {} ({} refused; first error: {e})",
+                o.made, o.attempts, o.refused
+            ),
+        },
+        o.made == o.attempts && o.attempts > 0,
+    );
+    r.add_evidence(
+        "the connected socket's peer was the server (getpeername, every 16th connection)",
+        format!(
+            "{} of {} samples",
+            o.peer_samples.max(1),
+            o.peer_samples.max(1)
+        ),
+        format!("{} of {} samples", o.peer_ok, o.peer_samples),
+        o.peer_samples > 0 && o.peer_ok == o.peer_samples,
+    );
+    r.add_evidence(
+        "the server accepted every connection made",
+        format!("{} accepted", o.attempts),
+        match accepted {
+            Some(a) => format!("{a} accepted"),
+            None => "no server listening".into(),
+        },
+        accepted == Some(o.attempts),
+    );
+}
+
+fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let accepted = Arc::new(AtomicU64::new(0));
+    let (st, ac) = (stop.clone(), accepted.clone());
+    let server = peer::spawn(peer::cpu(ctx)?, move || {
+        for s in listener.incoming() {
+            if st.load(Ordering::SeqCst) {
+                return;
+            }
+            if s.is_ok() {
+                ac.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    })?;
+    let (m, o) = time_connects(ctx, addr);
+    // The server may still be accepting the last connections: wait for it
+    // (bounded), then wake it with one more connection to stop it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while accepted.load(Ordering::SeqCst) < o.made && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let n_accepted = accepted.load(Ordering::SeqCst);
+    stop.store(true, Ordering::SeqCst);
+    let _ = TcpStream::connect(addr);
+    let _ = server.join();
+    let mut r = ctx.measured_result(None, m);
+    super::label(ctx, &mut r, &super::Target::Local);
+    r.param(
+        "operation",
+        "socket + connect + close (the client does not wait for the server)",
+    )
+    .param("server", "peer thread: accept + close");
+    add_made_evidence(&mut r, &o, Some(n_accepted));
+    ctx.push(r);
+    Ok(())
+}
+
+/// A loopback port with a socket bound to it that does not listen: a
+/// connection to it is refused, and nobody else can listen there while
+/// the socket is open.
+struct DeadPort {
+    fd: i32,
+    addr: SocketAddr,
+}
+
+impl DeadPort {
+    fn new() -> Result<DeadPort, String> {
+        // SAFETY: plain socket calls on a descriptor we own; sin and len
+        // are valid for the kernel to read and fill.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            if fd < 0 {
+                return Err(format!("socket: {}", std::io::Error::last_os_error()));
+            }
+            let mut sin: libc::sockaddr_in = std::mem::zeroed();
+            sin.sin_family = libc::AF_INET as libc::sa_family_t;
+            sin.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            if libc::bind(fd, (&sin as *const libc::sockaddr_in).cast(), len) != 0
+                || libc::getsockname(fd, (&mut sin as *mut libc::sockaddr_in).cast(), &mut len) != 0
+            {
+                let e = std::io::Error::last_os_error();
+                libc::close(fd);
+                return Err(format!("bind 127.0.0.1:0: {e}"));
+            }
+            let port = u16::from_be(sin.sin_port);
+            Ok(DeadPort {
+                fd,
+                addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            })
+        }
+    }
+}
+
+impl Drop for DeadPort {
+    fn drop(&mut self) {
+        // SAFETY: closing our own descriptor.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
+fn run_refused(ctx: &mut Ctx) -> Result<(), String> {
+    let port = DeadPort::new()?;
+    let (m, o) = time_connects(ctx, port.addr);
+    let mut r = ctx.measured_result(None, m);
+    r.param(
+        "operation",
+        "socket + connect + close, connect's result ignored (lmbench's lat_connect loop)",
+    )
+    .param(
+        "server",
+        format!("none: {} is bound but not listening", port.addr),
+    )
+    .param("refused", o.refused);
+    add_made_evidence(&mut r, &o, None);
+    ctx.push(r);
+    Ok(())
+}

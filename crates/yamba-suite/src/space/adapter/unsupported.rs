@@ -1,0 +1,81 @@
+//! Every platform without a `space` adapter. `NAME` is `NO_ADAPTER`, so
+//! the runner skips this area's benchmarks with "no adapter for this
+//! platform"; the functions exist only so the generic code compiles: each
+//! fails with that reason (or knows nothing) and measures nothing.
+//! Porting: copy this file to `<os>.rs`, implement it, and select it in
+//! `mod.rs`.
+
+pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
+
+/// The primitives whose size is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Process,
+    Thread,
+    Pipe,
+    Socketpair,
+    Eventfd,
+    Epoll,
+    Timerfd,
+    Mapping,
+}
+
+impl Kind {
+    /// File descriptors one object holds.
+    pub fn fds(self) -> u64 {
+        match self {
+            Kind::Pipe | Kind::Socketpair => 2,
+            Kind::Eventfd | Kind::Epoll | Kind::Timerfd => 1,
+            _ => 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Kernel {
+    pub s_reclaimable: f64,
+    pub s_unreclaim: f64,
+    pub kernel_stack: f64,
+    pub page_tables: f64,
+}
+
+pub fn refresh_counters() -> bool {
+    false
+}
+
+pub fn kernel() -> Option<Kernel> {
+    None
+}
+
+pub fn own_rss() -> Option<u64> {
+    None
+}
+
+pub fn private_bytes(_pid: i32) -> Option<u64> {
+    None
+}
+
+pub fn census(_kind: Kind) -> Option<u64> {
+    None
+}
+
+pub fn raise_nofile(_need: u64) -> u64 {
+    0
+}
+
+pub struct Batch;
+
+impl Batch {
+    pub fn create(_kind: Kind, _n: usize, _page: usize) -> Result<Batch, String> {
+        Err(yamba_core::bench::no_adapter_reason())
+    }
+    pub fn children(&self) -> &[i32] {
+        &[]
+    }
+}
+
+/// Releases nothing, as the Linux type releases its object: generic code
+/// drops it at the same point on every platform.
+impl Drop for Batch {
+    fn drop(&mut self) {}
+}
