@@ -44,6 +44,10 @@ enum Command {
     Compare(cmd::compare::Args),
     /// The runs remembered: list them, show one, follow a result across them, import files.
     History(cmd::history::Args),
+    /// One self-contained HTML report of results files: machine, predictions, tables, figures, comparison.
+    Report(cmd::report::Args),
+    /// Describe this machine (CPU, clock, caches, memory, disks, network, OS), as text or JSON.
+    Machine(cmd::machine::Args),
     /// Export a results file as csv, Go benchmark text (benchstat), ministat columns or lmbench's results format.
     Export(cmd::export::Args),
     /// lmbench's summary tables (`make see`), one row per results file.
@@ -83,6 +87,8 @@ fn main() {
         Command::Select(a) => cmd::select::run(a),
         Command::Compare(a) => cmd::compare::run(a),
         Command::History(a) => cmd::history::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Machine(a) => cmd::machine::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Summary(a) => cmd::summary::run(a),
         Command::Serve(a) => cmd::serve::run(a),

@@ -63,6 +63,7 @@ fn file(scale: f64) -> ResultsFile {
             vulnerabilities: Default::default(),
             mitigations: None,
             is_root: false,
+            ..Default::default()
         },
         ClockInfo {
             kind: ClockKind::MonotonicRaw,

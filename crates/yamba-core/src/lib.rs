@@ -16,6 +16,7 @@ pub mod coreclock;
 pub mod counters;
 pub mod cpustates;
 pub mod harness;
+pub mod host;
 pub mod interrupt;
 pub mod isolate;
 pub mod lifeline;

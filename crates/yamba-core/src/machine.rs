@@ -32,7 +32,7 @@ impl Describe for Machine {
             )
         };
         let cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq";
-        Machine {
+        let mut m = Machine {
             hostname: uname.1,
             os: uname.0,
             kernel: uname.2,
@@ -69,7 +69,10 @@ impl Describe for Machine {
             is_root: unsafe { libc::geteuid() } == 0,
             vulnerabilities: vulnerabilities(Path::new("/sys/devices/system/cpu/vulnerabilities")),
             mitigations: read("/proc/cmdline").and_then(|c| kernel_arg(&c, "mitigations")),
-        }
+            ..Default::default()
+        };
+        crate::host::fill(&mut m);
+        m
     }
 }
 

@@ -2,9 +2,12 @@
 pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod html;
 pub mod lmbench;
+pub mod machine;
 pub mod ministat;
 pub mod plot;
+pub mod predict;
 pub mod select;
 pub mod stone;
 pub mod table;

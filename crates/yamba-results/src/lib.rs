@@ -25,7 +25,7 @@ pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use consistency::{check_result, Inconsistency};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
-pub use machine::{CacheLevel, Machine};
+pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{
     is_compressed_name, now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind,
     Certainty, Evidence, Method, MethodKind, Mode, ReadError, ResultsFile, Series, Status, Tool,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CacheLevel {
     pub level: u32,
     /// "Data", "Instruction" or "Unified".
@@ -17,7 +17,7 @@ pub struct CacheLevel {
     pub shared_by_cpus: Option<usize>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub hostname: String,
     pub os: String,
@@ -43,6 +43,48 @@ pub struct Machine {
     pub clocksource: Option<String>,
     pub perf_event_paranoid: Option<i32>,
     pub is_root: bool,
+    // The rest of the 9front study's machine description (section 2):
+    // optional, so files written before them still read.
+    /// CPU family, model and stepping numbers as the CPU reports them
+    /// (x86 CPUID; on Arm: architecture, part and revision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_family: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_model_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_stepping: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microcode: Option<String>,
+    /// Physical cores and sockets among the online CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sockets: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_nodes: Option<usize>,
+    /// The core clock measured when the machine was described, in MHz
+    /// (a dependent multiply chain: `yamba_core::coreclock`), as opposed
+    /// to the nominal `cpu_mhz`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_mhz: Option<f64>,
+    /// The distribution, as /etc/os-release names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_release: Option<String>,
+    /// The kernel's build string (`uname -v`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_build: Option<String>,
+    /// Installed memory modules (SMBIOS type 17), where readable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_modules: Vec<MemoryModule>,
+    /// Why memory type and speed are missing, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_note: Option<String>,
+    /// Block devices backed by hardware (or a hypervisor's virtual disk).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disks: Vec<Disk>,
+    /// Network interfaces backed by a device (no loopback, bridges, tunnels).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nics: Vec<Nic>,
     /// The kernel's speculative-execution mitigations: every file of
     /// /sys/devices/system/cpu/vulnerabilities (name → its line). They
     /// move system-call and context-switch costs by themselves (e.g.
@@ -52,6 +94,80 @@ pub struct Machine {
     /// `mitigations=` from the kernel command line, when given there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mitigations: Option<String>,
+}
+
+/// One memory module, from the firmware's SMBIOS tables.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemoryModule {
+    /// Where it sits, e.g. "DIMM_A1" or "ChannelA-DIMM0".
+    pub locator: String,
+    pub size_bytes: u64,
+    /// "DDR4", "DDR5", "LPDDR5", …
+    pub kind: String,
+    /// Rated and configured speed, in MT/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_mts: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configured_mts: Option<u32>,
+    /// Data width in bits (64 for a DDR4 DIMM, 32 per DDR5 subchannel pair…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_width_bits: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manufacturer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+}
+
+impl MemoryModule {
+    /// The speed it runs at: the configured speed, else the rated one.
+    pub fn mts(&self) -> Option<u32> {
+        self.configured_mts.or(self.speed_mts).filter(|s| *s > 0)
+    }
+}
+
+/// One block device.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Disk {
+    /// Kernel name: "nvme0n1", "sda", "vda".
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub size_bytes: u64,
+    /// What the kernel says (`queue/rotational`); virtual disks often
+    /// claim to rotate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotational: Option<bool>,
+    /// The I/O scheduler in use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    /// The driver: "nvme", "sd" (SCSI/SATA), "virtio_blk", …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+}
+
+impl Disk {
+    /// A hypervisor's paravirtual disk: the storage behind it is unknown.
+    pub fn is_virtual(&self) -> bool {
+        self.driver
+            .as_deref()
+            .is_some_and(|d| d.starts_with("virtio") || d.starts_with("xen") || d == "vmw_pvscsi")
+    }
+}
+
+/// One network interface.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Nic {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// Link speed in Mb/s, when the driver reports one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_mbps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<u32>,
+    /// "up", "down", …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 impl Machine {
@@ -113,5 +229,44 @@ mod hypervisor_tests {
         assert_eq!(hypervisor_name("KVMKVMKVM\0\0\0"), "KVM");
         assert_eq!(hypervisor_name("Microsoft Hv"), "Hyper-V");
         assert_eq!(hypervisor_name("SomethingNew"), "SomethingNew");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine as files written before the section-2 fields recorded it.
+    const OLD: &str = r#"{"hostname":"h","os":"Linux","kernel":"6.1","arch":"x86_64","cpu_vendor":"GenuineIntel","cpu_model":"Xeon","online_cpus":2,"memory_bytes":1024,"cpu_mhz":2600.0,"governor":null,"boost":null,"hypervisor":null,"caches":[{"level":1,"kind":"Data","size_bytes":49152,"line_bytes":64,"ways":12,"shared_by_cpus":1}],"page_size":4096,"transparent_hugepages":null,"clocksource":"tsc","perf_event_paranoid":2,"is_root":true}"#;
+
+    #[test]
+    fn old_files_read_and_write_back_unchanged() {
+        let m: Machine = serde_json::from_str(OLD).unwrap();
+        assert!(m.disks.is_empty() && m.memory_modules.is_empty() && m.core_mhz.is_none());
+        assert_eq!(serde_json::to_string(&m).unwrap(), OLD);
+    }
+
+    #[test]
+    fn new_fields_round_trip() {
+        let mut m: Machine = serde_json::from_str(OLD).unwrap();
+        m.cpu_family = Some(6);
+        m.core_mhz = Some(3500.0);
+        m.memory_modules.push(MemoryModule {
+            locator: "DIMM_A1".into(),
+            size_bytes: 16 << 30,
+            kind: "DDR4".into(),
+            speed_mts: Some(3200),
+            configured_mts: Some(2933),
+            ..Default::default()
+        });
+        m.disks.push(Disk {
+            name: "vda".into(),
+            driver: Some("virtio_blk".into()),
+            ..Default::default()
+        });
+        let back: Machine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.memory_modules[0].mts(), Some(2933));
+        assert!(back.disks[0].is_virtual());
     }
 }

@@ -9,6 +9,7 @@
 //! others show too.
 
 pub mod axis;
+pub mod chart;
 mod draw;
 mod font;
 pub mod numbers;

@@ -33,6 +33,7 @@ pub fn machine() -> Machine {
         vulnerabilities: Default::default(),
         mitigations: None,
         is_root: true,
+        ..Default::default()
     }
 }
 

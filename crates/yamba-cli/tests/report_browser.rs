@@ -1,0 +1,371 @@
+//! `yamba report` in a real browser: headless Chromium (the distribution's
+//! package, installed by .ci/install) opens the page from a file with the
+//! network unused, and we check what a reader would see: no console
+//! errors or uncaught exceptions, nothing fetched, every figure's SVG
+//! drawn with all its points inside it, the hover read-out working, and a
+//! 1280×800 screenshot that is not blank. The screenshots are kept under
+//! the target directory (paths printed) for a person to look at.
+//!
+//! The input is a real `yamba run --quick --mode both` results file from a
+//! 2-CPU KVM guest (tests/data/quick-both.json in yamba-report; its
+//! observations thinned to at most 100 per result to keep it small — the
+//! report reads them, it does not recompute the summaries).
+//!
+//! Skips, saying why, only when no browser can be found or started; set
+//! YAMBA_REQUIRE_BROWSER=1 to make that a failure instead.
+
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../yamba-report/tests/data/quick-both.json"
+);
+
+fn yamba() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_yamba"))
+}
+
+/// Where screenshots are kept for a person to look at.
+fn shots_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Headless Chromium, or why there is none.
+fn browser() -> Result<Browser, String> {
+    let path = headless_chrome::browser::default_executable()?;
+    let opts = LaunchOptions {
+        headless: true,
+        // Tests run as root in CI, where Chromium's sandbox cannot start.
+        sandbox: false,
+        window_size: Some((1280, 800)),
+        path: Some(path.clone()),
+        idle_browser_timeout: Duration::from_secs(120),
+        args: vec![
+            OsStr::new("--hide-scrollbars"),
+            OsStr::new("--force-device-scale-factor=1"),
+        ],
+        ..Default::default()
+    };
+    Browser::new(opts).map_err(|e| format!("{} does not start: {e}", path.display()))
+}
+
+fn browser_or_skip(test: &str) -> Option<Browser> {
+    match browser() {
+        Ok(b) => Some(b),
+        Err(why) => {
+            if std::env::var("YAMBA_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
+                panic!("{test}: no browser ({why}) and YAMBA_REQUIRE_BROWSER=1");
+            }
+            eprintln!(
+                "{test}: SKIPPED — no headless browser: {why} (.ci/install installs chromium)"
+            );
+            None
+        }
+    }
+}
+
+/// Console errors, `console.error`/`assert` calls and uncaught exceptions
+/// the page produces, as text.
+fn collect_errors(tab: &Tab) -> Arc<Mutex<Vec<String>>> {
+    let errors: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&errors);
+    tab.enable_log().unwrap().enable_runtime().unwrap();
+    tab.add_event_listener(Arc::new(move |ev: &Event| {
+        let text = |v: serde_json::Value| v.to_string().chars().take(400).collect::<String>();
+        let error = match ev {
+            Event::RuntimeExceptionThrown(e) => {
+                Some(text(serde_json::to_value(&e.params).unwrap_or_default()))
+            }
+            Event::RuntimeConsoleAPICalled(e) => {
+                let v = serde_json::to_value(&e.params).unwrap_or_default();
+                let kind = v["type"].as_str().unwrap_or("").to_string();
+                (kind == "error" || kind == "assert").then(|| text(v))
+            }
+            Event::LogEntryAdded(e) => {
+                let v = serde_json::to_value(&e.params).unwrap_or_default();
+                (v["entry"]["level"].as_str() == Some("error")).then(|| text(v))
+            }
+            _ => None,
+        };
+        if let Some(e) = error {
+            sink.lock().unwrap().push(e);
+        }
+    }))
+    .unwrap();
+    errors
+}
+
+/// The viewport a reader on a laptop has: 1280×800 CSS pixels at scale 1.
+fn laptop_viewport(tab: &Tab) {
+    let metrics: headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride =
+        serde_json::from_value(serde_json::json!({
+            "width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false
+        }))
+        .unwrap();
+    tab.call_method(metrics).unwrap();
+}
+
+fn open(tab: &Tab, page: &Path) {
+    tab.set_default_timeout(Duration::from_secs(60));
+    laptop_viewport(tab);
+    tab.navigate_to(&format!("file://{}", page.display()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+}
+
+fn eval_json(tab: &Tab, js: &str) -> serde_json::Value {
+    let v = tab
+        .evaluate(&format!("JSON.stringify((function(){{ {js} }})())"), false)
+        .unwrap()
+        .value
+        .unwrap_or_else(|| panic!("no value from {js}"));
+    serde_json::from_str(v.as_str().unwrap()).unwrap()
+}
+
+/// A screenshot of the viewport, saved under `name`; returns its pixels
+/// (RGBA) and size.
+fn screenshot(tab: &Tab, name: &str) -> (Vec<u8>, u32, u32) {
+    let png_bytes = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .unwrap();
+    let path = shots_dir().join(name);
+    std::fs::write(&path, &png_bytes).unwrap();
+    eprintln!("screenshot: {}", path.display());
+    let mut dec = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (buf, info.width, info.height)
+}
+
+/// Share of pixels that differ from the most common colour (the page's
+/// background), and how many distinct colours there are.
+fn ink(rgba: &[u8]) -> (f64, usize) {
+    let mut counts = std::collections::HashMap::new();
+    for p in rgba.chunks_exact(4) {
+        *counts.entry([p[0], p[1], p[2]]).or_insert(0usize) += 1;
+    }
+    let total = rgba.len() / 4;
+    let background = counts.values().copied().max().unwrap_or(0);
+    ((total - background) as f64 / total as f64, counts.len())
+}
+
+fn write_report(dir: &Path, inputs: &[&Path], name: &str) -> PathBuf {
+    let out = dir.join(name);
+    let mut cmd = yamba();
+    cmd.arg("report");
+    for i in inputs {
+        cmd.arg(i);
+    }
+    let o = cmd
+        .args(["--hist", "cpu.syscall.getppid", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "yamba report failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// Every figure: its declared point count, the `pt` elements it holds,
+/// and how many of them the browser laid out inside the figure's box.
+const FIGURES_JS: &str = r#"
+  var out = [];
+  document.querySelectorAll('svg.chart').forEach(function (svg) {
+    var box = svg.getBoundingClientRect();
+    var declared = 0;
+    svg.querySelectorAll('g.series').forEach(function (g) { declared += +g.getAttribute('data-n'); });
+    var pts = svg.querySelectorAll('.pt');
+    var inside = 0;
+    pts.forEach(function (p) {
+      var r = p.getBoundingClientRect();
+      var cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+      if (cx >= box.left - 1 && cx <= box.right + 1 && cy >= box.top - 1 && cy <= box.bottom + 1) inside++;
+    });
+    out.push({ id: svg.getAttribute('data-figure'), declared: declared, pts: pts.length,
+               inside: inside, width: box.width, height: box.height });
+  });
+  return out;
+"#;
+
+fn check_page(tab: &Tab, errors: &Arc<Mutex<Vec<String>>>, want_figures: &[&str]) {
+    let figs = eval_json(tab, FIGURES_JS);
+    let figs = figs.as_array().unwrap();
+    assert!(!figs.is_empty(), "no figures on the page");
+    for f in figs {
+        let id = f["id"].as_str().unwrap();
+        let pts = f["pts"].as_u64().unwrap();
+        assert!(pts > 0, "figure {id} has no points: {f}");
+        assert_eq!(
+            pts,
+            f["declared"].as_u64().unwrap(),
+            "figure {id} drew a different number of points than its series hold: {f}"
+        );
+        assert_eq!(
+            pts,
+            f["inside"].as_u64().unwrap(),
+            "figure {id}: points outside it: {f}"
+        );
+        assert!(
+            f["width"].as_f64().unwrap() > 300.0,
+            "figure {id} too small: {f}"
+        );
+    }
+    let ids: Vec<&str> = figs.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    for want in want_figures {
+        assert!(
+            ids.iter().any(|id| id.starts_with(want)),
+            "no figure {want:?} among {ids:?}"
+        );
+    }
+    eprintln!("{} figures, all drawn: {ids:?}", ids.len());
+
+    // Nothing was fetched: no resource entries, no external references.
+    let fetched = eval_json(
+        tab,
+        "return performance.getEntriesByType('resource').map(function (e) { return e.name; });",
+    );
+    assert_eq!(fetched, serde_json::json!([]), "the page fetched resources");
+
+    // Hovering a point shows its exact values.
+    let tip = eval_json(
+        tab,
+        r#"var p = document.querySelector('svg.chart .pt');
+           p.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+           var t = document.getElementById('tip');
+           return { shown: !t.hidden, text: t.textContent, want: p.getAttribute('data-tip') };"#,
+    );
+    assert_eq!(tip["shown"], true, "{tip}");
+    assert_eq!(tip["text"], tip["want"], "{tip}");
+    assert!(!tip["text"].as_str().unwrap().is_empty());
+
+    let errs = errors.lock().unwrap();
+    assert!(errs.is_empty(), "console errors: {errs:#?}");
+}
+
+#[test]
+fn report_renders_in_chromium() {
+    let Some(browser) = browser_or_skip("report_renders_in_chromium") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs: the file and a copy (a second column and a comparison).
+    let second = dir.path().join("again.json");
+    std::fs::copy(FIXTURE, &second).unwrap();
+    let one = write_report(dir.path(), &[Path::new(FIXTURE)], "one.html");
+    let two = write_report(dir.path(), &[Path::new(FIXTURE), &second], "two.html");
+
+    let tab = browser.new_tab().unwrap();
+    let errors = collect_errors(&tab);
+    open(&tab, &one);
+    check_page(
+        &tab,
+        &errors,
+        &[
+            "base-",
+            "mem-latency",
+            "mem-pagefault",
+            "fs-cache-size",
+            "fs-read",
+            "fs-contention",
+            "bars-",
+            "hist-",
+        ],
+    );
+    let (px, w, h) = screenshot(&tab, "one-top.png");
+    eprintln!("screenshot size {w}×{h}");
+    assert_eq!((w, h), (1280, 800), "screenshot size");
+    let (share, colours) = ink(&px);
+    eprintln!(
+        "top of page: {:.1}% inked, {colours} colours",
+        share * 100.0
+    );
+    assert!(
+        share > 0.02 && colours > 8,
+        "blank screenshot: {share} inked, {colours} colours"
+    );
+
+    // The figures a reader looks for, each scrolled into view and kept.
+    for (fig, name) in [
+        ("mem-latency", "one-latency.png"),
+        ("mem-pagefault", "one-pagefault.png"),
+        ("fs-cache-size", "one-cache-size.png"),
+        ("fs-contention", "one-contention.png"),
+        ("base-", "one-base.png"),
+    ] {
+        eval_json(
+            &tab,
+            &format!(
+                "document.querySelector('svg.chart[data-figure^=\"{fig}\"]').closest('figure').scrollIntoView(); return 0;"
+            ),
+        );
+        let (px, _, _) = screenshot(&tab, name);
+        let (share, colours) = ink(&px);
+        assert!(share > 0.02 && colours > 8, "{name} blank");
+    }
+    eval_json(
+        &tab,
+        "document.getElementById('predictions').scrollIntoView(); return 0;",
+    );
+    screenshot(&tab, "one-predictions.png");
+
+    open(&tab, &two);
+    check_page(&tab, &errors, &["mem-latency"]);
+    let cmp = eval_json(
+        &tab,
+        "var s = document.getElementById('comparison'); s.scrollIntoView(); return s ? s.querySelectorAll('table.compare tr').length : 0;",
+    );
+    assert!(cmp.as_u64().unwrap() > 10, "comparison table rows: {cmp}");
+    screenshot(&tab, "two-comparison.png");
+}
+
+/// The checks above can fail: a page with a script error, a console
+/// error and an empty figure is caught on each count.
+#[test]
+fn the_browser_check_catches_broken_pages() {
+    let Some(browser) = browser_or_skip("the_browser_check_catches_broken_pages") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("broken.html");
+    std::fs::write(
+        &page,
+        r#"<!DOCTYPE html><html><body><svg class="chart" data-figure="empty" viewBox="0 0 10 10"><g class="series" data-n="3"></g></svg>
+<script>console.error("deliberate"); undefinedFunction();</script></body></html>"#,
+    )
+    .unwrap();
+    let tab = browser.new_tab().unwrap();
+    let errors = collect_errors(&tab);
+    open(&tab, &page);
+    // Events arrive asynchronously; give them a moment.
+    for _ in 0..50 {
+        if errors.lock().unwrap().len() >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let errs = errors.lock().unwrap().clone();
+    assert!(errs.iter().any(|e| e.contains("deliberate")), "{errs:#?}");
+    assert!(
+        errs.iter().any(|e| e.contains("undefinedFunction")),
+        "{errs:#?}"
+    );
+    let figs = eval_json(&tab, FIGURES_JS);
+    assert_eq!(figs[0]["pts"], 0);
+    assert_eq!(figs[0]["declared"], 3);
+}
