@@ -85,7 +85,7 @@ pub fn topology(cpu_dir: &Path) -> Option<(usize, usize)> {
         cores.insert((pkg.clone(), core));
         packages.insert(pkg);
     }
-    (!cores.is_empty()).then(|| (cores.len(), packages.len()))
+    (!cores.is_empty()).then_some((cores.len(), packages.len()))
 }
 
 /// The CPUs in a list such as "0-3,8".

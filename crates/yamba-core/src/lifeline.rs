@@ -108,6 +108,7 @@ impl Guardian {
         let pid = unsafe { libc::fork() };
         if pid < 0 {
             let e = io::Error::last_os_error();
+            // SAFETY: both ends were just made by pipe() and are ours alone.
             unsafe {
                 libc::close(fds[0]);
                 libc::close(fds[1]);
@@ -122,6 +123,7 @@ impl Guardian {
         unsafe { libc::close(fds[0]) };
         GUARDIAN_FD.store(fds[1], Ordering::Relaxed);
         Ok(Guardian {
+            // SAFETY: fds[1] is an open pipe end nothing else owns.
             tx: unsafe { std::fs::File::from_raw_fd(fds[1]) },
         })
     }

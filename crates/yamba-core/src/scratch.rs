@@ -123,6 +123,7 @@ mod tests {
         std::fs::create_dir_all(p.join(".yamba-scratch-4194402")).unwrap();
         // Not ours to touch: a live run's (locked), a pid without lock
         // that exists (this test's parent), other names, a symlink.
+        // SAFETY: getppid has no preconditions.
         let parent_pid = unsafe { libc::getppid() };
         std::fs::create_dir_all(p.join(format!(".yamba-scratch-{parent_pid}"))).unwrap();
         std::fs::create_dir_all(p.join(".yamba-scratch-12x")).unwrap();
@@ -132,6 +133,7 @@ mod tests {
         std::fs::create_dir_all(p.join(".yamba-scratch-4194404")).unwrap();
         let held = File::create(p.join(".yamba-scratch-4194404/.owner")).unwrap();
         assert_eq!(
+            // SAFETY: flock on a descriptor this test holds open.
             unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
             0
         );

@@ -151,7 +151,7 @@ pub fn relative(series: &[Series]) -> Option<Relative> {
         return None;
     }
     let stats: Vec<(f64, f64)> = series.iter().map(mean_sd).collect::<Option<_>>()?;
-    if stats.iter().any(|&(m, _)| !(m > 0.0)) {
+    if stats.iter().any(|&(m, _)| m.is_nan() || m <= 0.0) {
         return None;
     }
     let fastest = (0..stats.len())

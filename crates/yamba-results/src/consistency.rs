@@ -351,6 +351,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)]
     fn every_tampered_statistic_is_named() {
         let base = pooled(&procs());
         let cases: Vec<(&str, Box<dyn Fn(&mut BenchResult)>)> = vec![

@@ -232,6 +232,7 @@ fn failing_requests_with_huge_paths_cost_little() {
 }
 
 /// A proxy between a client and the agent recording both directions.
+#[allow(clippy::type_complexity)]
 fn recording_proxy(agent: SocketAddr) -> (SocketAddr, mpsc::Receiver<(Vec<u8>, Vec<u8>)>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap();

@@ -61,6 +61,7 @@ fn connect_err(addr: SocketAddr) -> (AgentError, Duration) {
 fn peak_rss_mb() -> f64 {
     // SAFETY: rusage is plain data getrusage fills.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the rusage we own.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
     u.ru_maxrss as f64 / 1024.0
 }

@@ -197,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 "{}",
                 yamba_report::table::header_with(
                     &s.machine,
-                    &s.clock.info(),
+                    s.clock.info(),
                     &s.base,
                     s.cpu,
                     layout

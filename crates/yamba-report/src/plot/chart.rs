@@ -154,6 +154,7 @@ fn legend_names(body: &Body) -> Vec<(String, usize, bool)> {
 }
 
 /// The chart as an inline `<svg>` element.
+#[allow(clippy::type_complexity)]
 pub fn render(c: &Chart) -> String {
     let legend = legend_names(&c.body);
     // Legend entries flow left to right in rows above the plot.

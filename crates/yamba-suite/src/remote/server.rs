@@ -263,6 +263,7 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 fn fd_limit() -> u64 {
     // SAFETY: rlimit is plain data for getrlimit to fill.
     let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: getrlimit fills the rlimit we own.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
         return 1024;
     }

@@ -52,6 +52,7 @@ pub fn open_regular(p: &Path) -> Result<File, String> {
 pub fn pseudo_fs(f: &File) -> Option<&'static str> {
     // SAFETY: statfs is plain data; fstatfs fills it for a valid fd.
     let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatfs fills the statfs we own for an open descriptor.
     if unsafe { libc::fstatfs(f.as_raw_fd(), &mut s) } != 0 {
         return Some("unknown (fstatfs failed)");
     }
