@@ -18,6 +18,9 @@ pub mod run;
 pub mod select;
 pub mod serve;
 pub mod stone;
+// yamba-stress is Linux-only: elsewhere the subcommand says so.
+#[cfg_attr(target_os = "linux", path = "stress.rs")]
+#[cfg_attr(not(target_os = "linux"), path = "stress_unsupported.rs")]
 pub mod stress;
 pub mod summary;
 pub mod top;
