@@ -8,9 +8,12 @@ use yamba_report::html;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Results files (`-` for standard input); the first is the baseline the others are compared with.
-    #[arg(required = true, value_name = "RESULTS.json")]
+    /// Results files (`-` for standard input) or stored runs (`@ID`, see
+    /// `yamba history`); the first is the baseline the others are compared with.
+    #[arg(required = true, value_name = "RESULTS.json|@ID")]
     files: Vec<String>,
+    #[command(flatten)]
+    store: super::history::StoreArg,
     /// Where to write the page.
     #[arg(short, long, value_name = "FILE", default_value = "report.html")]
     output: PathBuf,
@@ -32,7 +35,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             args.confidence
         );
     }
-    let runs = html::read_runs(&args.files).map_err(anyhow::Error::msg)?;
+    let mut resolver = yamba_history::Resolver::new(args.store.store.as_deref());
+    let mut files = Vec::new();
+    for p in &args.files {
+        let file = if p.starts_with('@') {
+            resolver.read(p)
+        } else {
+            yamba_report::select::read_results(p)
+        }
+        .map_err(anyhow::Error::msg)?;
+        files.push((p.clone(), file));
+    }
+    let runs = html::label_runs(files);
     let opts = html::Options {
         histograms: args.hist,
         confidence: args.confidence,

@@ -56,9 +56,19 @@ impl Default for Options {
 /// Reads results files (`-` for standard input) as runs, labelled by file
 /// name, made unique.
 pub fn read_runs(paths: &[String]) -> Result<Vec<Run>, String> {
-    let mut runs: Vec<Run> = Vec::new();
+    let mut files = Vec::new();
     for p in paths {
-        let file = crate::select::read_results(p)?;
+        files.push((p.clone(), crate::select::read_results(p)?));
+    }
+    Ok(label_runs(files))
+}
+
+/// Runs named after where they came from (a file's name, `@ID` for a
+/// stored run), made unique.
+pub fn label_runs(files: Vec<(String, yamba_results::ResultsFile)>) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for (p, file) in files {
+        let p = p.as_str();
         let name = Path::new(p)
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
@@ -73,7 +83,7 @@ pub fn read_runs(paths: &[String]) -> Result<Vec<Run>, String> {
         }
         runs.push(Run { label, file });
     }
-    Ok(runs)
+    runs
 }
 
 /// The whole page.
