@@ -287,20 +287,15 @@ fn absurd_durations_and_sizes_are_one_line_errors() {
         .output()
         .unwrap();
     assert!(t0.elapsed() < Duration::from_secs(60));
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap())
-            .unwrap_or_else(|e| panic!("{e}: {}", text(&o.stderr)));
-    let r = &v["results"][0];
-    assert_eq!(r["status"], "failed", "{r}");
-    let why = r["reason"].as_str().unwrap();
+    // The declared setting's range refuses it before anything runs: one
+    // line naming the key and the bounds, no results file.
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
     assert!(
-        why.contains("--set fs.remote.size=1048576G: needs") && why.contains("MemAvailable"),
-        "{why}"
+        err.contains("--set fs.remote.size=1048576G") && err.trim().lines().count() == 1,
+        "{err}"
     );
-    assert!(
-        r["accounting"]["max_rss_kib"].as_f64().unwrap_or(0.0) < 1e6,
-        "{r}"
-    );
+    assert!(!dir.path().join("r.json").exists());
 }
 
 fn read_json(p: &Path) -> (serde_json::Value, String) {

@@ -311,7 +311,8 @@ fn interrupted_by(signal: libc::c_int, status: i32) {
     }
 }
 
-/// Children of `pid`, from /proc (the `yamba __bench` processes).
+/// Children of `pid` running `yamba __bench`, from /proc (not the run's
+/// guardian, a fork of the run that outlives it by a moment on purpose).
 fn benchmark_children(pid: u32) -> Vec<i32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
@@ -323,6 +324,10 @@ fn benchmark_children(pid: u32) -> Vec<i32> {
             c.split_whitespace()
                 .filter_map(|p| p.parse().ok())
                 .collect::<Vec<i32>>()
+        })
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).any(|w| w == b"__bench"))
         })
         .collect()
 }
