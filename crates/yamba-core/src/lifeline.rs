@@ -42,6 +42,14 @@ static GUARDIAN: Mutex<Option<Guardian>> = Mutex::new(None);
 /// The descriptor of the run's end of the guardian's pipe (-1: none), for
 /// a forked child to close without taking the lock.
 static GUARDIAN_FD: AtomicI32 = AtomicI32::new(-1);
+/// The guardian's process id (-1: none started).
+static GUARDIAN_PID: AtomicI32 = AtomicI32::new(-1);
+
+/// The guardian process this one started, if any: a child that lives as
+/// long as this process (callers counting their children leave it out).
+pub fn guardian_pid() -> Option<libc::pid_t> {
+    Some(GUARDIAN_PID.load(Ordering::Relaxed)).filter(|&p| p > 0)
+}
 
 /// In a child forked (not exec'd) from the run: closes its inherited copy
 /// of the run's end of the guardian's pipe. Otherwise the child — and every
@@ -122,6 +130,7 @@ impl Guardian {
         // SAFETY: closing our copy of the read end; fds[1] is owned from here on.
         unsafe { libc::close(fds[0]) };
         GUARDIAN_FD.store(fds[1], Ordering::Relaxed);
+        GUARDIAN_PID.store(pid, Ordering::Relaxed);
         Ok(Guardian {
             // SAFETY: fds[1] is an open pipe end nothing else owns.
             tx: unsafe { std::fs::File::from_raw_fd(fds[1]) },

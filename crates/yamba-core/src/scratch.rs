@@ -12,8 +12,13 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-/// Scratch folders are named this, then the owner's process id.
+/// Scratch folders are named this, then the owner's process id (and
+/// `-N` for the N-th further one a process makes: a library caller may run
+/// several sessions, at once or one after another).
 pub const PREFIX: &str = ".yamba-scratch-";
+
+/// How many scratch folders this process has made.
+static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 /// The lock file inside a scratch folder.
 const OWNER: &str = ".owner";
 
@@ -32,7 +37,11 @@ impl ScratchRoot {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         remove_stale(&parent);
-        let path = parent.join(format!("{PREFIX}{}", std::process::id()));
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = match n {
+            0 => parent.join(format!("{PREFIX}{}", std::process::id())),
+            n => parent.join(format!("{PREFIX}{}-{n}", std::process::id())),
+        };
         std::fs::create_dir_all(&path)
             .map_err(|e| format!("cannot create scratch directory {}: {e}", path.display()))?;
         let owner = File::create(path.join(OWNER))
@@ -68,11 +77,13 @@ pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name();
+        let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
         let Some(pid) = name
             .to_str()
             .and_then(|n| n.strip_prefix(PREFIX))
-            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|d| d.parse::<u32>().ok())
+            .map(|rest| rest.split_once('-').unwrap_or((rest, "0")))
+            .filter(|&(pid, n)| digits(pid) && digits(n))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
         else {
             continue;
         };

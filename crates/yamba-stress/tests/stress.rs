@@ -367,6 +367,8 @@ fn own_children() -> Vec<i32> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| yamba_stress::sys::proc_stat(pid).is_some_and(|p| p.ppid == me))
+        // The run's guardian (yamba_core::lifeline) lives as long as we do.
+        .filter(|&pid| Some(pid) != yamba_core::lifeline::guardian_pid())
         .collect()
 }
 
