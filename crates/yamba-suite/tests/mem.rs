@@ -158,7 +158,7 @@ fn naive_msync_is_withheld_because_nothing_was_evicted() {
     let e = r
         .evidence
         .iter()
-        .find(|e| e.check.starts_with("pages were evicted"))
+        .find(|e| e.check.starts_with("page-out before every pass"))
         .unwrap();
     assert!(!e.ok && e.gating, "{e:?}");
     assert!(

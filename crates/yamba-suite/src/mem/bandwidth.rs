@@ -328,8 +328,9 @@ fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::V
             "8 × the LLC per array, at least 32 MiB, all arrays at most MemAvailable/4",
         )
     };
-    // Whole MiB, so every thread's share is whole 64 KiB blocks.
-    let bytes = sizing.bounded(times, 32 << 20, share) >> 20 << 20;
+    // Whole MiB (rounded up, so the arrays stay ≥ `times` × the LLC, as
+    // the evidence checks), so every thread's share is whole 64 KiB blocks.
+    let bytes = (sizing.bounded(times, 32 << 20, share) + (1 << 20) - 1) >> 20 << 20;
     Ok((bytes, sizing.llc, sizing.describe(rule)))
 }
 

@@ -16,7 +16,7 @@
 //! same checks fail, and the result is withheld, kept only to show what
 //! such a figure measures.
 
-use super::{adapter, local_only, peer};
+use super::{adapter, local_only, peer, PEER_CPU};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -31,6 +31,7 @@ pub static CONNECT_CLOSE: Benchmark = Benchmark {
     description: "TCP socket + connect + close seen from the client (lmbench's lat_connect), each connection checked to be made",
     adapter: adapter::NAME,
     requires: local_only,
+    settings: &[PEER_CPU],
     run: run_connect_close,
     ..Benchmark::TEMPLATE
 };
