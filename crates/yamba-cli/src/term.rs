@@ -21,18 +21,21 @@ pub fn window_size() -> Option<(u16, u16)> {
 /// The size to draw for: $COLUMNS/$LINES when set, then the window's,
 /// then 80×24.
 pub fn size() -> (usize, usize) {
-    let env = |k: &str| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|v| *v > 0)
-    };
     let (cols, rows) = window_size()
         .filter(|&(c, r)| c > 0 && r > 0)
         .map(|(c, r)| (c as usize, r as usize))
         .unzip();
     (
-        env("COLUMNS").or(cols).unwrap_or(80),
-        env("LINES").or(rows).unwrap_or(24),
+        env_size("COLUMNS").or(cols).unwrap_or(80),
+        env_size("LINES").or(rows).unwrap_or(24),
     )
+}
+
+/// A positive number of columns or lines from the environment
+/// (`COLUMNS`, `LINES`), as a user or a test may set it.
+pub fn env_size(key: &str) -> Option<usize> {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|v| *v > 0)
 }

@@ -377,14 +377,10 @@ fn parse_settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> 
 /// The width the table is laid out for: the terminal's when standard
 /// output is one, or $COLUMNS when set; unlimited for a file or a pipe.
 fn table_width() -> Option<usize> {
-    let columns = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&c| c > 0);
     if std::io::stdout().is_terminal() {
         Some(crate::term::size().0)
     } else {
-        columns
+        crate::term::env_size("COLUMNS")
     }
 }
 
