@@ -12,7 +12,8 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use yamba_core::runner::run_one;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 use yamba_suite::fs::remote::REMOTE_READ;
@@ -117,6 +118,11 @@ struct Serve {
     addr: String,
     /// The rest of its stdout after the address line.
     stdout: BufReader<std::process::ChildStdout>,
+    /// Its stderr so far, read by a thread of its own: the agent logs from a
+    /// thread of its own too, so a line may come after the client saw the
+    /// refusal it describes.
+    stderr: Arc<Mutex<String>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Serve {
@@ -147,22 +153,40 @@ impl Serve {
             .strip_prefix("yamba serve: listening on ")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_string();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        let stderr_reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
         Serve {
             child,
             addr,
             stdout,
+            stderr,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
-    /// Stops it and returns what it wrote on stderr.
-    fn stop(mut self) -> String {
+    /// Waits (up to 10 s) until what it wrote on stderr satisfies `wanted`,
+    /// then stops it and returns all it wrote there.
+    fn stop_when_logged(mut self, wanted: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !wanted(&self.stderr.lock().unwrap()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let mut err = String::new();
-        if let Some(mut e) = self.child.stderr.take() {
-            let _ = e.read_to_string(&mut err);
+        if let Some(t) = self.stderr_reader.take() {
+            let _ = t.join();
         }
-        err
+        let log = self.stderr.lock().unwrap().clone();
+        log
     }
 }
 
@@ -324,11 +348,12 @@ fn agent_delay_is_the_added_round_trip() {
                 Client::connect(&plain.addr, "wrong", Duration::from_secs(5)).err()
             });
             assert!(matches!(err, Some(AgentError::Refused(_))), "{err:?}");
-            let log = plain.stop();
-            assert!(
-                log.contains("refused 10.77.0.2:") && log.contains("wrong token"),
-                "{log}"
-            );
+            let refused = |log: &str| {
+                log.lines()
+                    .any(|l| l.contains("refused 10.77.0.2:") && l.contains("wrong token"))
+            };
+            let log = plain.stop_when_logged(refused);
+            assert!(refused(&log), "{log}");
             return;
         }
     }
@@ -359,12 +384,12 @@ fn serve_defaults_to_loopback_and_a_random_token() {
         Client::connect(&serve.addr, "nope", Duration::from_secs(5)),
         Err(AgentError::Refused(_))
     ));
-    let log = serve.stop();
-    assert!(
+    let refused = |log: &str| {
         log.lines()
-            .any(|l| l.contains("refused 127.0.0.1:") && l.contains("wrong token")),
-        "{log}"
-    );
+            .any(|l| l.contains("refused 127.0.0.1:") && l.contains("wrong token"))
+    };
+    let log = serve.stop_when_logged(refused);
+    assert!(refused(&log), "{log}");
 
     // Bad options: one clear error line, no agent.
     let out = Command::new(env!("CARGO_BIN_EXE_yamba"))
