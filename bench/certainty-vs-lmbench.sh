@@ -16,7 +16,7 @@
 # many pairs exited non-zero and how many result lines were called
 # slower/faster (skipped unless PAIRS > 0).
 #
-# Usage: bench/certainty-vs-lmbench.sh [ROUNDS]   (default 5)
+# Usage: bench/certainty-vs-lmbench.sh [ROUNDS]   (default 5; 0 skips part 1)
 #        FULL=1 PAIRS=10 bench/certainty-vs-lmbench.sh
 # Needs: cargo, jq, the peers' lmbench (built here if missing).
 set -euo pipefail
@@ -88,6 +88,7 @@ done
 read -r b1 t1 < <(busy)
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
+if [ "$rounds" -gt 0 ]; then
 printf '\nbetween-run spread, %s rounds, both tools pinned to CPU %s (ns; yamba precise: 6 processes per run)\n\n' "$rounds" "$cpu"
 printf '%-20s %12s %8s %12s %8s %9s %10s\n' primitive "yamba med" "CV" "lmbench med" "CV" "CV ratio" "CI held"
 for p in "${prims[@]}"; do
@@ -118,6 +119,7 @@ echo
 echo "CV: stddev of the per-round values over their mean. CV ratio: yamba's over lmbench's (goal <= 0.5)."
 echo "CI held: rounds whose reported 95% interval contained the median of the other rounds' values."
 echo "lmbench's null syscall and read are libc's getppid()/read(): compare them with yamba's .libc shapes."
+fi
 
 if [ "${FULL:-0}" = 1 ]; then
   echo; echo "time for one pass (s):"

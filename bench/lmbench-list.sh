@@ -75,12 +75,13 @@ mkdir -p "$work/usr/include/linux" "$work/lmfs" "$work/yscratch"
 head -c 1000 /dev/zero >"$work/usr/include/linux/types.h"
 small="$work/usr/include/linux/types.h"
 
-# yamba ARGS...: one yamba run; its results file's name is printed.
-n=0
+# yamba ARGS...: one yamba run; its results file's name is printed. (Called
+# in $(...), a subshell, where a counter would not survive the call: mktemp
+# names the file.)
 yamba() {
-  n=$((n + 1))
-  local out="$work/y$n.json"
-  pin "$Y" run --cpu "$CPU" --budget "$BUDGET" "${yrt[@]}" --scratch "$work/yscratch" --out "$out" "$@" >"$work/y$n.txt" 2>&1 || true
+  local out
+  out=$(mktemp --suffix=.json "$work/y-$1.XXXX")
+  pin "$Y" run --cpu "$CPU" --budget "$BUDGET" "${yrt[@]}" --scratch "$work/yscratch" --out "$out" "$@" >"${out%.json}.txt" 2>&1 || true
   echo "$out"
 }
 # ymed FILE ID [scale]: a result's median × scale, or n/a (its status after a colon when not ok).
@@ -98,7 +99,7 @@ ypoint() {
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2] + a[NR/2+1]) / 2}'; }
 lm() {
   local extract=$1; shift
-  for _ in $(seq "$REPS"); do pin "$@" 2>&1 >/dev/null | eval "$extract" || true; done | grep -E '^[0-9.e+-]+$' | median
+  for _ in $(seq "$REPS"); do pin "$@" 2>&1 >/dev/null | eval "$extract" || true; done | { grep -E '^[0-9.e+-]+$' || true; } | median
 }
 
 rows=()
@@ -130,7 +131,7 @@ for s in 512k 4m 32m; do
 done
 
 # --- bw_mem bzero, bcopy, rdwr; STREAM add, scale ------------------------------
-f=$(yamba mem.bandwidth.bzero mem.bandwidth.bcopy mem.bandwidth.rdwr mem.bandwidth.add mem.bandwidth.scale --set "bw_size=${BW_MB}M")
+f=$(yamba mem.bandwidth.bzero mem.bandwidth.bcopy mem.bandwidth.rdwr mem.bandwidth.add mem.bandwidth.scale --set "mem.bw_size=${BW_MB}M")
 row "bw_mem bzero" mem.bandwidth.bzero "$(ymed "$f" mem.bandwidth.bzero 1000)" \
   "$(lm "awk '{print \$2}'" "$LB/bw_mem" "${N[@]}" "${BW_MB}m" bzero)" MB/s "${BW_MB} MiB"
 row "bw_mem bcopy" mem.bandwidth.bcopy "$(ymed "$f" mem.bandwidth.bcopy 1000)" \
@@ -184,7 +185,11 @@ done
 
 # --- lat_connect: with its server, then with none listening --------------------
 f=$(yamba net.tcp.connect_close net.tcp.connect_refused_naive net.tcp.connect)
-pin "$LB/lat_connect" -s >/dev/null 2>&1 && lmserver=1
+# lmbench's server on the other CPU, where yamba's peer is by default: pinned
+# beside the client it is not scheduled while the client connects, its
+# backlog of 100 fills, and the next SYN waits out a 1 s retransmission.
+other=$(( CPU == 0 ? 1 : 0 ))
+taskset -c "$other" "$LB/lat_connect" -s >/dev/null 2>&1 && lmserver=1
 sleep 0.5
 with=$(lm "sed -n 's/^TCP\/IP connection cost to 127.0.0.1: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_connect" "${N[@]}" 127.0.0.1)
 "$LB/lat_connect" -S 127.0.0.1 >/dev/null 2>&1 || true; lmserver=0

@@ -308,11 +308,14 @@ fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::V
             bytes,
             kernel.arrays() as u64,
         )?;
-        let llc = ctx.machine().llc_bytes() as usize;
+        // Judged against the same LLC the default sizes come from (the
+        // effective one), not sysfs's: a VM's sysfs may name a host's
+        // 480 MiB L3 of which this guest reaches a few tens of MiB.
+        let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
         return Ok((
             bytes as usize,
-            llc,
-            serde_json::json!({"rule": "mem.bw_size setting"}),
+            sizing.llc,
+            sizing.describe("mem.bw_size setting"),
         ));
     }
     let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());

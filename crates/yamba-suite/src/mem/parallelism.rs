@@ -205,7 +205,10 @@ pub fn measure(
 }
 
 fn run_parallelism(ctx: &mut Ctx) -> Result<(), String> {
-    let llc = ctx.machine().llc_bytes() as usize;
+    // The effective LLC (sysfs's when the probe cannot find it): a VM's
+    // sysfs may name a host's L3 many times what this guest reaches.
+    let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
+    let llc = sizing.llc;
     let bytes = match ctx.bytes(SIZE.key)? {
         Some(b) => b as usize,
         None => (2 * llc).max(64 << 20),
@@ -234,6 +237,10 @@ fn run_parallelism(ctx: &mut Ctx) -> Result<(), String> {
     r.method = Some(f.method.clone());
     r.param("working_set_bytes", chain.bytes)
         .param("llc_bytes", llc)
+        .param(
+            "llc",
+            sizing.describe("working set ≥ 2 × the LLC, at least 64 MiB"),
+        )
         .param("element_bytes", 64)
         .param(
             "pages",

@@ -122,6 +122,7 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
         format!("{accepted}"),
         accepted == attempts,
     );
+    super::warn_syn_retries(&mut r);
     ctx.push(r);
     Ok(())
 }

@@ -168,6 +168,7 @@ fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
     )
     .param("server", "peer thread: accept + close");
     add_made_evidence(&mut r, &o, Some(n_accepted));
+    super::warn_syn_retries(&mut r);
     ctx.push(r);
     Ok(())
 }

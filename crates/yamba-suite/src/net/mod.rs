@@ -53,6 +53,32 @@ pub(crate) fn label(ctx: &Ctx, r: &mut BenchResult, target: &Target) {
     }
 }
 
+/// A connect that lasts this long waited out a SYN retransmission (Linux
+/// retries a SYN after 1 s): no connection costs that much otherwise.
+const SYN_RETRY_NS: f64 = 0.5e9;
+
+/// Names connections that waited out a SYN retransmission, in a warning:
+/// the median leaves them out, the mean does not (a peer that reports a
+/// mean, as lmbench does, includes them), and they are a fact about the
+/// run (a full listen backlog, a port still in TIME_WAIT), not noise.
+pub(crate) fn warn_syn_retries(r: &mut BenchResult) {
+    let slow = r
+        .observations
+        .iter()
+        .filter(|&&ns| ns >= SYN_RETRY_NS)
+        .count();
+    if slow == 0 {
+        return;
+    }
+    let n = r.observations.len();
+    let mean_us = r.observations.iter().sum::<f64>() / n as f64 / 1e3;
+    r.warn(format!(
+        "{slow} of {n} connections took ≥ 0.5 s (a SYN retransmission: the listen backlog \
+         was full or the port still in TIME_WAIT); the median leaves them out, the mean \
+         ({mean_us:.1} µs) includes them"
+    ));
+}
+
 /// `--set net.msg_bytes`: the round trips' message size.
 pub const MSG_BYTES: Setting = Setting {
     key: "net.msg_bytes",
@@ -90,4 +116,40 @@ pub const STREAMS: Setting = Setting {
 /// repetition the benchmark timed itself (`direct`).
 pub(crate) fn direct_method(ctx: &Ctx, started: Instant, stopped: &str) -> Method {
     ctx.direct_method(1, started, stopped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yamba_core::Mode;
+
+    fn result(obs: &[f64]) -> BenchResult {
+        let mut r = BenchResult::new(
+            "net.tcp.connect",
+            "net.tcp.connect",
+            "net",
+            yamba_core::Unit::Nanoseconds,
+            Mode::Hot,
+            "linux",
+        );
+        r.observations = obs.to_vec();
+        r
+    }
+
+    #[test]
+    fn syn_retransmissions_are_named_with_the_mean_they_cost() {
+        let mut quick = result(&[12_000.0; 1000]);
+        warn_syn_retries(&mut quick);
+        assert!(quick.warnings.is_empty(), "{:?}", quick.warnings);
+
+        let mut obs = vec![12_000.0; 998];
+        obs.extend([1.03e9, 1.02e9]);
+        let mut r = result(&obs);
+        warn_syn_retries(&mut r);
+        assert_eq!(r.warnings.len(), 1);
+        let w = &r.warnings[0];
+        // (998 × 12 µs + 2.05 s) / 1000 = 2061.976 µs
+        assert!(w.starts_with("2 of 1000 connections took ≥ 0.5 s"), "{w}");
+        assert!(w.contains("(2062.0 µs)"), "{w}");
+    }
 }
