@@ -191,9 +191,8 @@ write_step() {
 name=$1; limit=$2; shift 2
 echo "==> $name (limit ${limit} s): $*"
 start=$(cut -d' ' -f1 /proc/uptime)
-# (Steps may run side by side: each keeps its status in a file of its own.)
-( timeout -s KILL "$limit" "$@"; echo $? >"/tmp/.status-$name" ) 2>&1 | tee "/out/$name.log"
-status=$(cat "/tmp/.status-$name" 2>/dev/null || echo 125)
+( timeout -s KILL "$limit" "$@"; echo $? >/tmp/.step-status ) 2>&1 | tee "/out/$name.log"
+status=$(cat /tmp/.step-status 2>/dev/null || echo 125)
 [ "$status" = 137 ] && status=124
 end=$(cut -d' ' -f1 /proc/uptime)
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')

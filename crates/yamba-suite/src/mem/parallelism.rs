@@ -35,7 +35,7 @@ pub const SIZE: Setting = Setting {
         min: 1 << 20,
         max: 1 << 40,
     },
-    default: "2× the last-level cache, at least 64 MiB",
+    default: "2× the effective last-level cache, at least 64 MiB",
     help: "bytes of the cycle the chases walk",
     aliases: &[],
 };
