@@ -13,8 +13,15 @@ fn yamba() -> Command {
     c
 }
 
-/// Processes of session `sid` (everything a command started in a new session).
-fn in_session(sid: i32) -> Vec<String> {
+/// Processes of session `sid` (everything a command started in a new
+/// session) that started no later than `before` (clock ticks since boot, as
+/// /proc/PID/stat's starttime); `i64::MAX` for all of them.
+///
+/// The bound matters once the session's leader is gone: pid_max is 32768 on
+/// these machines and a stress run forks ~5000 processes a second, so within
+/// seconds another test's `setsid` can get the dead leader's pid, and with it
+/// the same session id. A survivor of the killed run started before the kill.
+fn in_session(sid: i32, before: i64) -> Vec<String> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -22,15 +29,32 @@ fn in_session(sid: i32) -> Vec<String> {
         .filter_map(|pid| {
             let t = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let f: Vec<&str> = t.rsplit_once(") ")?.1.split_whitespace().collect();
-            (f.get(3)?.parse::<i32>().ok()? == sid).then(|| format!("{pid} {}", f[0]))
+            let started: i64 = f.get(19)?.parse().ok()?;
+            (f.get(3)?.parse::<i32>().ok()? == sid && started <= before)
+                .then(|| format!("{pid} {} t={started}", f[0]))
         })
         .collect()
 }
 
-fn wait_empty(sid: i32) -> Vec<String> {
+/// Now, in the clock ticks of /proc/PID/stat's starttime (CLOCK_BOOTTIME).
+fn boot_ticks() -> i64 {
+    // SAFETY: plain data out-parameter; sysconf has no preconditions.
+    let (ts, hz) = unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts);
+        (ts, libc::sysconf(libc::_SC_CLK_TCK) as i64)
+    };
+    ts.tv_sec * hz + ts.tv_nsec * hz / 1_000_000_000
+}
+
+/// What of session `sid`, started before `before`, is still alive after 3 s.
+/// A zombie is dead: it waits for its reaper (pid 1 once its parent is gone,
+/// and some containers' pid 1 never reaps).
+fn wait_empty(sid: i32, before: i64) -> Vec<String> {
     let t0 = Instant::now();
     loop {
-        let left = in_session(sid);
+        let mut left = in_session(sid, before);
+        left.retain(|p| !p.contains(" Z "));
         if left.is_empty() || t0.elapsed() > Duration::from_secs(3) {
             return left;
         }
@@ -100,7 +124,7 @@ fn start_long(dir: &std::path::Path) -> (std::process::Child, std::path::PathBuf
 /// Waits until the run has workers up (processes in its session besides itself).
 fn wait_running(sid: i32) {
     let t0 = Instant::now();
-    while in_session(sid).len() < 3 && t0.elapsed() < Duration::from_secs(10) {
+    while in_session(sid, i64::MAX).len() < 3 && t0.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(500));
@@ -116,8 +140,11 @@ fn ctrl_c_and_sigterm_stop_the_run_keep_its_results_and_leave_nothing() {
         let (mut child, out) = start_long(dir.path());
         let sid = child.id() as i32;
         wait_running(sid);
-        assert!(in_session(sid).len() >= 3, "{:?}", in_session(sid));
         let t0 = Instant::now();
+        let signalled = boot_ticks();
+        // The bound keeps the run's own processes (else the check below is empty).
+        let running = in_session(sid, signalled);
+        assert!(running.len() >= 3, "{running:?}");
         // SAFETY: signalling our own child (and its process group).
         unsafe { libc::kill(if to_group { -sid } else { sid }, sig) };
         let status = loop {
@@ -131,7 +158,11 @@ fn ctrl_c_and_sigterm_stop_the_run_keep_its_results_and_leave_nothing() {
             std::thread::sleep(Duration::from_millis(50));
         };
         assert_eq!(status.code(), Some(130), "signal {sig}");
-        assert_eq!(wait_empty(sid), Vec::<String>::new(), "signal {sig}");
+        assert_eq!(
+            wait_empty(sid, signalled),
+            Vec::<String>::new(),
+            "signal {sig}"
+        );
         let file = yamba_core::ResultsFile::read(&out).expect("results kept");
         assert!(file.interrupted && !file.complete, "signal {sig}");
         // The scratch directory went away too.
@@ -150,11 +181,17 @@ fn sigkill_of_the_supervisor_takes_every_worker_with_it() {
     let (mut child, _) = start_long(dir.path());
     let sid = child.id() as i32;
     wait_running(sid);
-    assert!(in_session(sid).len() >= 3);
+    let killed = boot_ticks();
+    let running = in_session(sid, killed);
+    assert!(
+        running.len() >= 3,
+        "{running:?} of {:?} at {killed}",
+        in_session(sid, i64::MAX)
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     // Workers die with it (PR_SET_PDEATHSIG), their children with them.
-    assert_eq!(wait_empty(sid), Vec::<String>::new());
+    assert_eq!(wait_empty(sid, killed), Vec::<String>::new());
     // Its scratch folder stays (no time to remove it) until the next run.
     let stale = dir.path().join(format!(".yamba-stress-{sid}"));
     assert!(stale.is_dir());
