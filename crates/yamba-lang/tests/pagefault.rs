@@ -4,6 +4,17 @@
 //! repetition in a fresh process — and with the same evidence: mincore
 //! shows nothing resident before a pass, ru_majflt one major fault per
 //! access, mincore after one page in per fault.
+//!
+//! Where it can (root, zram, mkfs.ext4), the scratch is an ext4 on a zram
+//! device: a real block device whose page reads are done in memory, in the
+//! faulting thread. On the machine's virtual disk a page read took 65–99 µs
+//! from one process to the next while other work wrote (a CI run's), and the
+//! two sides could not be compared within 10% there.
+
+use std::process::Command;
+
+/// Pages of the scratch file, one major fault each per pass.
+const PAGES: usize = 2048;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,8 +31,17 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
         );
         return;
     }
-    let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let (fs, impossible) = yamba_suite::mem::adapter::filesystem(scratch.path()).unwrap();
+    let ram = RamExt4::new();
+    let disk;
+    let scratch = match &ram {
+        Ok(r) => r.dir.path(),
+        Err(why) => {
+            println!("scratch on the build's disk (page reads vary with other I/O): {why}");
+            disk = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+            disk.path()
+        }
+    };
+    let (fs, impossible) = yamba_suite::mem::adapter::filesystem(scratch).unwrap();
     if let Some(why) = impossible {
         println!("SKIPPED: {why}");
         return;
@@ -33,9 +53,9 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
         let job = Job::new(prog.clone(), "Y_pagefault_x86_64_Linux", BTreeMap::new());
         let lang = benchmark(job).unwrap();
         let config = RunConfig {
-            scratch_dir: Some(scratch.path().to_path_buf()),
+            scratch_dir: Some(scratch.to_path_buf()),
             repetitions: 3,
-            settings: [("fault_pages".to_string(), "2048".to_string())].into(),
+            settings: [("fault_pages".to_string(), PAGES.to_string())].into(),
             ..RunConfig::quick()
         };
         let file = yamba_lang::session::run(
@@ -77,10 +97,20 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
         }
         assert_eq!(ours.status, Status::Ok, "{:?}", ours.reason);
         assert_eq!(builtin.status, Status::Ok, "{:?}", builtin.reason);
-        let (a, b) = (ours.median().unwrap(), builtin.median().unwrap());
+        let (raw, b) = (ours.median().unwrap(), builtin.median().unwrap());
+        // The seed's model times the page-out with each pass (and with each
+        // dummy pass, where it has nothing to drop); the built-in does not.
+        // The difference, measured apart and shown in the evidence, is taken
+        // out here: negligible against a disk read, ~8% of a zram fault.
+        let po = &ours.extra["verification"]["page_out_ns_median"];
+        let (pb, pd) = (po["benchmark"].as_f64(), po["dummy"].as_f64());
+        let page_out = (pb.unwrap() - pd.unwrap()) / PAGES as f64;
+        let a = raw - page_out;
         last = format!(
-            "attempt {attempt} on {fs}: Yamba {:.1} µs, built-in {:.1} µs per fault, ratio {:.3}",
+            "attempt {attempt} on {fs}: Yamba {:.2} µs ({:.2} µs less {:.0} ns of page-out), built-in {:.2} µs per fault, ratio {:.3}",
             a / 1e3,
+            raw / 1e3,
+            page_out,
             b / 1e3,
             a / b
         );
@@ -90,4 +120,76 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
         }
     }
     panic!("not within 10% in 3 attempts; last {last}");
+}
+
+/// An ext4 on a fresh zram device, mounted on a fresh directory; unmounted
+/// and removed on drop. zram reads a page synchronously, in the faulting
+/// thread: no worker thread or interrupt on another CPU takes part (a loop
+/// device's reads, done by a kworker, cost 18 or 30 µs as that worker lands on
+/// the faulting CPU or the other).
+struct RamExt4 {
+    dir: tempfile::TempDir,
+    zram: String,
+    mounted: bool,
+}
+
+fn sh(program: &str, args: &[&str]) -> Result<String, String> {
+    let o = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{program}: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "{program} {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+impl RamExt4 {
+    fn new() -> Result<RamExt4, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not root (a zram device needs it)".into());
+        }
+        let control = "/sys/class/zram-control/hot_add";
+        let n = std::fs::read_to_string(control)
+            .map_err(|e| format!("no zram here ({control}: {e})"))?;
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let mut ram = RamExt4 {
+            dir,
+            zram: n.trim().to_string(),
+            mounted: false,
+        };
+        let sys = format!("/sys/block/zram{}/disksize", ram.zram);
+        std::fs::write(&sys, "64M").map_err(|e| format!("{sys}: {e}"))?;
+        let dev = format!("/dev/zram{}", ram.zram);
+        sh(
+            "mkfs.ext4",
+            &[
+                "-q",
+                "-F",
+                "-E",
+                "lazy_itable_init=0,lazy_journal_init=0",
+                &dev,
+            ],
+        )?;
+        sh(
+            "mount",
+            &["-t", "ext4", &dev, ram.dir.path().to_str().unwrap()],
+        )?;
+        ram.mounted = true;
+        Ok(ram)
+    }
+}
+
+impl Drop for RamExt4 {
+    fn drop(&mut self) {
+        if self.mounted {
+            let _ = sh("umount", &[self.dir.path().to_str().unwrap()]);
+        }
+        let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.zram);
+    }
 }
