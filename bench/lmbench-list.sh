@@ -12,6 +12,7 @@
 #   BUDGET=S     yamba's sampling budget per quantity, seconds (default 1)
 #   BW_MB=N      bytes per array for the bandwidth pairs, MiB (default: 4 × the LLC)
 #   PAR_MB=N     working set for par_mem / mem.parallelism, MiB (default: 2 × the LLC, a power of 2)
+#   PAR_ENOUGH=U lmbench's ENOUGH for par_mem, µs per timing (default 20000)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench)
 #   RT=1         run both in SCHED_FIFO (root): on a machine others load, neither is
 #                then preempted by their tasks (lmbench times long intervals, which
@@ -209,7 +210,13 @@ row mhz cpu.mhz "$(ymed "$f" cpu.mhz 0.000001)" \
 f=$(yamba mem.parallelism --set "mem.parallelism.size=${PAR_MB}M" --set mem.parallelism.pages=base)
 g=$(yamba mem.parallelism --set "mem.parallelism.size=${PAR_MB}M")
 par_out="$work/par_mem.txt"
-for _ in $(seq "$REPS"); do pin "$LB/par_mem" "${N[@]}" -M "${PAR_MB}m" 2>&1 >/dev/null | tail -1 >>"$par_out" || true; done
+# lmbench's own runner (scripts/config-run) exports ENOUGH, the time one
+# timing must last, measured once. Unset, par_mem computes it itself: here
+# that gave 1 s (bin/enough said 1000000 under load), so a 32 MiB sweep
+# (16 sizes x 16 chain counts) printed nothing in 4 min. PAR_ENOUGH sets it.
+for _ in $(seq "$REPS"); do
+  ENOUGH=${PAR_ENOUGH:-20000} pin "$LB/par_mem" "${N[@]}" -M "${PAR_MB}m" 2>&1 >/dev/null | tail -1 >>"$par_out" || true
+done
 row par_mem "mem.parallelism (4 KiB pages)" "$(ymed "$f" mem.parallelism)" "$(awk '{print $2}' "$par_out" | median)" ratio "${PAR_MB} MiB; lmbench's largest size"
 row "par_mem (ref)" "mem.parallelism (huge pages)" "$(ymed "$g" mem.parallelism)" "$(awk '{print $2}' "$par_out" | median)" ratio "yamba's default: no TLB misses"
 

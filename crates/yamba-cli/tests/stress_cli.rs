@@ -121,10 +121,13 @@ fn start_long(dir: &std::path::Path) -> (std::process::Child, std::path::PathBuf
     (c.spawn().unwrap(), out)
 }
 
-/// Waits until the run has workers up (processes in its session besides itself).
+/// Waits until the run has workers up (processes in its session besides
+/// itself). Before it forks them the run prepares its session (clock, BASE):
+/// beside this binary's other stress runs in a loaded CI that took over 10 s
+/// once (only the leader was there after 10.5 s), so the wait is generous.
 fn wait_running(sid: i32) {
     let t0 = Instant::now();
-    while in_session(sid, i64::MAX).len() < 3 && t0.elapsed() < Duration::from_secs(10) {
+    while in_session(sid, i64::MAX).len() < 3 && t0.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(500));
