@@ -11,16 +11,15 @@
 //! from one process to the next while other work wrote (a CI run's), and the
 //! two sides could not be compared within 10% there.
 
-use std::process::Command;
-
-/// Pages of the scratch file, one major fault each per pass.
-const PAGES: usize = 2048;
-
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::process::Command;
 use yamba_core::{RunConfig, Status};
 use yamba_lang::runner::{benchmark, Job};
 use yamba_lang::{Isa, Program};
+
+/// Pages of the scratch file, one major fault each per pass.
+const PAGES: usize = 2048;
 
 #[test]
 fn figures_2_and_3_agree_with_the_built_in_major_fault() {
