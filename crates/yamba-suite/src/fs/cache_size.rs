@@ -195,6 +195,43 @@ pub fn measure_curve(
     })
 }
 
+/// Whether the sizes counted as read from memory were still in the page
+/// cache after their passes. A size counts as cached when under
+/// [`MISS_SHARE`] of its bytes came from storage, so its residency is held
+/// to the same share: a busy machine's background reclaim takes a few pages
+/// of a file read once or twice (0.4% of 256 MiB seen in a loaded CI) without
+/// changing where its reads came from, while a cache too small for the size
+/// leaves far less of it resident.
+fn residency_verdict(mem_pts: &[&CurvePoint]) -> (String, bool) {
+    let Some(least) = mem_pts
+        .iter()
+        .min_by(|a, b| a.resident_after.total_cmp(&b.resident_after))
+    else {
+        return ("no size was read from memory".into(), true);
+    };
+    let share = least.resident_after;
+    if share >= 1.0 {
+        return ("all resident".into(), true);
+    }
+    let ok = share >= 1.0 - MISS_SHARE;
+    let observed = if ok {
+        format!(
+            "least resident: {:.1}% of the {} file (the kernel reclaimed a few of its pages meanwhile)",
+            100.0 * share,
+            human(least.file_bytes)
+        )
+    } else {
+        format!(
+            "only {:.1}% of the {} file still resident although its reads were counted as \
+             from memory: the kernel was evicting it meanwhile (memory pressure?), so the \
+             cache size found is not trustworthy",
+            100.0 * share,
+            human(least.file_bytes)
+        )
+    };
+    (observed, ok)
+}
+
 fn human(b: u64) -> String {
     match b {
         b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
@@ -264,24 +301,15 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
         bad == 0,
     );
     let mem_pts: Vec<&CurvePoint> = curve.points.iter().filter(|p| p.from_memory).collect();
-    let least = mem_pts
-        .iter()
-        .min_by(|a, b| a.resident_after.total_cmp(&b.resident_after));
-    let min_res = least.map_or(1.0, |p| p.resident_after);
+    let (observed, ok) = residency_verdict(&mem_pts);
     r.add_evidence(
         "sizes read from memory stayed in the page cache (mincore after their passes)",
-        "100% of their pages resident",
-        match least {
-            Some(p) if min_res < 1.0 => format!(
-                "only {:.1}% of the {} file still resident although its reads were counted as \
-                 from memory: the kernel was evicting it meanwhile (memory pressure?), so the \
-                 cache size found is not trustworthy",
-                100.0 * min_res,
-                human(p.file_bytes)
-            ),
-            _ => "all resident".into(),
-        },
-        min_res >= 1.0,
+        format!(
+            "≥ {:.0}% of their pages resident (the share a size counted as cached may miss)",
+            100.0 * (1.0 - MISS_SHARE)
+        ),
+        observed,
+        ok,
     );
     if let (Some(k), Some(last)) = (
         curve.points.last().filter(|_| curve.knee_bytes.is_some()),
@@ -296,4 +324,39 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     }
     ctx.push(r);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(file_bytes: u64, resident_after: f64) -> CurvePoint {
+        CurvePoint {
+            file_bytes,
+            gbps: 5.0,
+            observations: 3,
+            storage_share: Some(0.0),
+            resident_after,
+            from_memory: true,
+            bytes_ok: true,
+        }
+    }
+
+    #[test]
+    fn residency_tolerates_background_reclaim_but_not_eviction() {
+        let whole = point(1 << 20, 1.0);
+        let reclaimed = point(256 << 20, 0.996);
+        let evicted = point(512 << 20, 0.6);
+        assert_eq!(residency_verdict(&[&whole]), ("all resident".into(), true));
+        let (said, ok) = residency_verdict(&[&whole, &reclaimed]);
+        assert!(ok && said.contains("99.6% of the 256.0 MiB"), "{said}");
+        let (said, ok) = residency_verdict(&[&whole, &reclaimed, &evicted]);
+        assert!(
+            !ok && said.contains("only 60.0% of the 512.0 MiB"),
+            "{said}"
+        );
+        let edge = point(2 << 20, 1.0 - MISS_SHARE - 0.001);
+        assert!(!residency_verdict(&[&edge]).1);
+        assert!(residency_verdict(&[]).1);
+    }
 }
