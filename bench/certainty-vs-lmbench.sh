@@ -18,6 +18,7 @@
 #
 # Usage: bench/certainty-vs-lmbench.sh [ROUNDS]   (default 5; 0 skips part 1)
 #        FULL=1 PAIRS=10 bench/certainty-vs-lmbench.sh
+#        KEEP=DIR keeps part 3's results files (DIR/a1.json, DIR/b1.json, DIR/cmp1 …)
 # Needs: cargo, jq, the peers' lmbench (built here if missing).
 set -euo pipefail
 rounds=${1:-5}
@@ -139,12 +140,16 @@ fi
 if [ "$pairs" -gt 0 ]; then
   echo; echo "false alarms: $pairs pairs of identical precise runs of cpu and ipc, compare --threshold 5"
   fails=0; calls=0; lines=0
+  keep=${KEEP:-$out}; mkdir -p "$keep"
   for i in $(seq 1 "$pairs"); do
-    "$yamba" run --cpu "$cpu" cpu ipc --out "$out/a.json" >/dev/null 2>&1 || true
-    "$yamba" run --cpu "$cpu" cpu ipc --out "$out/b.json" >/dev/null 2>&1 || true
-    if "$yamba" compare "$out/a.json" "$out/b.json" --threshold 5 > "$out/cmp" 2>&1; then :; else fails=$((fails + 1)); fi
-    calls=$((calls + $(grep -cE ' (slower|faster) ' "$out/cmp" || true)))
-    lines=$((lines + $(grep -cE ' (slower|faster|~|\?) ' "$out/cmp" || true)))
+    a=$keep/a$i.json b=$keep/b$i.json c=$keep/cmp$i
+    "$yamba" run --cpu "$cpu" cpu ipc --out "$a" >/dev/null 2>&1 || true
+    "$yamba" run --cpu "$cpu" cpu ipc --out "$b" >/dev/null 2>&1 || true
+    if "$yamba" compare "$a" "$b" --threshold 5 > "$c" 2>&1; then :; else fails=$((fails + 1)); fi
+    "$yamba" compare "$a" "$b" --format json > "$c.json" 2>/dev/null || true
+    calls=$((calls + $(jq '[.rows[] | select(.verdict == "slower" or .verdict == "faster")] | length' "$c.json")))
+    lines=$((lines + $(jq '[.rows[] | select(.verdict != "not_compared")] | length' "$c.json")))
+    jq -r '.rows[] | select(.verdict == "slower" or .verdict == "faster") | "    \(.key) \(.verdict) \(.change_pct)%"' "$c.json" >&2
     echo "  pair $i: exit-nonzero so far $fails, lines called slower/faster so far $calls of $lines" >&2
   done
   printf '  pairs exiting non-zero: %d of %d\n  result lines called slower/faster: %d of %d\n' "$fails" "$pairs" "$calls" "$lines"

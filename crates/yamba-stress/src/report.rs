@@ -468,6 +468,10 @@ fn machine_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summa
                 .filter(|p| p[1].is_finite())
                 .collect(),
         });
+        r.param(
+            "timeline",
+            "a reading every 250 ms during the stress, without /proc/sys/vm/stat_refresh (it can wait seconds for a kernel worker then): off by up to the CPUs' unfolded counter deltas; the baseline and the after reading are refreshed",
+        );
         let (final_dev, tol, within, spread) = if kernel {
             (
                 a.kernel - b.kernel,

@@ -506,7 +506,7 @@ pub fn supervise<R: Send>(
                 zombie_seen.retain(|pid, _| procs.iter().any(|p| p.pid == *pid && p.state == 'Z'));
                 timeline.push(Sample {
                     t_s: st.started.elapsed().as_secs_f64(),
-                    memory: sys::read_memory(),
+                    memory: sys::read_memory_once(false).map(|(m, _)| m),
                     processes: procs.len(),
                     zombies,
                 });

@@ -335,40 +335,59 @@ fn process_memory() -> (f64, f64, f64) {
     (anon, pte, threads)
 }
 
-/// A reading of machine memory and of every process. /proc/meminfo is read
-/// before and after the scan of the processes; a reading during which it
-/// moved (a process started or ended meanwhile) is taken again.
+/// A reading of machine memory and of every process, for a baseline: taken
+/// again (up to 10 times) while /proc/meminfo moved during the scan of the
+/// processes (a process started or ended meanwhile).
 pub fn read_memory() -> Option<MemReading> {
     let mut last = None;
     for _ in 0..10 {
-        refresh_counters();
-        let k1 = kernel()?;
-        let a1 = mem_available()? as f64;
-        let t1 = mem_total()? as f64;
-        let (anon, pte, threads) = process_memory();
-        refresh_counters();
-        let k2 = kernel()?;
-        let a2 = mem_available()? as f64;
-        let t2 = mem_total()? as f64;
-        let r = MemReading {
-            kernel: (kernel_unreclaimable(&k1) + kernel_unreclaimable(&k2)) / 2.0,
-            kernel_stack: (k1.kernel_stack + k2.kernel_stack) / 2.0,
-            reclaimable: (k1.s_reclaimable + k2.s_reclaimable) / 2.0,
-            available: (a1 + a2) / 2.0,
-            total: (t1 + t2) / 2.0,
-            anon,
-            process_page_tables: pte,
-            threads,
-        };
-        let steady = (a1 - a2).abs() < 4.0 * 1048576.0
-            && t1 == t2
-            && (kernel_unreclaimable(&k1) - kernel_unreclaimable(&k2)).abs() < 1048576.0;
+        let (r, steady) = read_memory_once(true)?;
         if steady {
             return Some(r);
         }
         last = Some(r);
     }
     last
+}
+
+/// One reading, and whether /proc/meminfo held still around the scan of
+/// the processes. `refresh` folds the CPUs' pending counter deltas into
+/// /proc/meminfo first (/proc/sys/vm/stat_refresh, root only): exact to the
+/// page, but it waits for a kernel worker on every CPU, and during a stress
+/// that wait was seen to last 10 s (the supervisor in D state in
+/// `__flush_work`), which stopped a 10 s run at 17 s with a hole in its
+/// timeline. The timeline's samples therefore read without it — off by at
+/// most the counters' per-CPU thresholds, a few MiB — and take one reading
+/// each, where [`read_memory`]'s retries would run ten rounds while the
+/// stress moves memory.
+pub fn read_memory_once(refresh: bool) -> Option<(MemReading, bool)> {
+    if refresh {
+        refresh_counters();
+    }
+    let k1 = kernel()?;
+    let a1 = mem_available()? as f64;
+    let t1 = mem_total()? as f64;
+    let (anon, pte, threads) = process_memory();
+    if refresh {
+        refresh_counters();
+    }
+    let k2 = kernel()?;
+    let a2 = mem_available()? as f64;
+    let t2 = mem_total()? as f64;
+    let r = MemReading {
+        kernel: (kernel_unreclaimable(&k1) + kernel_unreclaimable(&k2)) / 2.0,
+        kernel_stack: (k1.kernel_stack + k2.kernel_stack) / 2.0,
+        reclaimable: (k1.s_reclaimable + k2.s_reclaimable) / 2.0,
+        available: (a1 + a2) / 2.0,
+        total: (t1 + t2) / 2.0,
+        anon,
+        process_page_tables: pte,
+        threads,
+    };
+    let steady = (a1 - a2).abs() < 4.0 * 1048576.0
+        && t1 == t2
+        && (kernel_unreclaimable(&k1) - kernel_unreclaimable(&k2)).abs() < 1048576.0;
+    Some((r, steady))
 }
 
 /// Kernel memory that does not shrink on its own under no pressure —

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Between-run honesty of yamba's intervals, from N results files of
+identical runs (e.g. part 3 of bench/certainty-vs-lmbench.sh with KEEP=DIR).
+
+For every result measured ok in all runs, with process blocks:
+  - the CV of the runs' estimates (what a user sees on running again),
+  - the median half-width of one run's 95% interval, relative,
+  - leave-one-out: in how many runs the interval held the median of the
+    other runs' estimates (an honest between-run interval holds it in
+    about 95% of runs, a little less with few runs),
+  - the same two for the estimate in core cycles, where recorded.
+Summary lines give the share held over all results, and for the ones
+whose runs' spread exceeds their intervals most.
+
+Usage: bench/between-runs.py RESULTS.json...
+"""
+import json
+import statistics as st
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for r in doc.get("results", []):
+        c = r.get("certainty") or {}
+        if r.get("status") != "ok" or c.get("block") != "process" or "ci" not in c:
+            continue
+        cyc = c.get("cycles") or {}
+        out[f"{r['id']}@{r['mode']}"] = (
+            c["estimate"], c["ci"]["lo"], c["ci"]["hi"],
+            cyc.get("estimate"), (cyc.get("ci") or {}).get("lo"), (cyc.get("ci") or {}).get("hi"),
+        )
+    return out
+
+
+def held(vals):
+    """Runs whose interval held the median of the others', of the runs."""
+    n = 0
+    for i, (_, lo, hi) in enumerate(vals):
+        others = [v for j, (v, _, _) in enumerate(vals) if j != i]
+        if lo <= st.median(others) <= hi:
+            n += 1
+    return n
+
+
+def main(paths):
+    if len(paths) < 3:
+        sys.exit("between-runs: give at least 3 results files of identical runs")
+    runs = [load(p) for p in paths]
+    keys = sorted(set.intersection(*(set(r) for r in runs)))
+    if not keys:
+        sys.exit("between-runs: no result was ok with process blocks in every file")
+    rows, tot, tot_c, n_c = [], 0, 0, 0
+    for k in keys:
+        t = [(r[k][0], r[k][1], r[k][2]) for r in runs]
+        est = [v for v, _, _ in t]
+        mean = st.mean(est)
+        if mean == 0:
+            continue
+        cv = st.stdev(est) / abs(mean) * 100
+        hw = st.median([(hi - lo) / 2 / abs(v) * 100 for v, lo, hi in t if v])
+        h = held(t)
+        tot += h
+        cyc = [(r[k][3], r[k][4], r[k][5]) for r in runs]
+        hc = None
+        if all(c[0] is not None and c[1] is not None for c in cyc):
+            hc = held(cyc)
+            tot_c += hc
+            n_c += 1
+        rows.append((k, mean, cv, hw, h, hc))
+    n = len(paths)
+    print(f"{len(rows)} results ok in all {n} runs; leave-one-out: does run i's 95% interval hold the others' median?\n")
+    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7}")
+    for k, mean, cv, hw, h, hc in sorted(rows, key=lambda r: r[4]):
+        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {'-' if hc is None else f'{hc}/{n}':>7}")
+    print(f"\nheld, all results: {tot}/{len(rows) * n} = {100 * tot / (len(rows) * n):.1f}%")
+    if n_c:
+        print(f"held in core cycles, where recorded: {tot_c}/{n_c * n} = {100 * tot_c / (n_c * n):.1f}%")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
