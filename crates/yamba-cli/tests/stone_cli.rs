@@ -369,7 +369,16 @@ fn profile_shows_the_read_path_of_a_read_benchmark() {
         .and_then(|s| s.split(['(', '%']).nth(1))
         .and_then(|p| p.parse().ok())
         .expect("kernel share");
-    assert!(kernel_pct > 40.0, "{stdout}");
+    // The kernel's share depends on the machine: the return from the
+    // kernel lands on the user-side instruction after `syscall`, and the
+    // call-wrapped and libc shapes pay their `ret` after the crossing in
+    // user space (47% in the kernel on the development VM, 32% on a CI
+    // machine). Both bounds fail a profile that files kernel samples
+    // under user space, or the other way round.
+    assert!(
+        (25.0..90.0).contains(&kernel_pct),
+        "kernel share {kernel_pct}%:\n{stdout}"
+    );
 }
 
 /// Files the user asked for, and only those: a plain run leaves the
