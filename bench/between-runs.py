@@ -8,7 +8,9 @@ For every result measured ok in all runs, with process blocks:
   - leave-one-out: in how many runs the interval held the median of the
     other runs' estimates (an honest between-run interval holds it in
     about 95% of runs, a little less with few runs),
-  - the same two for the estimate in core cycles, where recorded.
+  - the same for the estimate in core cycles, where recorded, and the
+    CV of the runs' cycles (below the time's where the clock reading
+    tracks the host's turbo bins).
 Summary lines give the share held over all results, and for the ones
 whose runs' spread exceeds their intervals most.
 
@@ -64,17 +66,21 @@ def main(paths):
         h = held(t)
         tot += h
         cyc = [(r[k][3], r[k][4], r[k][5]) for r in runs]
-        hc = None
+        hc, cvc = None, None
         if all(c[0] is not None and c[1] is not None for c in cyc):
             hc = held(cyc)
             tot_c += hc
             n_c += 1
-        rows.append((k, mean, cv, hw, h, hc))
+            ce = [c[0] for c in cyc]
+            cvc = st.stdev(ce) / abs(st.mean(ce)) * 100
+        rows.append((k, mean, cv, hw, h, hc, cvc))
     n = len(paths)
     print(f"{len(rows)} results ok in all {n} runs; leave-one-out: does run i's 95% interval hold the others' median?\n")
-    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7}")
-    for k, mean, cv, hw, h, hc in sorted(rows, key=lambda r: r[4]):
-        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {'-' if hc is None else f'{hc}/{n}':>7}")
+    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7} {'CV cyc':>7}")
+    for k, mean, cv, hw, h, hc, cvc in sorted(rows, key=lambda r: r[4]):
+        cyc = '-' if hc is None else f'{hc}/{n}'
+        cvs = '-' if cvc is None else f'{cvc:.2f}%'
+        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {cyc:>7} {cvs:>7}")
     print(f"\nheld, all results: {tot}/{len(rows) * n} = {100 * tot / (len(rows) * n):.1f}%")
     if n_c:
         print(f"held in core cycles, where recorded: {tot_c}/{n_c * n} = {100 * tot_c / (n_c * n):.1f}%")

@@ -157,3 +157,56 @@ fn cold_single_operations_subtract_base_and_evict() {
         "cold {cold_m} ns should exceed hot {hot_m} ns"
     );
 }
+
+/// 100 dependent `crc32` (3 core cycles each on every x86-64 core with
+/// SSE4.2 since Nehalem and Bulldozer), so the body is 300 cycles whatever
+/// the core's clock.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn crc_chain(x: &mut u64) {
+    // SAFETY: register arithmetic only; the caller checked SSE4.2.
+    unsafe {
+        std::arch::asm!(
+            ".rept 100",
+            "crc32 {x}, {x}",
+            ".endr",
+            x = inout(reg) * x,
+            options(nomem, nostack)
+        );
+    }
+}
+
+/// Ground truth for the core clock a loop measurement records: a body of a
+/// known count of cycles, timed in ns, times the recorded clock, gives that
+/// count. The clock is read during sampling; a reading taken after it can
+/// catch another turbo bin (2.4% steps here) and miss by a step or more.
+#[test]
+fn the_recorded_core_clock_turns_a_known_body_into_its_cycles() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if !std::arch::is_x86_feature_detected!("sse4.2") {
+            eprintln!("SKIPPED: no crc32 instruction (SSE4.2) on this CPU");
+            return;
+        }
+        let _serial = serial();
+        let clock = Clock::detect(50);
+        let cycles = within(
+            || {
+                let mut x = 1u64;
+                let m = measure_loop(&clock, &plan(300), || crc_chain(&mut x), || {});
+                black_box(x);
+                let ns = Summary::of(&m.observations).unwrap().median;
+                let mhz = m
+                    .method
+                    .core_mhz
+                    .expect("a loop measurement records its core clock");
+                ns * mhz / 1e3 / 100.0
+            },
+            3.0,
+            0.015,
+        );
+        eprintln!("cycles per crc32: {cycles:.4}");
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    eprintln!("SKIPPED: the known-cycles body here is x86-64's crc32");
+}

@@ -182,7 +182,7 @@ pub struct Method {
     pub elapsed_s: f64,
     /// Why sampling stopped: "precision reached", "budget", "max observations", …
     pub stopped: String,
-    /// The core clock right after sampling, in MHz (`yamba_core::coreclock`).
+    /// The core clock the quantity was sampled at, in MHz (`yamba_core::coreclock`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_mhz: Option<f64>,
 }

@@ -335,7 +335,10 @@ mod tests {
             let bytes = default_bytes(llc);
             let elements = bytes / 64;
             assert!(elements * 64 >= 2 * llc, "llc {llc}: {bytes}");
-            assert!(bytes >= 64 << 20 && bytes.is_multiple_of(1 << 20), "{bytes}");
+            assert!(
+                bytes >= 64 << 20 && bytes.is_multiple_of(1 << 20),
+                "{bytes}"
+            );
         }
         assert_eq!(default_bytes(1 << 10), 64 << 20);
         assert_eq!(default_bytes(33_650_998), 65 << 20);
