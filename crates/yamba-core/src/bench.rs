@@ -458,8 +458,8 @@ impl<'a> Ctx<'a> {
     /// failed gating evidence withholds it.
     pub fn push(&mut self, mut r: BenchResult) {
         let resolution = self.resolution(&r);
-        // Loop measurements read the clock during sampling; the others
-        // get it read right after.
+        // The loop and single methods read the clock during sampling;
+        // results timed by the benchmark itself get it read right after.
         if let Some(m) = r.method.as_mut().filter(|m| m.core_mhz.is_none()) {
             m.core_mhz = crate::coreclock::probe_mhz();
         }

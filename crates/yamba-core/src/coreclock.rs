@@ -88,6 +88,7 @@ impl Track {
         self.readings.len()
     }
 
+    /// No reading yet.
     pub fn is_empty(&self) -> bool {
         self.readings.is_empty()
     }

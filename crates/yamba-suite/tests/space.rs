@@ -1,8 +1,9 @@
 //! Ground truth for the `space` area: a thread costs one kernel stack
 //! (16 KiB on x86-64) in KernelStack; a mapped touched page costs one page
 //! of RSS; 2N pipes cost twice N pipes (per-object cost independent of N);
-//! every primitive's cost is positive and of plausible order; and a census
-//! mismatch withholds the number.
+//! every primitive's cost is positive and of plausible order; a census
+//! mismatch withholds the number; and so does a machine whose other kernel
+//! allocations change the counters while the objects are made.
 
 mod support;
 
@@ -22,8 +23,35 @@ fn with(s: &Session, settings: &[(&str, &str)]) -> Session {
     s
 }
 
-/// Runs `b`, returning its (.kernel, .user) results.
+/// Runs `b`, returning its (.kernel, .user) results. A kernel result
+/// withheld only because the machine's other kernel allocations were
+/// large beside the objects' (another program, a previous test's frees)
+/// is measured again, up to 3 times: that verdict is the benchmark
+/// working, not a wrong number.
 fn run(s: &Session, b: &'static Benchmark) -> (BenchResult, BenchResult) {
+    let mut attempt = run_once(s, b);
+    for _ in 1..3 {
+        let failed: Vec<&str> = attempt
+            .0
+            .evidence
+            .iter()
+            .filter(|e| e.gating && !e.ok)
+            .map(|e| e.check.as_str())
+            .collect();
+        if failed.is_empty()
+            || !failed
+                .iter()
+                .all(|c| c.contains("other kernel allocations"))
+        {
+            break;
+        }
+        eprintln!("{}: disturbed by the machine, measuring again", b.id);
+        attempt = run_once(s, b);
+    }
+    attempt
+}
+
+fn run_once(s: &Session, b: &'static Benchmark) -> (BenchResult, BenchResult) {
     let dir = tempfile::tempdir().unwrap();
     let mut rs = run_one(s, b, Mode::Hot, dir.path());
     for r in &rs {
@@ -201,4 +229,135 @@ fn a_census_mismatch_withholds_the_number() {
     assert_eq!(rs[1].status, Status::Withheld);
     assert!(rs[1].reason.as_deref().unwrap().contains("destroyed"));
     assert_eq!(rs[2].status, Status::Ok);
+}
+
+/// Environment variable that turns [`disturber_child`] into a disturber.
+const DISTURBER: &str = "YAMBA_SPACE_TEST_DISTURBER";
+
+/// 2 MiB regions each disturber maps and touches once (one page-table page
+/// each), and the time over which it unmaps them, evenly.
+const DISTURBER_REGIONS: usize = 16_384;
+const DISTURBER_SECONDS: f64 = 6.0;
+const REGION: usize = 2 << 20;
+
+/// Not a test of its own: [`a_machine_freeing_kernel_memory_withholds_or_stays_right`]
+/// runs it in child processes. It touches one page in each of its
+/// regions (huge pages refused, so each touch costs a page-table page),
+/// says "ready", waits for a line on stdin, then unmaps the regions evenly
+/// over [`DISTURBER_SECONDS`]: kernel memory freed steadily, machine-wide,
+/// as a previous test's exits did in a CI run that measured 12–15 KB per
+/// thread instead of ~27 KB. Page tables, not slab: frees into the slab
+/// caches the measured objects use would leave room that no counter shows
+/// (see `space::measure`), which this check cannot judge.
+#[test]
+#[ignore = "a child process of another test"]
+fn disturber_child() {
+    use std::io::BufRead;
+    if std::env::var_os(DISTURBER).is_none() {
+        return;
+    }
+    let len = DISTURBER_REGIONS * REGION;
+    // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(base, libc::MAP_FAILED);
+    // SAFETY: the range is the mapping just made.
+    unsafe { libc::madvise(base, len, libc::MADV_NOHUGEPAGE) };
+    let base = base as usize;
+    for r in 0..DISTURBER_REGIONS {
+        // SAFETY: inside the mapping, readable and writable.
+        unsafe { ((base + r * REGION) as *mut u8).write_volatile(1) };
+    }
+    println!("ready {DISTURBER_REGIONS}");
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).unwrap();
+    let start = std::time::Instant::now();
+    for r in 0..DISTURBER_REGIONS {
+        // SAFETY: each region is unmapped once, front to back, never used after.
+        unsafe { libc::munmap((base + r * REGION) as *mut libc::c_void, REGION) };
+        let due = DISTURBER_SECONDS * (r + 1) as f64 / DISTURBER_REGIONS as f64;
+        let ahead = due - start.elapsed().as_secs_f64();
+        if ahead > 0.0005 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(ahead));
+        }
+    }
+}
+
+/// Ground truth for the background check: with other processes freeing
+/// tens of MB of page tables a second, a thread's kernel cost is either
+/// withheld by the check (which allows the background 10%) or within 15%
+/// of the same benchmark measured just before on the quiet machine —
+/// never a silently wrong number.
+#[test]
+fn a_machine_freeing_kernel_memory_withholds_or_stays_right() {
+    use std::io::{BufRead, BufReader, Write};
+    let (s, _g) = session();
+    let (calm, _) = run(s, &primitives::THREAD);
+    assert_ok(&calm);
+    let calm = calm.median().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut children: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args(["--exact", "disturber_child", "--ignored", "--nocapture"])
+                .env(DISTURBER, "1")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in &mut children {
+        let mut out = BufReader::new(c.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.starts_with("ready") {
+            line.clear();
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "disturber ended early"
+            );
+        }
+        eprintln!("disturber: {}", line.trim());
+    }
+    let page_tables = || yamba_suite::space::adapter::kernel().unwrap().page_tables;
+    let before = page_tables();
+    for c in &mut children {
+        writeln!(c.stdin.as_mut().unwrap(), "go").unwrap();
+    }
+    let (k, _) = run_once(s, &primitives::THREAD);
+    let freed = before - page_tables();
+    for mut c in children {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    eprintln!(
+        "calm {calm:.0} B per thread; the disturbers freed {freed:.0} B of page tables meanwhile"
+    );
+    assert!(
+        freed > 8e6,
+        "the disturbance did not happen: {freed:.0} B freed"
+    );
+    let background = k
+        .evidence
+        .iter()
+        .find(|e| e.check.contains("other kernel allocations"))
+        .expect("the background check");
+    if background.ok {
+        let v = k.median().unwrap();
+        assert!(
+            (v / calm - 1.0).abs() < 0.15,
+            "{v:.0} B per thread passed the background check ({}) but the quiet machine measured {calm:.0}",
+            background.observed
+        );
+    } else {
+        assert_eq!(k.status, Status::Withheld);
+    }
 }
