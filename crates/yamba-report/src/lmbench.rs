@@ -82,6 +82,9 @@ pub enum Source {
         /// Only results with this parameter value (e.g. the chase's order).
         param: Option<(&'static str, &'static str)>,
     },
+    /// The point at `x` of a result's curve (hot mode), e.g. the context
+    /// switch among 8 processes on `ipc.ctxsw.sweep.16k`'s curve.
+    Point { id: &'static str, x: f64 },
     /// The mean of two columns' sources (lmbench's "null I/O": read and write).
     Mean(&'static [&'static str], &'static [&'static str]),
     /// lmbench measures it, yamba has no equivalent: always blank.
@@ -108,6 +111,10 @@ const fn from(ids: &'static [&'static str]) -> Source {
     }
 }
 
+const fn point(id: &'static str, x: f64) -> Source {
+    Source::Point { id, x }
+}
+
 const fn local(ids: &'static [&'static str]) -> Source {
     Source::Result {
         ids,
@@ -122,8 +129,8 @@ const fn local(ids: &'static [&'static str]) -> Source {
 const COPY_COUNTED_ONCE: f64 = 0.5;
 
 /// Every column of lmbench's summary and the yamba result that fills it.
-/// Ids marked (new) belong to benchmarks being added alongside this
-/// table; fix them here if they land under other ids.
+/// The test `every_column_names_what_the_suite_produces` checks each id
+/// against what a quick run of the suite writes.
 pub const COLUMNS: &[Column] = &[
     // Processor, Processes
     Column {
@@ -214,49 +221,49 @@ pub const COLUMNS: &[Column] = &[
         table: Table::Context,
         head: ["2p/0K", "ctxsw"],
         width: 6,
-        source: from(&["ipc.ctxsw.sweep.p2_0k", "ipc.ctxsw.pipe"]),
+        source: from(&["ipc.ctxsw.sweep.0k", "ipc.ctxsw.pipe"]),
         key: "lat_ctx0_2",
     }, // sweep: (new)
     Column {
         table: Table::Context,
         head: ["2p/16K", "ctxsw"],
         width: 6,
-        source: from(&["ipc.ctxsw.sweep.p2_16k"]),
+        source: from(&["ipc.ctxsw.sweep.16k"]),
         key: "lat_ctx16_2",
     },
     Column {
         table: Table::Context,
         head: ["2p/64K", "ctxsw"],
         width: 6,
-        source: from(&["ipc.ctxsw.sweep.p2_64k"]),
+        source: from(&["ipc.ctxsw.sweep.64k"]),
         key: "lat_ctx64_2",
     },
     Column {
         table: Table::Context,
         head: ["8p/16K", "ctxsw"],
         width: 6,
-        source: from(&["ipc.ctxsw.sweep.p8_16k"]),
+        source: point("ipc.ctxsw.sweep.16k", 8.0),
         key: "lat_ctx16_8",
     },
     Column {
         table: Table::Context,
         head: ["8p/64K", "ctxsw"],
         width: 6,
-        source: from(&["ipc.ctxsw.sweep.p8_64k"]),
+        source: point("ipc.ctxsw.sweep.64k", 8.0),
         key: "lat_ctx64_8",
     },
     Column {
         table: Table::Context,
         head: ["16p/16K", "ctxsw"],
         width: 7,
-        source: from(&["ipc.ctxsw.sweep.p16_16k"]),
+        source: point("ipc.ctxsw.sweep.16k", 16.0),
         key: "lat_ctx16_16",
     },
     Column {
         table: Table::Context,
         head: ["16p/64K", "ctxsw"],
         width: 7,
-        source: from(&["ipc.ctxsw.sweep.p16_64k"]),
+        source: point("ipc.ctxsw.sweep.64k", 16.0),
         key: "lat_ctx64_16",
     },
     // *Local* Communication latencies
@@ -264,7 +271,7 @@ pub const COLUMNS: &[Column] = &[
         table: Table::LocalLatency,
         head: ["2p/0K", "ctxsw"],
         width: 5,
-        source: from(&["ipc.ctxsw.sweep.p2_0k", "ipc.ctxsw.pipe"]),
+        source: from(&["ipc.ctxsw.sweep.0k", "ipc.ctxsw.pipe"]),
         key: "",
     },
     Column {
@@ -349,7 +356,7 @@ pub const COLUMNS: &[Column] = &[
         table: Table::FileVm,
         head: ["Mmap", "Latency"],
         width: 7,
-        source: from(&["mem.mmap"]),
+        source: from(&["mem.mmap.32m", "mem.mmap.4m", "mem.mmap.512k"]),
         key: "lat_mappings",
     }, // (new)
     Column {
@@ -378,7 +385,7 @@ pub const COLUMNS: &[Column] = &[
         table: Table::LocalBandwidth,
         head: ["Pipe", ""],
         width: 4,
-        source: from(&["ipc.bw.pipe"]),
+        source: from(&["ipc.bw.pipe.same_cpu"]),
         key: "bw_pipe",
     }, // (new)
     Column {
@@ -510,6 +517,16 @@ pub fn value(file: &ResultsFile, col: &Column) -> Result<f64, String> {
             local,
             param,
         } => find(file, ids, local, param).and_then(|r| convert(r, unit).map(|v| v * factor)),
+        Source::Point { id, x } => {
+            let r = find(file, &[id], false, None)?;
+            let y = r
+                .series
+                .as_ref()
+                .and_then(|s| s.points.iter().find(|p| p[0] == x))
+                .map(|p| p[1])
+                .ok_or_else(|| format!("{id} has no point at {x} on its curve"))?;
+            convert_value(r, y, unit)
+        }
         Source::Mean(a, b) => {
             let get = |ids| find(file, ids, false, None).and_then(|r| convert(r, unit));
             match (get(a), get(b)) {
@@ -558,6 +575,11 @@ fn convert(r: &BenchResult, to: Target) -> Result<f64, String> {
     let v = r
         .median()
         .ok_or_else(|| format!("{} has no observations", r.id))?;
+    convert_value(r, v, to)
+}
+
+/// `v`, in `r`'s unit, in lmbench's unit.
+fn convert_value(r: &BenchResult, v: f64, to: Target) -> Result<f64, String> {
     let bad = || {
         Err(format!(
             "{} is in {}, not convertible to the column's unit",
