@@ -285,7 +285,7 @@ fn default_place_and_no_history() {
 }
 
 /// Compressed results files read wherever files are read: obs, select,
-/// plot from standard input, run --baseline.
+/// plot (a file or standard input), run --baseline.
 #[test]
 fn compressed_files_read_everywhere() {
     let dir = tempfile::tempdir().unwrap();
@@ -323,6 +323,18 @@ fn compressed_files_read_everywhere() {
         .output()
         .unwrap();
     ok(&o, "plot from a compressed stdin");
+    let svg = dir.path().join("p.svg");
+    let o = yamba(hs)
+        .args(["plot", z.to_str().unwrap(), "testing.awkward", "--output"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    ok(&o, "plot a compressed file");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.starts_with("<svg") || drawn.starts_with("<?xml"),
+        "{drawn:.80}"
+    );
 }
 
 /// `--store postgres://…` on run, history, compare and import, against a

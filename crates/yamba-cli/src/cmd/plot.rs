@@ -118,50 +118,35 @@ fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> 
         }
         None => true,
     };
-    let file = if stdin {
+    let (name, bytes) = if stdin {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-        if bytes.starts_with(&yamba_core::results::ZSTD_MAGIC) {
-            return sources_of(
-                ResultsFile::from_bytes(&bytes)
-                    .map_err(|e| anyhow::anyhow!("standard input: {e}"))?,
-                &args.bench,
-            );
-        }
-        let text = String::from_utf8(bytes)
-            .map_err(|e| anyhow::anyhow!("standard input is not text: {e}"))?;
-        if !text.trim_start().starts_with('{') {
-            if !args.bench.is_empty() {
-                anyhow::bail!("plain numbers on standard input: there are no benchmarks to choose");
-            }
-            let values = numbers::parse_numbers(&text)
-                .map_err(|e| anyhow::anyhow!("standard input: {e}"))?;
-            if values.is_empty() {
-                anyhow::bail!("standard input holds no numbers");
-            }
-            return Ok(vec![Source::from_numbers("standard input", values)]);
-        }
-        ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("standard input: {e}"))?
+        ("standard input", bytes)
     } else {
         let path = file.unwrap_or("-");
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?;
-        if !text.trim_start().starts_with('{') {
-            // A log of numbers (yamba stone --log, yamba obs): as if piped.
-            if !args.bench.is_empty() {
-                anyhow::bail!("{path} holds plain numbers: there are no benchmarks to choose");
-            }
-            let values =
-                numbers::parse_numbers(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-            if values.is_empty() {
-                anyhow::bail!("{path} holds no numbers");
-            }
-            return Ok(vec![Source::from_numbers(path, values)]);
-        }
-        ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
+        let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?;
+        (path, bytes)
     };
+    // A results file, plain or compressed (recognised by content).
+    if bytes.starts_with(&yamba_core::results::ZSTD_MAGIC) {
+        let file = ResultsFile::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        return sources_of(file, &args.bench);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("{name} is not text: {e}"))?;
+    if !text.trim_start().starts_with('{') {
+        // A log of numbers (yamba stone --log, yamba obs), file or pipe.
+        if !args.bench.is_empty() {
+            anyhow::bail!("{name} holds plain numbers: there are no benchmarks to choose");
+        }
+        let values = numbers::parse_numbers(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        if values.is_empty() {
+            anyhow::bail!("{name} holds no numbers");
+        }
+        return Ok(vec![Source::from_numbers(name, values)]);
+    }
+    let file = ResultsFile::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     sources_of(file, &args.bench)
 }
 

@@ -341,7 +341,7 @@ fn machine_section(runs: &[Run]) -> String {
     let mut all = vec![("Host".to_string(), host)];
     all.extend(rows);
     format!(
-        "<section id=\"machine\"><h2>Machine</h2><p class=\"lede\">What was measured, as the 9front study's section 2 lists it; read from the host when the run started (<code>yamba machine</code> prints the same).</p>{}</section>",
+        "<section id=\"machine\"><h2>Machine</h2><p class=\"lede\">What was measured: processor, clock, caches, memory, disks, network and system, read from the host when the run started (<code>yamba machine</code> prints the same).</p>{}</section>",
         run_table(runs, "facts", &all)
     )
 }

@@ -220,7 +220,7 @@ fn range_text(r: predict::Range, unit: Unit) -> String {
 /// multiplier, prediction, measured, standard deviation, and the ratio.
 pub fn predictions_section(runs: &[Run]) -> String {
     let mut s = format!(
-        "<section id=\"predictions\"><h2>Predictions</h2><p class=\"lede\">As in the 9front study: a hardware guess from the machine's facts, times a software multiplier for what the system adds, set against the measured value. Ratios are measured / the prediction's geometric middle; a result more than {}× outside its predicted range is flagged far. Models and their reasons: docs/predictions.md.</p>",
+        "<section id=\"predictions\"><h2>Predictions</h2><p class=\"lede\">A hardware guess from the machine's facts, times a software multiplier for what the system adds, set against the measured value. Ratios are measured / the prediction's geometric middle; a result more than {}× outside its predicted range is flagged far. Models and their reasons: docs/predictions.md.</p>",
         predict::FAR
     );
     for run in runs {
