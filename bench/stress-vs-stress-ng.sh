@@ -59,7 +59,7 @@ echo "== 2. fork, side by side: $WORKERS workers, $SIDE s each"
 # stress-ng: the same harness measures the round trip idle, then while stress-ng forks:
 # once as stress-ng runs by default (its workers placed by the scheduler), once
 # pinned like yamba's workers (one stress-ng instance per worker, --taskset i mod CPUs).
-"$Y" run ipc.rtt --set transports=pipe --out ng-idle.json > /dev/null 2>&1
+"$Y" run --no-history ipc.rtt --set ipc.transports=pipe --out ng-idle.json > /dev/null 2>&1
 ng_early=""
 for variant in default pinned; do
   pids=""
@@ -73,7 +73,7 @@ for variant in default pinned; do
     done
   fi
   sleep 2
-  "$Y" run ipc.rtt --set transports=pipe --out "ng-$variant-stressed.json" > /dev/null 2>&1
+  "$Y" run --no-history ipc.rtt --set ipc.transports=pipe --out "ng-$variant-stressed.json" > /dev/null 2>&1
   for p in $pids; do kill -0 "$p" 2>/dev/null || ng_early="$ng_early $variant"; done
   wait $pids || true
 done
