@@ -153,10 +153,7 @@ pub const COLUMNS: &[Column] = &[
         width: 4,
         source: Source::Mean(
             &["cpu.syscall.read_devzero.libc"],
-            &[
-                "cpu.syscall.write_devnull.libc",
-                "cpu.syscall.write_devnull",
-            ],
+            &["cpu.syscall.write_devnull"],
         ),
         key: "",
     }, // write: (new)
@@ -164,7 +161,7 @@ pub const COLUMNS: &[Column] = &[
         table: Table::Processes,
         head: ["stat", ""],
         width: 4,
-        source: from(&["cpu.syscall.stat", "fs.meta.stat"]),
+        source: from(&["fs.meta.stat"]),
         key: "lat_stat",
     },
     Column {
@@ -745,10 +742,7 @@ pub fn export(file: &ResultsFile) -> String {
     if let Some(v) = unit_of(&["cpu.syscall.read_devzero.libc"]) {
         let _ = writeln!(out, "Simple read: {v:.4} microseconds");
     }
-    if let Some(v) = unit_of(&[
-        "cpu.syscall.write_devnull.libc",
-        "cpu.syscall.write_devnull",
-    ]) {
+    if let Some(v) = unit_of(&["cpu.syscall.write_devnull"]) {
         let _ = writeln!(out, "Simple write: {v:.4} microseconds");
     }
     us(&mut out, "Simple stat", "lat_stat");

@@ -368,7 +368,7 @@ fn new_bandwidth_kernels_are_checked() {
         (&mem::bandwidth::ADD, "every element processed equals a + b"),
         (&mem::bandwidth::SCALE, "every element processed equals s·a"),
     ] {
-        let rs = run_with(b, &[("bw_size", "16M")]);
+        let rs = run_with(b, &[("mem.bw_size", "16M")]);
         assert_eq!(rs.len(), 2, "{}", b.id);
         for r in &rs {
             let e = evidence(r, check);
