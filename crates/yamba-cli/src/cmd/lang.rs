@@ -3,7 +3,7 @@
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use yamba_core::RunConfig;
+use yamba_core::{Mode, RunConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -35,6 +35,10 @@ enum Sub {
         /// A rough pass: short budgets.
         #[arg(long)]
         quick: bool,
+        /// Best case (hot: the loop method), worst case (cold: one call at a
+        /// time after caches are evicted and branch history disturbed), or both.
+        #[arg(long, value_enum, default_value = "hot")]
+        mode: crate::cmd::run::ModeArg,
         /// Sampling budget in seconds.
         #[arg(long, value_name = "SECONDS")]
         budget: Option<f64>,
@@ -138,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             settings: s,
             out,
             quick,
+            mode,
             budget,
             repeat,
             scratch,
@@ -150,6 +155,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 RunConfig::quick()
             } else {
                 RunConfig::default()
+            };
+            config.modes = match mode {
+                crate::cmd::run::ModeArg::Hot => vec![Mode::Hot],
+                crate::cmd::run::ModeArg::Cold => vec![Mode::Cold],
+                crate::cmd::run::ModeArg::Both => vec![Mode::Hot, Mode::Cold],
             };
             if let Some(b) = budget {
                 if !(b.is_finite() && b > 0.0 && b <= 3600.0) {
