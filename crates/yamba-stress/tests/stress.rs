@@ -426,8 +426,15 @@ fn ten_seconds_of_stress_leave_fds_processes_and_kernel_memory_at_baseline() {
     assert!(errors.is_empty(), "{errors:#?}");
 }
 
+/// A CPU-bound stressor on the measured CPU changes the pipe round trip,
+/// and the cost result says so: significant, its interval off 1 on the
+/// side its medians are. Which side depends on the machine: on an Intel
+/// KVM guest the round trip got slower; on an AMD EPYC guest it got
+/// *faster* (×0.77, idle 7.0 µs → 5.4 µs, three attempts alike), because
+/// an idle vCPU halts when both ends block and each wake-up pays the exit
+/// from the halt, while the spinner keeps the vCPU running.
 #[test]
-fn a_cpu_bound_stressor_on_its_cpu_makes_the_pipe_round_trip_slower_than_idle() {
+fn a_cpu_bound_stressor_on_its_cpu_changes_the_pipe_round_trip_measurably() {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let cpu = yamba_core::affinity::default_cpu();
@@ -457,24 +464,26 @@ fn a_cpu_bound_stressor_on_its_cpu_makes_the_pipe_round_trip_slower_than_idle() 
         );
         let bw = &r.extra["best_vs_worst"];
         let lo = bw["ratio_ci95"][0].as_f64().unwrap_or(0.0);
+        let hi = bw["ratio_ci95"][1].as_f64().unwrap_or(f64::INFINITY);
         let p = bw["mann_whitney_p"].as_f64().unwrap_or(1.0);
         let ratio = bw["ratio_of_medians"].as_f64().unwrap_or(0.0);
-        eprintln!("attempt {attempt}: ratio {ratio:.3}, CI low {lo:.3}, p {p:.2e}");
+        eprintln!("attempt {attempt}: ratio {ratio:.3}, CI {lo:.3}–{hi:.3}, p {p:.2e}");
         if r.status == Status::Ok
             && idle.status == Status::Ok
             && stressed.status == Status::Ok
-            && lo > 1.0
+            && (lo > 1.0 || hi < 1.0)
             && p < 0.01
         {
-            assert!(ratio > 1.0);
+            // The interval and the medians agree on the side.
+            assert_eq!(lo > 1.0, ratio > 1.0, "ratio {ratio}, CI {lo}–{hi}");
             return;
         }
         last = format!(
-            "{:?} {:?} {:?}: ratio {ratio}, CI low {lo}, p {p}",
+            "{:?} {:?} {:?}: ratio {ratio}, CI {lo}–{hi}, p {p}",
             r.status, r.reason, idle.status
         );
     }
-    panic!("under stress not slower than idle in 3 attempts: {last}");
+    panic!("the stressor's effect was not measured as significant in 3 attempts: {last}");
 }
 
 #[test]
