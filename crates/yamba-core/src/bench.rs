@@ -461,7 +461,9 @@ impl<'a> Ctx<'a> {
         // The loop and single methods read the clock during sampling;
         // results timed by the benchmark itself get it read right after.
         if let Some(m) = r.method.as_mut().filter(|m| m.core_mhz.is_none()) {
-            m.core_mhz = crate::coreclock::probe_mhz();
+            let t = crate::coreclock::probe();
+            m.core_mhz = t.mhz();
+            m.core_adds_per_cycle = t.adds_per_cycle();
         }
         if r.certainty.is_none() {
             let mhz = r.method.as_ref().and_then(|m| m.core_mhz);

@@ -208,6 +208,7 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             elapsed_s: started.elapsed().as_secs_f64(),
             stopped,
             core_mhz: core_clock.mhz(),
+            core_adds_per_cycle: core_clock.adds_per_cycle(),
         },
     }
 }
@@ -280,6 +281,7 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
             elapsed_s: started.elapsed().as_secs_f64(),
             stopped,
             core_mhz: core_clock.mhz(),
+            core_adds_per_cycle: core_clock.adds_per_cycle(),
         },
     }
 }

@@ -164,12 +164,21 @@ fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
         .filter(|r| r.unit == crate::units::Unit::Nanoseconds)
         .filter_map(|r| r.method.as_ref()?.core_mhz)
         .collect();
-    Certainty::from_blocks(BlockKind::Process, medians, sizes, resolution, core_mhz)
+    let adds: Vec<f64> = good
+        .iter()
+        .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
+        .collect();
+    let mut c = Certainty::from_blocks(BlockKind::Process, medians, sizes, resolution, core_mhz)?;
+    c.leave_out_shared_core(adds);
+    Some(c)
 }
 
 /// Evidence (informational) that every process agreed with the others,
 /// and a warning naming each that did not.
 fn name_outlying_processes(m: &mut BenchResult, c: Certainty, good: &[&&BenchResult]) {
+    if let Some(said) = c.shared_core_sentence() {
+        m.warn(said);
+    }
     if c.medians.len() < 4 {
         return;
     }

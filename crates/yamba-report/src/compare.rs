@@ -103,6 +103,68 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Processes a side the test needs to reach the confidence.
     pub min_blocks: usize,
+    /// Earlier runs of A's configuration on A's machine whose states a
+    /// difference was checked against (0: none were given or found).
+    pub earlier_runs: usize,
+    /// Where they came from, in words (e.g. the history's location).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earlier_source: Option<String>,
+}
+
+/// Earlier runs of the baseline's configuration on the baseline's
+/// machine: per result key, each run's process medians. A difference
+/// between A and B that lies where these runs' processes lay is a state of
+/// the machine, not a change (docs/certainty.md, "Machine states").
+#[derive(Debug, Clone, Default)]
+pub struct EarlierRuns {
+    /// How many runs.
+    pub runs: usize,
+    pub samples: BTreeMap<String, Vec<Vec<f64>>>,
+    /// Where they came from, in words.
+    pub source: Option<String>,
+}
+
+impl EarlierRuns {
+    /// Of `candidates`, the runs that started before A and differ from it
+    /// in nothing `compare` warns about but the core clock (machine,
+    /// kernel, clock source, yamba's version, the run's settings, the
+    /// pinned CPU) nor in its host name; A and B
+    /// themselves are left out.
+    /// Runs after A are left out on purpose: they may hold the very change
+    /// being looked for.
+    pub fn of_baseline<'f>(
+        a: &ResultsFile,
+        b: &ResultsFile,
+        candidates: impl IntoIterator<Item = &'f ResultsFile>,
+        source: Option<String>,
+    ) -> EarlierRuns {
+        let mut out = EarlierRuns {
+            source,
+            ..EarlierRuns::default()
+        };
+        for f in candidates {
+            let same_file = |x: &ResultsFile| x.started == f.started && x.command == f.command;
+            if same_file(a)
+                || same_file(b)
+                || f.started > a.started
+                || f.machine.hostname != a.machine.hostname
+                || !configuration_differences(a, f).is_empty()
+            {
+                continue;
+            }
+            out.runs += 1;
+            for r in &f.results {
+                if r.status != Status::Ok || yamba_results::check_result(r).is_err() {
+                    continue;
+                }
+                let s = process_samples(r);
+                if s.len() > 1 {
+                    out.samples.entry(r.key()).or_default().push(s);
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Comparison {
@@ -119,6 +181,17 @@ impl Comparison {
 
 /// Compares run `b` against run `a` at `confidence` (e.g. 0.95).
 pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison {
+    compare_with(a, b, confidence, &EarlierRuns::default())
+}
+
+/// [`compare`], with a difference not called when B's processes lie in
+/// states `earlier` runs of A's configuration showed.
+pub fn compare_with(
+    a: &ResultsFile,
+    b: &ResultsFile,
+    confidence: f64,
+    earlier: &EarlierRuns,
+) -> Comparison {
     let mut bs: BTreeMap<String, &BenchResult> = BTreeMap::new();
     for r in &b.results {
         bs.entry(r.key()).or_insert(r);
@@ -141,7 +214,13 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
             continue;
         }
         rows.push(match bs.get(&key) {
-            Some(rb) => compare_one(ra, rb, confidence, min_change_pct),
+            Some(rb) => compare_one(
+                ra,
+                rb,
+                confidence,
+                min_change_pct,
+                earlier.samples.get(&key).map(Vec::as_slice).unwrap_or(&[]),
+            ),
             None => lone_row(ra, true),
         });
     }
@@ -156,6 +235,8 @@ pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison 
         warnings,
         rows,
         min_blocks: yamba_stats::min_blocks_for(confidence),
+        earlier_runs: earlier.runs,
+        earlier_source: earlier.source.clone(),
     }
 }
 
@@ -233,6 +314,26 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
     })
 }
 
+/// The processes of each result to compare: all but those its own run
+/// left out as moved by a shared core (`Certainty::kept_blocks`, judged
+/// against that run's unshared processes). A run that spent half or more
+/// of its processes on a shared core keeps them all: whether the
+/// neighbour or the code moved it is then for the earlier runs of A's
+/// configuration to tell (docs/certainty.md). `None` where neither left
+/// anything out.
+fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<(Vec<usize>, Vec<usize>)> {
+    let kept = |r: &BenchResult| {
+        r.certainty
+            .as_ref()
+            .filter(|c| c.block == BlockKind::Process)
+            .filter(|c| c.medians.iter().all(|m| m.is_finite()))
+            .map(|c| c.kept_blocks())
+    };
+    let (ka, kb) = (kept(ra)?, kept(rb)?);
+    let all = |r: &BenchResult| r.certainty.as_ref().map_or(0, |c| c.medians.len());
+    (ka.len() < all(ra) || kb.len() < all(rb)).then_some((ka, kb))
+}
+
 /// (significant, change %, interval of the change %, p).
 type Significance = (bool, f64, (f64, f64), Option<f64>);
 
@@ -254,8 +355,31 @@ fn significance(
     Some((significant, est, (lo, hi), p))
 }
 
-fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_pct: f64) -> Row {
-    let (sa, sb) = (process_samples(ra), process_samples(rb));
+fn compare_one(
+    ra: &BenchResult,
+    rb: &BenchResult,
+    confidence: f64,
+    min_change_pct: f64,
+    earlier: &[Vec<f64>],
+) -> Row {
+    let (mut sa, mut sb) = (process_samples(ra), process_samples(rb));
+    let (mut ca, mut cb) = (cycle_samples(ra), cycle_samples(rb));
+    let unshared = unshared_blocks(ra, rb);
+    let mut shared_note = None;
+    if let Some((ka, kb)) = &unshared {
+        let left = (sa.len() - ka.len(), sb.len() - kb.len());
+        if left != (0, 0) {
+            let pick = |v: &[f64], k: &[usize]| k.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+            sa = pick(&sa, ka);
+            sb = pick(&sb, kb);
+            ca = ca.map(|v| pick(&v, ka));
+            cb = cb.map(|v| pick(&v, kb));
+            shared_note = Some(format!(
+                "{} of A's and {} of B's processes ran on a shared core (another hardware thread was using it), which moved them: left out",
+                left.0, left.1
+            ));
+        }
+    }
     let mut row = Row {
         key: ra.key(),
         unit: ra.unit.symbol().to_string(),
@@ -305,7 +429,7 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
         ));
         return row;
     }
-    if sa.is_empty() || sb.is_empty() {
+    if (sa.is_empty() || sb.is_empty()) && shared_note.is_none() {
         row.note = Some("no observations".into());
         return row;
     }
@@ -321,13 +445,23 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
             }
         }
         row.verdict = Verdict::TooFew;
-        row.note = Some(format!(
-            "too few processes: {} in A, {} in B; the test needs ≥ {need} a side",
-            sa.len(),
-            sb.len()
-        ));
+        row.note = Some(match &shared_note {
+            Some(n) => format!(
+                "too few processes on an unshared core: {} in A, {} in B; the test needs ≥ {need} a side ({n})",
+                sa.len(),
+                sb.len()
+            ),
+            None => format!(
+                "too few processes: {} in A, {} in B; the test needs ≥ {need} a side",
+                sa.len(),
+                sb.len()
+            ),
+        });
         return row;
     }
+    row.blocks_a = sa.len();
+    row.blocks_b = sb.len();
+    row.note = shared_note;
     let Some((mut significant, est, (lo, hi), p)) =
         significance(&sa, &sb, confidence, min_change_pct)
     else {
@@ -340,7 +474,7 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
     row.worse_pct = Some(if higher_better { -est } else { est });
     // A time that moved only because the host ran the core at another
     // clock is not a change: the cycles must have moved too.
-    if let (Some(ca), Some(cb)) = (cycle_samples(ra), cycle_samples(rb)) {
+    if let (Some(ca), Some(cb)) = (ca, cb) {
         if let Some((sig_c, est_c, _, p_c)) = significance(&ca, &cb, confidence, min_change_pct) {
             row.change_cycles_pct = Some(est_c);
             row.p_cycles = p_c;
@@ -352,12 +486,47 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
             }
             if significant && !(sig_c && est_c.signum() == est.signum()) {
                 significant = false;
-                row.note = Some(format!(
-                    "follows the core clock: {est_c:+.1}% in cycles (clock {} in A, {} in B)",
-                    fmt_mhz(&ra.certainty.as_ref().unwrap().core_mhz),
-                    fmt_mhz(&rb.certainty.as_ref().unwrap().core_mhz)
-                ));
+                add_note(
+                    &mut row,
+                    format!(
+                        "follows the core clock: {est_c:+.1}% in cycles (clock {} in A, {} in B)",
+                        fmt_mhz(&ra.certainty.as_ref().unwrap().core_mhz),
+                        fmt_mhz(&rb.certainty.as_ref().unwrap().core_mhz)
+                    ),
+                );
             }
+        }
+    }
+    // A difference in states the baseline's configuration has shown on
+    // this machine before is not a change.
+    if significant && !earlier.is_empty() {
+        let known: Vec<Vec<f64>> = std::iter::once(sa.clone())
+            .chain(earlier.iter().cloned())
+            .collect();
+        let floor = [ra, rb]
+            .iter()
+            .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
+            .fold(0.0, f64::max);
+        let b_value = yamba_stats::run_value(&sb).unwrap_or(f64::NAN);
+        if let Some((lo, hi, runs)) = yamba_stats::known_run_range(&known)
+            .filter(|(lo, hi, _)| b_value >= lo - floor && b_value <= hi + floor)
+        {
+            significant = false;
+            let (div, sym) = ra.unit.scale_for(hi);
+            add_note(&mut row, format!(
+                "within what identical runs give on this machine: medians of processes {}–{} {sym} over A and {} earlier runs of its configuration",
+                yamba_results::units::format_sig(lo / div),
+                yamba_results::units::format_sig(hi / div),
+                runs - 1
+            ));
+        } else if let Some(Ok(levels)) =
+            yamba_stats::within_known_states(&sb, &known, confidence, floor)
+        {
+            significant = false;
+            add_note(
+                &mut row,
+                known_states_note(&levels, &ra.unit, earlier.len()),
+            );
         }
     }
     row.verdict = if !significant {
@@ -368,6 +537,42 @@ fn compare_one(ra: &BenchResult, rb: &BenchResult, confidence: f64, min_change_p
         Verdict::Faster
     };
     row
+}
+
+/// Adds `text` to the row's note (after what is there).
+fn add_note(row: &mut Row, text: String) {
+    row.note = Some(match row.note.take() {
+        Some(n) => format!("{n}; {text}"),
+        None => text,
+    });
+}
+
+/// "B's processes lie where A's configuration's did": each level with its
+/// range and how many earlier runs reached it.
+fn known_states_note(
+    levels: &[yamba_stats::KnownLevel],
+    unit: &yamba_results::units::Unit,
+    earlier: usize,
+) -> String {
+    use yamba_results::units::format_sig;
+    let parts: Vec<String> = levels
+        .iter()
+        .map(|l| {
+            let (div, sym) = unit.scale_for(l.hi);
+            format!(
+                "{} of B's processes at {}–{} {sym}, a level {} of {} runs of A's configuration reached",
+                l.new_processes,
+                format_sig(l.lo / div),
+                format_sig(l.hi / div),
+                l.known_runs,
+                earlier + 1,
+            )
+        })
+        .collect();
+    format!(
+        "a state of the machine, not a change: {} (A and {earlier} earlier runs)",
+        parts.join("; ")
+    )
 }
 
 /// Below this change, in percent, no difference is called: it would
@@ -446,6 +651,12 @@ pub const CORE_CLOCK_WARNING: f64 = 0.01;
 /// Lines naming every difference in machine or environment between the
 /// runs that can move a number by itself.
 pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
+    let mut out = configuration_differences(a, b);
+    out.extend(core_clock_warning(a, b));
+    out
+}
+
+fn configuration_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     let (ma, mb) = (&a.machine, &b.machine);
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
     let mut pairs: Vec<(&str, String, String)> = vec![
@@ -517,16 +728,27 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     if pa != pb {
         out.push(format!("pinned CPUs differ: {pa:?} in A, {pb:?} in B"));
     }
-    if let (Some(ca), Some(cb)) = (run_core_mhz(a), run_core_mhz(b)) {
-        if (cb / ca - 1.0).abs() > CORE_CLOCK_WARNING {
-            out.push(format!(
-                "core clock differs: {:.2} GHz in A, {:.2} GHz in B ({:+.1}%): times of CPU-bound operations move with it, so a time is called slower or faster only when its cycles moved too",
-                ca / 1e3,
-                cb / 1e3,
-                (cb / ca - 1.0) * 100.0
-            ));
-        }
-    }
+    out
+}
+
+/// The runs' core clocks differ by more than [`CORE_CLOCK_WARNING`].
+fn core_clock_warning(a: &ResultsFile, b: &ResultsFile) -> Option<String> {
+    let (ca, cb) = (run_core_mhz(a)?, run_core_mhz(b)?);
+    ((cb / ca - 1.0).abs() > CORE_CLOCK_WARNING).then(|| {
+        format!(
+            "core clock differs: {:.2} GHz in A, {:.2} GHz in B ({:+.1}%): times of CPU-bound operations move with it, so a time is called slower or faster only when its cycles moved too",
+            ca / 1e3,
+            cb / 1e3,
+            (cb / ca - 1.0) * 100.0
+        )
+    })
+}
+
+/// What differs between the runs' machines, environments and settings —
+/// [`environment_warnings`] without the core clock, which the host moves
+/// between identical runs.
+pub fn configuration_differences(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
+    let mut out = configuration_warnings(a, b);
     for (side, f) in [("A", a), ("B", b)] {
         if !f.complete || f.interrupted {
             out.push(format!(
@@ -674,10 +896,34 @@ pub fn footer(c: &Comparison) -> String {
          observations inside a process are not independent); needs ≥ {} processes a side (yamba run's default is {}; \
          --quick runs have 1); change: Hodges-Lehmann on the process medians; a time is called only when its core cycles \
          (the processes' measured core clock) moved too; changes under {}% are not called; \
-         --threshold fails only on a significant slowdown larger than it (in core cycles where they were measured)",
+         --threshold fails only on a significant slowdown larger than it (in core cycles where they were measured); {}",
         c.confidence * 100.0,
         c.min_blocks,
         yamba_results::results::PRECISE_BLOCKS,
-        c.min_change_pct
+        c.min_change_pct,
+        states_footer(c)
     )
+}
+
+/// What the machine-states check had to go on.
+fn states_footer(c: &Comparison) -> String {
+    let from = c
+        .earlier_source
+        .as_deref()
+        .map(|s| format!(" from {s}"))
+        .unwrap_or_default();
+    if c.earlier_runs >= yamba_stats::MIN_KNOWN_RUNS {
+        format!(
+            "machine states: a difference whose B processes lie where {} earlier runs of A's configuration{from} and A \
+             lay is not called (docs/certainty.md)",
+            c.earlier_runs
+        )
+    } else {
+        format!(
+            "machine states: {} earlier runs of A's configuration{from} (≥ {} needed), so a state of the machine \
+             that A's run did not see can be called a change — run the baseline a few times first",
+            c.earlier_runs,
+            yamba_stats::MIN_KNOWN_RUNS
+        )
+    }
 }

@@ -384,3 +384,141 @@ fn old_files_use_their_repetition_medians() {
     assert_eq!((r.blocks_a, r.blocks_b), (5, 5));
     assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
 }
+
+/// A run of 6 processes with these medians (30 tight observations each)
+/// and, per process, the core's adds per cycle; `started` orders runs.
+fn shared_run(medians: &[f64], adds: &[f64], started: &str) -> yamba_results::ResultsFile {
+    let processes = medians
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| support::lognormal(i as u64 + 1, 30, m, 0.001))
+        .collect();
+    let mut r = support::blocked("cpu.x", Mode::Hot, Unit::Nanoseconds, processes);
+    r.certainty
+        .as_mut()
+        .unwrap()
+        .leave_out_shared_core(adds.to_vec());
+    let mut f = support::file(vec![r]);
+    f.started = started.into();
+    f
+}
+
+const ALONE: f64 = 3.75;
+
+/// The AMD guest's case: two identical runs, B with two processes 35%
+/// slower that ran on a shared core: left out, nothing is called.
+#[test]
+fn processes_a_shared_core_moved_are_left_out() {
+    let a = shared_run(
+        &[201.4, 201.6, 201.2, 201.5, 201.3, 201.4],
+        &[ALONE; 6],
+        "1",
+    );
+    let b_medians = [201.5, 272.0, 201.3, 275.0, 201.4, 201.6];
+    let b = shared_run(&b_medians, &[ALONE, 2.2, ALONE, 2.3, ALONE, ALONE], "2");
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
+    assert!(r.note.as_deref().unwrap().contains("shared core"), "{r:?}");
+    // A real 10% slowdown beside a shared process is still called.
+    let slow: Vec<f64> = b_medians.iter().map(|m| m * 1.10).collect();
+    let b = shared_run(&slow, &[ALONE, 2.2, ALONE, ALONE, ALONE, ALONE], "2");
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    // Three of B's six shared: half, so B describes a shared core and
+    // keeps them all (and its spread says so: nothing called).
+    let b = shared_run(
+        &[201.5, 272.0, 201.3, 275.0, 270.0, 201.6],
+        &[ALONE, 2.2, ALONE, 2.3, 2.4, ALONE],
+        "2",
+    );
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 6, Verdict::Same),
+        "{r:?}"
+    );
+    // B all on a shared core keeps every process: from one pair, the
+    // neighbour and the code cannot be told apart (earlier runs can).
+    let b = shared_run(&[272.0; 6], &[2.2; 6], "2");
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 6, Verdict::Slower),
+        "{r:?}"
+    );
+    // A chain a shared core does not move is compared on every process.
+    let b = shared_run(
+        &[201.4, 201.5, 201.3, 201.4, 201.5, 201.6],
+        &[ALONE, 2.2, ALONE, ALONE, ALONE, ALONE],
+        "2",
+    );
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!((r.blocks_a, r.blocks_b), (6, 6), "{r:?}");
+}
+
+/// Machine states learned from earlier runs of A's configuration: a B
+/// whose processes all sit in a state earlier runs showed is not called;
+/// a B 10% above every run is; runs after A, or of another
+/// configuration, are not used.
+#[test]
+fn earlier_runs_of_the_baseline_tell_a_state_from_a_change() {
+    use yamba_report::compare::{compare_with, EarlierRuns};
+    let fast = [201.2, 201.7, 201.2, 201.0, 201.2, 201.2];
+    let earlier: Vec<yamba_results::ResultsFile> = [
+        [201.4, 201.1, 222.1, 221.8, 221.9, 221.8],
+        [225.1, 225.2, 222.3, 201.2, 201.2, 201.5],
+        [201.4, 201.1, 201.4, 201.2, 200.9, 200.9],
+        [222.1, 225.8, 222.6, 225.3, 225.6, 222.7],
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, m)| shared_run(m, &[ALONE; 6], &format!("0{i}")))
+    .collect();
+    let a = shared_run(&fast, &[ALONE; 6], "1");
+    let b = shared_run(
+        &[222.5, 221.9, 224.0, 222.2, 225.1, 222.4],
+        &[ALONE; 6],
+        "2",
+    );
+    let known = EarlierRuns::of_baseline(&a, &b, &earlier, Some("test".into()));
+    assert_eq!(known.runs, 4);
+    let c = compare_with(&a, &b, 0.95, &known);
+    let r = &c.rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert!(
+        r.note.as_deref().unwrap().contains("identical runs"),
+        "{r:?}"
+    );
+    assert!(table(&c).contains("4 earlier runs"), "{}", table(&c));
+    // Without them, the same pair is a "regression".
+    assert_eq!(compare(&a, &b, 0.95).rows[0].verdict, Verdict::Slower);
+    // 10% above every state seen: a change.
+    let moved: Vec<f64> = [222.5, 221.9, 224.0, 222.2, 225.1, 222.4]
+        .iter()
+        .map(|m| m * 1.10)
+        .collect();
+    let b = shared_run(&moved, &[ALONE; 6], "2");
+    let r = &compare_with(&a, &b, 0.95, &known).rows[0];
+    assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    // Runs after A may hold the change itself: not used.
+    let later: Vec<_> = earlier
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            f.started = "3".into();
+            f
+        })
+        .collect();
+    assert_eq!(EarlierRuns::of_baseline(&a, &b, &later, None).runs, 0);
+    // Nor runs of another configuration.
+    let other: Vec<_> = earlier
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            f.config["quick"] = serde_json::json!(false);
+            f
+        })
+        .collect();
+    assert_eq!(EarlierRuns::of_baseline(&a, &b, &other, None).runs, 0);
+}

@@ -129,7 +129,7 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     // estimate (see `Certainty::within_process`): as many as are named.
     let left_out = match c.block {
         BlockKind::Batch => c.estimate.outliers.len(),
-        BlockKind::Process => 0,
+        BlockKind::Process => b - c.kept_blocks().len(),
     };
     if c.sizes.len() != b || c.estimate.blocks + left_out != b {
         out.push(format!(
@@ -170,6 +170,27 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     // Which blocks the estimate stands on: all, or — for batches, as the
     // writer decides — those not far from the others.
     let mut kept: Vec<usize> = (0..b).collect();
+    if !c.shared_core.is_empty() || !c.core_adds_per_cycle.is_empty() {
+        let want = crate::results::shared_core_blocks(&c.core_adds_per_cycle);
+        if c.core_adds_per_cycle.len() != b || want != c.shared_core {
+            out.push(format!(
+                "shared-core blocks {:?} stored, {want:?} recomputed from the adds per cycle",
+                c.shared_core
+            ));
+            return;
+        }
+    }
+    if c.block == BlockKind::Process && c.kept_blocks().len() < b {
+        kept = c.kept_blocks();
+        let medians: Vec<f64> = kept.iter().map(|&i| c.medians[i]).collect();
+        match yamba_stats::between_blocks(&medians, c.estimate.resolution, confidence) {
+            Some(k) => e = k,
+            None => {
+                out.push("block medians give no estimate".into());
+                return;
+            }
+        }
+    }
     if c.block == BlockKind::Batch && !e.outliers.is_empty() && 2 * e.outliers.len() < b {
         kept.retain(|i| !e.outliers.contains(i));
         let medians: Vec<f64> = kept.iter().map(|&i| c.medians[i]).collect();

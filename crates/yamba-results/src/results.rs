@@ -185,6 +185,11 @@ pub struct Method {
     /// The core clock the quantity was sampled at, in MHz (`yamba_core::coreclock`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_mhz: Option<f64>,
+    /// The core's integer throughput while it was sampled, in independent
+    /// adds per cycle: lower when another hardware thread shared the
+    /// physical core (`yamba_core::coreclock`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_adds_per_cycle: Option<f64>,
 }
 
 impl Method {
@@ -210,6 +215,7 @@ impl Method {
             elapsed_s,
             stopped: stopped.into(),
             core_mhz: None,
+            core_adds_per_cycle: None,
         }
     }
 }
@@ -288,6 +294,71 @@ pub struct Certainty {
     /// Why the interval is missing or limited, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Each block's integer throughput, in independent adds per core
+    /// cycle, where measured in every block (process blocks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_adds_per_cycle: Vec<f64>,
+    /// The blocks that ran on a shared core ([`shared_core_blocks`]). Those
+    /// it moved are left out of the estimate, interval and cycles when
+    /// fewer than half are such ([`shared_core_left_out`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_core: Vec<usize>,
+}
+
+/// A block whose adds per cycle are below this share of the best block's
+/// ran on a core another hardware thread was using: alone, a core's
+/// readings agree within ±0.5%; shared, they were 15–50% lower, and a
+/// system call 25–44% slower (`yamba_core::coreclock`).
+pub const SHARED_CORE_SHARE: f64 = 0.9;
+
+/// Indices of the blocks that ran on a shared core: adds per cycle below
+/// [`SHARED_CORE_SHARE`] of the best of `adds`.
+pub fn shared_core_blocks(adds: &[f64]) -> Vec<usize> {
+    let best = adds.iter().copied().fold(0.0, f64::max);
+    adds.iter()
+        .enumerate()
+        .filter(|(_, &a)| a < SHARED_CORE_SHARE * best)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A shared-core block is left out only when its median is more than this
+/// share away from the unshared blocks' (a dependent chain of adds costs
+/// the same on a shared core; a system call does not).
+pub const SHARED_CORE_EFFECT: f64 = 0.03;
+
+/// Of `candidates` (blocks that ran on a shared core), those whose median
+/// is more than [`SHARED_CORE_EFFECT`] from `reference` (the median of
+/// blocks that did not).
+pub fn shared_core_affected(medians: &[f64], candidates: &[usize], reference: f64) -> Vec<usize> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|&i| (medians[i] / reference - 1.0).abs() > SHARED_CORE_EFFECT)
+        .collect()
+}
+
+/// The blocks of one run to leave out of its estimate: they ran on a
+/// shared core and it moved them (see [`shared_core_affected`]), when
+/// fewer than half are such.
+pub fn shared_core_left_out(medians: &[f64], adds: &[f64]) -> Vec<usize> {
+    if medians.len() != adds.len() {
+        return vec![];
+    }
+    let shared = shared_core_blocks(adds);
+    let alone: Vec<f64> = (0..medians.len())
+        .filter(|i| !shared.contains(i))
+        .map(|i| medians[i])
+        .collect();
+    let Some(reference) = yamba_stats::Summary::of(&alone).map(|s| s.median) else {
+        return vec![];
+    };
+    let out = shared_core_affected(medians, &shared, reference);
+    if 2 * out.len() < medians.len() {
+        out
+    } else {
+        vec![]
+    }
 }
 
 /// Batches one process's observations are cut into for a within-process
@@ -361,7 +432,125 @@ impl Certainty {
             core_mhz: if cycles.is_some() { core_mhz } else { vec![] },
             cycles,
             note,
+            core_adds_per_cycle: vec![],
+            shared_core: vec![],
         })
+    }
+
+    /// Records each process block's integer throughput (`adds`, one per
+    /// block) and names the blocks that ran on a shared core. When fewer
+    /// than half did, the estimate, interval and cycles come from the
+    /// others, and the note says so: a process measured while another
+    /// hardware thread used its core measured a different machine. When
+    /// half or more did, nothing is left out (the run describes a shared
+    /// core) and the note says that.
+    pub fn leave_out_shared_core(&mut self, adds: Vec<f64>) {
+        if self.block != BlockKind::Process || adds.len() != self.medians.len() {
+            return;
+        }
+        let shared = shared_core_blocks(&adds);
+        let left_out = shared_core_left_out(&self.medians, &adds);
+        self.core_adds_per_cycle = adds;
+        if shared.is_empty() {
+            return;
+        }
+        if !left_out.is_empty() {
+            let kept: Vec<usize> = (0..self.medians.len())
+                .filter(|i| !left_out.contains(i))
+                .collect();
+            let pick = |v: &[f64]| kept.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+            let mhz = if self.core_mhz.len() == self.medians.len() {
+                pick(&self.core_mhz)
+            } else {
+                vec![]
+            };
+            let Some(sub) = Certainty::from_blocks(
+                BlockKind::Process,
+                pick(&self.medians),
+                kept.iter().map(|&i| self.sizes[i]).collect(),
+                self.estimate.resolution,
+                mhz,
+            ) else {
+                return;
+            };
+            // The sub-estimate's outlying blocks, numbered as all blocks are.
+            let renumber = |e: &mut yamba_stats::BlockEstimate| {
+                e.outliers = e.outliers.iter().map(|&j| kept[j]).collect();
+            };
+            let (mut estimate, mut cycles) = (sub.estimate, sub.cycles);
+            renumber(&mut estimate);
+            if let Some(c) = cycles.as_mut() {
+                renumber(c);
+            }
+            self.estimate = estimate;
+            self.cycles = cycles;
+        }
+        self.shared_core = shared;
+        let said = self.shared_core_sentence().unwrap_or_default();
+        self.note = Some(match self.note.take() {
+            Some(n) => format!("{n}; {said}"),
+            None => said,
+        });
+    }
+
+    /// Which processes ran on a shared core and what was done about it,
+    /// in words; `None` when none did.
+    pub fn shared_core_sentence(&self) -> Option<String> {
+        if self.shared_core.is_empty() {
+            return None;
+        }
+        let adds = |i: &usize| {
+            self.core_adds_per_cycle
+                .get(*i)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        let shared: Vec<f64> = self.shared_core.iter().map(adds).collect();
+        let (lo, hi) = shared
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        let best = self.core_adds_per_cycle.iter().copied().fold(0.0, f64::max);
+        let range = if hi - lo < 0.05 {
+            format!("{lo:.1}")
+        } else {
+            format!("{lo:.1}–{hi:.1}")
+        };
+        let which: Vec<String> = self
+            .shared_core
+            .iter()
+            .map(|i| (i + 1).to_string())
+            .collect();
+        let n = self.medians.len();
+        let who = format!(
+            "process{} {} of {n} ran on a shared core ({range} adds per cycle against {best:.1}: another hardware thread was using it)",
+            if which.len() == 1 { "" } else { "es" },
+            which.join(", ")
+        );
+        let left_out = n - self.kept_blocks().len();
+        Some(if left_out > 0 {
+            format!(
+                "{who}; {left_out} moved more than {:.0}% by it, left out of the value",
+                SHARED_CORE_EFFECT * 100.0
+            )
+        } else if 2 * self.shared_core.len() >= n {
+            format!("{who}; half or more did, so the value describes a shared core")
+        } else {
+            format!(
+                "{who}; it did not move them by more than {:.0}%, kept",
+                SHARED_CORE_EFFECT * 100.0
+            )
+        })
+    }
+
+    /// The blocks the estimate stands on: all but those left out as
+    /// having run on a shared core.
+    pub fn kept_blocks(&self) -> Vec<usize> {
+        let left_out = shared_core_left_out(&self.medians, &self.core_adds_per_cycle);
+        (0..self.medians.len())
+            .filter(|i| !left_out.contains(i))
+            .collect()
     }
 
     /// Batches of one process that lie far from all the others were hit by
@@ -889,6 +1078,68 @@ mod tests {
     /// quick run on a busy machine: 496 ns against 3.06 ns) leaves the
     /// within-process estimate alone and is named; a process far from the
     /// others is never left out.
+    fn process_blocks(medians: &[f64], adds: &[f64]) -> Certainty {
+        let mut c = Certainty::from_blocks(
+            BlockKind::Process,
+            medians.to_vec(),
+            vec![100; medians.len()],
+            0.01,
+            vec![3700.0; medians.len()],
+        )
+        .unwrap();
+        c.leave_out_shared_core(adds.to_vec());
+        c
+    }
+
+    /// A process that ran on a shared core (2.2 adds per cycle against
+    /// 3.75: the Zen 4 guest's figures) and was 35% slower for it is named
+    /// and left out; one the shared core did not move (a dependent chain)
+    /// is named and kept; when half or more shared, nothing is left out.
+    #[test]
+    fn a_process_a_shared_core_moved_is_named_and_left_out() {
+        let alone = 3.75;
+        let c = process_blocks(
+            &[201.4, 201.6, 201.2, 272.0, 201.5, 201.3],
+            &[alone, alone, alone, 2.2, alone, alone],
+        );
+        assert_eq!(c.shared_core, vec![3]);
+        assert_eq!(c.kept_blocks(), vec![0, 1, 2, 4, 5]);
+        assert_eq!(c.estimate.blocks, 5);
+        assert!(
+            (c.estimate.estimate - 201.4).abs() < 0.01,
+            "{:?}",
+            c.estimate
+        );
+        assert!((c.cycles.as_ref().unwrap().estimate - 201.4 * 3.7).abs() < 0.1);
+        let said = c.shared_core_sentence().unwrap();
+        assert!(
+            said.contains("process 4 of 6 ran on a shared core (2.2 adds per cycle against 3.8"),
+            "{said}"
+        );
+        assert!(said.contains("left out of the value"), "{said}");
+        assert!(c.note.as_deref().unwrap().contains(&said));
+        // A chain a shared core does not slow: named, kept.
+        let c = process_blocks(&[541.1; 6], &[alone, 2.0, alone, alone, alone, alone]);
+        assert_eq!(c.shared_core, vec![1]);
+        assert_eq!(c.estimate.blocks, 6);
+        assert!(c.shared_core_sentence().unwrap().contains("kept"));
+        // Half shared: the run describes a shared core; nothing left out.
+        let c = process_blocks(
+            &[201.4, 272.0, 201.2, 272.0, 201.5, 268.0],
+            &[alone, 2.2, alone, 2.3, alone, 2.4],
+        );
+        assert_eq!(c.shared_core, vec![1, 3, 5]);
+        assert_eq!(c.estimate.blocks, 6);
+        assert!(c
+            .shared_core_sentence()
+            .unwrap()
+            .contains("describes a shared core"));
+        // Unshared everywhere: nothing named, nothing in the note.
+        let c = process_blocks(&[201.4, 201.6, 201.2, 201.5], &[alone, 3.74, alone, 3.76]);
+        assert!(c.shared_core.is_empty() && c.note.is_none());
+        assert_eq!(c.core_adds_per_cycle.len(), 4);
+    }
+
     #[test]
     fn disturbed_batch_is_named_and_left_out() {
         let mut obs: Vec<f64> = (0..100).map(|i| 3.06 + (i % 7) as f64 * 0.001).collect();

@@ -9,6 +9,7 @@ mod blocks;
 mod fit;
 mod outliers;
 mod rank;
+mod states;
 mod summary;
 
 pub use blocks::{
@@ -18,6 +19,10 @@ pub use blocks::{
 pub use fit::{linear_fit, LinearFit};
 pub use outliers::{remove_outlier_layers, OutlierLayer};
 pub use rank::{hodges_lehmann_ratio_ci, mann_whitney_u, MannWhitney};
+pub use states::{
+    known_run_range, levels, run_value, within_known_states, KnownLevel, MIN_KNOWN_RUNS,
+    STATE_GAP_FACTOR, STATE_MIN_GAP,
+};
 pub use summary::{median_ci_ranks, percentile_sorted, Interval, Summary};
 
 /// Two-sided Student t quantile for `confidence` (e.g. 0.95) with `df` degrees of freedom.

@@ -4,6 +4,11 @@
 
 use yamba_report::compare;
 
+/// Stored runs read for earlier runs of the baseline's configuration: with
+/// 39 of them and A, a new identical run's mean falls outside their range
+/// with probability 5%.
+pub const HISTORY_RUNS: usize = 40;
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Format {
     Table,
@@ -32,6 +37,11 @@ pub struct Args {
     confidence: f64,
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// Earlier runs of A's configuration to read from the history (the
+    /// newest N stored): a difference in a state of the machine they
+    /// showed is not called a change. 0: do not read the history.
+    #[arg(long, value_name = "N", default_value_t = HISTORY_RUNS)]
+    history_runs: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -64,7 +74,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         ),
         _ => anyhow::bail!("compare needs two runs (files or @ID), or --last 2"),
     };
-    let c = compare::compare(&a, &b, args.confidence);
+    let earlier = earlier_runs(&mut resolver, &a, &b, args.history_runs);
+    let c = compare::compare_with(&a, &b, args.confidence, &earlier);
     match args.format {
         Format::Table => super::obs::write_stdout(&compare::table(&c))?,
         Format::Json => super::obs::write_stdout(&(serde_json::to_string_pretty(&c)? + "\n"))?,
@@ -84,4 +95,47 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     Ok(1)
+}
+
+/// The newest `n` stored runs that are A's configuration on A's machine,
+/// started before it. A history that cannot be read gives none, and the
+/// comparison's footer says so.
+pub fn earlier_runs(
+    resolver: &mut yamba_history::Resolver,
+    a: &yamba_results::ResultsFile,
+    b: &yamba_results::ResultsFile,
+    n: usize,
+) -> compare::EarlierRuns {
+    if n == 0 {
+        return compare::EarlierRuns::default();
+    }
+    let Ok(history) = resolver.history() else {
+        return compare::EarlierRuns::default();
+    };
+    let source = Some(format!("the history {}", history.location()));
+    let quick = a
+        .config
+        .get("quick")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let Ok(list) = history.list(Some(n)) else {
+        return compare::EarlierRuns {
+            source,
+            ..Default::default()
+        };
+    };
+    // Read only what can match: the listing has the host, kernel, yamba
+    // version and quick flag.
+    let files: Vec<yamba_results::ResultsFile> = list
+        .iter()
+        .filter(|s| {
+            s.hostname == a.machine.hostname
+                && s.kernel == a.machine.kernel
+                && s.tool_version == a.tool.version
+                && s.quick == quick
+                && s.started <= a.started
+        })
+        .filter_map(|s| history.load(s.id).ok())
+        .collect();
+    compare::EarlierRuns::of_baseline(a, b, &files, source)
 }

@@ -221,7 +221,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let mut regressions = 0;
     if let Some(base) = &baseline {
-        let c = yamba_report::compare::compare(base, file, 0.95);
+        // Earlier runs of the baseline's configuration tell a state of the
+        // machine from a change (docs/certainty.md).
+        let earlier = if args.history.no_history {
+            yamba_report::compare::EarlierRuns::default()
+        } else {
+            let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
+            super::compare::earlier_runs(&mut h, base, file, super::compare::HISTORY_RUNS)
+        };
+        let c = yamba_report::compare::compare_with(base, file, 0.95, &earlier);
         if args.format == Format::Table {
             println!(
                 "\nagainst the baseline {}:",
