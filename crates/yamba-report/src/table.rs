@@ -472,7 +472,8 @@ fn one_digit(v: f64) -> String {
 pub fn render_comparisons(results: &[BenchResult]) -> String {
     let mut out = String::new();
     // (heading, first column's name, rows), in order of first appearance.
-    let mut tables: Vec<(String, String, Vec<&serde_json::Value>)> = Vec::new();
+    let mut tables: Vec<(String, String, yamba_results::Mode, Vec<&serde_json::Value>)> =
+        Vec::new();
     for r in results {
         let Some(rows) = r.extra.get("comparison").and_then(|v| v.as_array()) else {
             continue;
@@ -486,11 +487,11 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
             .unwrap_or("transport")
             .to_string();
         match tables.iter_mut().find(|t| t.0 == heading) {
-            Some(t) => t.2.extend(rows),
-            None => tables.push((heading, first, rows.iter().collect())),
+            Some(t) => t.3.extend(rows),
+            None => tables.push((heading, first, r.mode, rows.iter().collect())),
         }
     }
-    for (heading, first, rows) in tables {
+    for (heading, first, mode, rows) in tables {
         out.push_str(&format!("\n{heading}\n"));
         let text = |row: &serde_json::Value, k: &str| {
             row.get(k).and_then(|v| v.as_str()).map(str::to_string)
@@ -506,9 +507,20 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
                 .or_else(|| text(row, "id"))
                 .unwrap_or_default()
         };
+        // A row naming a result shows that result's headline, as the main
+        // table does: the stored median is one process's (the process
+        // that built the comparison) and a pooled run's differs.
+        let headline = |row: &serde_json::Value| {
+            let id = text(row, "id")?;
+            results
+                .iter()
+                .find(|r| r.id == id && r.mode == mode)
+                .filter(|r| r.status == Status::Ok)
+                .and_then(|r| r.value())
+        };
         let cell = |row: &serde_json::Value| {
             let status = text(row, "status").unwrap_or_else(|| "ok".into());
-            match row.get("median_ns").and_then(|v| v.as_f64()) {
+            match headline(row).or_else(|| row.get("median_ns").and_then(|v| v.as_f64())) {
                 Some(ns) if status == "ok" => {
                     let (div, sym) = yamba_results::Unit::Nanoseconds.scale_for(ns);
                     format!("{} {sym}", format_sig(ns / div))
@@ -680,5 +692,45 @@ mod tests {
             lines[3].starts_with("read_devzero") && lines[3].ends_with("withheld"),
             "{t}"
         );
+    }
+
+    /// A row that names a result shows that result's headline (a pooled
+    /// run's mean of process medians), not the median of the one process
+    /// that built the table: one run showed 231.4 ns there against a
+    /// headline of 206.5 ns.
+    #[test]
+    fn a_comparison_row_naming_a_result_shows_its_headline() {
+        let mut head = result("cpu.syscall.read_devzero", vec![231.4], Status::Ok);
+        let rows = serde_json::json!([
+            {"id": "cpu.syscall.read_devzero", "row": "read_devzero", "column": "inline",
+             "median_ns": 231.4, "status": "ok"},
+            {"id": "cpu.syscall.read_devzero.call", "row": "read_devzero", "column": "call",
+             "median_ns": 222.6, "status": "ok"},
+        ]);
+        head.extra.insert("comparison".into(), rows);
+        head.extra
+            .insert("comparison_table".into(), serde_json::json!("shapes"));
+        head.extra
+            .insert("comparison_rows".into(), serde_json::json!("call"));
+        // The pooled headline of the inline shape: six processes.
+        head.certainty = yamba_results::Certainty::from_blocks(
+            yamba_results::BlockKind::Process,
+            vec![231.5, 201.2, 201.7, 201.5, 201.2, 201.7],
+            vec![1; 6],
+            0.0,
+            vec![],
+        );
+        let call = result("cpu.syscall.read_devzero.call", vec![211.2], Status::Ok);
+        let t = render_comparisons(&[head.clone(), call]);
+        let row: Vec<&str> = t
+            .lines()
+            .filter(|l| l.starts_with("read_devzero"))
+            .collect();
+        assert_eq!(row.len(), 1, "{t}");
+        let cells: Vec<&str> = row[0].split_whitespace().collect();
+        assert_eq!(cells, ["read_devzero", "206.5", "ns", "211.2", "ns"], "{t}");
+        // A result not in the list keeps the stored median.
+        let t = render_comparisons(&[head]);
+        assert!(t.contains("222.6 ns"), "{t}");
     }
 }

@@ -196,7 +196,7 @@ fn finish(ctx: &mut Ctx, call: &str, mut results: Vec<BenchResult>) {
     head.extra.insert("comparison".into(), json!(rows));
     head.extra.insert(
         "comparison_table".into(),
-        json!("system call by caller's shape (median; inline: raw instruction, call: `syscall; ret` function, libc: libc's wrapper)"),
+        json!("system call by caller's shape (each result's headline value; inline: raw instruction, call: `syscall; ret` function, libc: libc's wrapper)"),
     );
     head.extra
         .insert("comparison_rows".into(), json!("syscall"));
