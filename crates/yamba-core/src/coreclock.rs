@@ -249,6 +249,18 @@ fn mul_chain(n: u64) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The fastest of 7 timings of `f`, in seconds.
+    fn fastest_of_7<T>(mut f: impl FnMut() -> T) -> f64 {
+        (0..7)
+            .map(|_| {
+                let t0 = Instant::now();
+                std::hint::black_box(f());
+                t0.elapsed().as_secs_f64()
+            })
+            .min_by(f64::total_cmp)
+            .unwrap()
+    }
+
     #[test]
     fn twice_the_chain_takes_twice_as_long() {
         // The probe's premise: the chain's time is linear in its length
@@ -257,16 +269,7 @@ mod tests {
             eprintln!("skipped: no multiply chain for this architecture");
             return;
         }
-        let time = |n: u64| {
-            (0..7)
-                .map(|_| {
-                    let t0 = Instant::now();
-                    mul_chain(n);
-                    t0.elapsed().as_secs_f64()
-                })
-                .min_by(f64::total_cmp)
-                .unwrap()
-        };
+        let time = |n: u64| fastest_of_7(|| mul_chain(n));
         let mut seen = Vec::new();
         for _ in 0..3 {
             let r = time(2 * CHAIN) / time(CHAIN);
@@ -290,16 +293,7 @@ mod tests {
             eprintln!("skipped: no add streams for this architecture");
             return;
         }
-        let time = |n: u64| {
-            (0..7)
-                .map(|_| {
-                    let t0 = Instant::now();
-                    add_streams(n);
-                    t0.elapsed().as_secs_f64()
-                })
-                .min_by(f64::total_cmp)
-                .unwrap()
-        };
+        let time = |n: u64| fastest_of_7(|| add_streams(n));
         let mut seen = Vec::new();
         for _ in 0..3 {
             let r = time(2 * ADDS) / time(ADDS);

@@ -182,17 +182,11 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     }
     if c.block == BlockKind::Process && c.kept_blocks().len() < b {
         kept = c.kept_blocks();
-        let medians: Vec<f64> = kept.iter().map(|&i| c.medians[i]).collect();
-        match yamba_stats::between_blocks(&medians, c.estimate.resolution, confidence) {
-            Some(k) => e = k,
-            None => {
-                out.push("block medians give no estimate".into());
-                return;
-            }
-        }
     }
     if c.block == BlockKind::Batch && !e.outliers.is_empty() && 2 * e.outliers.len() < b {
         kept.retain(|i| !e.outliers.contains(i));
+    }
+    if kept.len() < b {
         let medians: Vec<f64> = kept.iter().map(|&i| c.medians[i]).collect();
         match yamba_stats::between_blocks(&medians, c.estimate.resolution, confidence) {
             Some(k) => e = k,

@@ -125,11 +125,7 @@ pub fn within_known_states(
         .map(|(_, _, _, means)| means)
         .filter(|m| m.len() >= 3)
         .max_by_key(|m| m.len())
-        .map(|m| {
-            let c = mean(m);
-            let sd = (m.iter().map(|x| (x - c).powi(2)).sum::<f64>() / (m.len() - 1) as f64).sqrt();
-            (sd / c.abs().max(f64::MIN_POSITIVE), m.len())
-        });
+        .map(|m| (relative_sd(m), m.len()));
     // Each occupied level is judged; together they keep `confidence`.
     let per_confidence = 1.0 - (1.0 - confidence) / per_level.len().max(1) as f64;
     let mut judged = Vec::new();
@@ -138,11 +134,7 @@ pub fn within_known_states(
         let k = means.len();
         // The level's own spread of run means where ≥ 3 runs reached it
         // (a rare state can be a wide cloud), else the borrowed one.
-        let own = (k >= 3).then(|| {
-            let c = mean(&means);
-            let sd = (means.iter().map(|x| (x - c).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
-            (sd / c.abs().max(f64::MIN_POSITIVE), k)
-        });
+        let own = (k >= 3).then(|| (relative_sd(&means), k));
         let predicted = if k == 0 {
             (f64::NAN, f64::NAN)
         } else if let Some((rel_sd, runs)) = own.or(spread) {
@@ -207,6 +199,13 @@ pub fn run_value(processes: &[f64]) -> Option<f64> {
         .filter(|x| x.is_finite())
         .collect();
     crate::Summary::of(&v).map(|s| s.median)
+}
+
+/// Sample standard deviation of `v` (≥ 2 values) over its mean's size.
+fn relative_sd(v: &[f64]) -> f64 {
+    let c = mean(v);
+    let sd = (v.iter().map(|x| (x - c).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt();
+    sd / c.abs().max(f64::MIN_POSITIVE)
 }
 
 fn mean(v: &[f64]) -> f64 {
