@@ -248,6 +248,16 @@ impl Host {
     }
 }
 
+impl Host {
+    /// Drops the mappings and scratch files an earlier `setup()` made, so
+    /// a setup run again (at the chosen unroll degree) reuses their names
+    /// and space instead of adding to them.
+    pub fn release(&mut self) {
+        self.maps.clear();
+        self.files.clear();
+    }
+}
+
 fn int_arg(args: &[Value], i: usize) -> i64 {
     args.get(i).map_or(0, Value::word)
 }
