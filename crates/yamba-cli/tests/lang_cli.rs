@@ -1,11 +1,19 @@
 //! `yamba lang` and `yamba asm` through the binary: several errors with
 //! carets in one pass, the listing, an abstract class refused by name,
-//! and a results file from `yamba asm`.
+//! and a results file from `yamba asm`, stored in the history too.
 
 use std::process::Command;
 
 fn yamba(args: &[&str]) -> (i32, String, String) {
+    let history = tempfile::tempdir().unwrap();
+    yamba_with_history(args, &history.path().join("history.sqlite"))
+}
+
+/// `yamba` with its history in `history` (never the user's own).
+fn yamba_with_history(args: &[&str], history: &std::path::Path) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_yamba"))
+        .env("YAMBA_HISTORY", history)
+        .env_remove("XDG_DATA_HOME")
         .args(args)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .output()
@@ -87,17 +95,25 @@ fn asm_measures_and_writes_a_results_file() {
     }
     let dir = tempfile::tempdir().unwrap();
     let out_file = dir.path().join("asm.json");
-    let (code, out, err) = yamba(&[
-        "asm",
-        "add rax, rax",
-        "--quick",
-        "--repeat",
-        "1",
-        "--out",
-        out_file.to_str().unwrap(),
-    ]);
+    let history = dir.path().join("history.sqlite");
+    let (code, out, err) = yamba_with_history(
+        &[
+            "asm",
+            "add rax, rax",
+            "--quick",
+            "--repeat",
+            "1",
+            "--out",
+            out_file.to_str().unwrap(),
+        ],
+        &history,
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("asm.1: 'add rax, rax'"), "{out}");
+    assert!(err.contains("stored as @1"), "not in the history: {err}");
+    let (code, listed, err) = yamba_with_history(&["history"], &history);
+    assert_eq!(code, 0, "{err}");
+    assert!(listed.contains("asm add rax, rax"), "{listed}");
     let file = yamba_core::ResultsFile::read(&out_file).unwrap();
     let r = &file.results[0];
     assert_eq!(r.id, "asm.1");

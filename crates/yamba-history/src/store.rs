@@ -7,6 +7,7 @@ use crate::backend::{Backend, DbError, Dialect, Row, Value};
 use crate::codec;
 use crate::schema;
 use crate::trend::{Trend, TrendPoint};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use yamba_results::{now_rfc3339, BenchResult, ResultsFile, Status, Unit};
 
@@ -337,8 +338,9 @@ impl History {
         )
     }
 
-    /// The results file stored as run `id`, exactly as it was stored.
-    pub fn load(&mut self, id: RunId) -> Result<ResultsFile, String> {
+    /// Run `id`'s results file without its results: what it ran on and
+    /// with which settings, read without a single observation.
+    pub fn load_header(&mut self, id: RunId) -> Result<ResultsFile, String> {
         let location = self.location();
         let header = self
             .db
@@ -346,6 +348,35 @@ impl History {
             .map_err(err("cannot read", &location))?;
         let header = header.first().ok_or_else(|| self.no_such_run(id))?;
         let header = header[0].as_blob().unwrap_or_default();
+        let corrupt = |e: String| format!("history {location}: run @{id} is damaged: {e}");
+        let text = codec::unpack_text(header).map_err(corrupt)?;
+        ResultsFile::from_json(&text).map_err(|e| corrupt(e.to_string()))
+    }
+
+    /// Run `id`'s headline value of each result that was ok, by result key
+    /// (`id@mode`), as listed at storing: no result body is read.
+    pub fn headlines(&mut self, id: RunId) -> Result<BTreeMap<String, f64>, String> {
+        let location = self.location();
+        let rows = self
+            .db
+            .query(
+                "SELECT result_key, headline FROM results WHERE run_id = ? AND status = ? ORDER BY position",
+                &[Value::Int(id), Value::Text(Status::Ok.as_str().into())],
+            )
+            .map_err(err("cannot read", &location))?;
+        let mut out = BTreeMap::new();
+        for r in &rows {
+            if let (Some(k), Some(v)) = (r[0].as_str(), r[1].as_f64()) {
+                out.entry(k.to_string()).or_insert(v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The results file stored as run `id`, exactly as it was stored.
+    pub fn load(&mut self, id: RunId) -> Result<ResultsFile, String> {
+        let mut file = self.load_header(id)?;
+        let location = self.location();
         let bodies = self
             .db
             .query(
@@ -354,8 +385,6 @@ impl History {
             )
             .map_err(err("cannot read", &location))?;
         let corrupt = |e: String| format!("history {location}: run @{id} is damaged: {e}");
-        let text = codec::unpack_text(header).map_err(corrupt)?;
-        let mut file = ResultsFile::from_json(&text).map_err(|e| corrupt(e.to_string()))?;
         file.results = bodies
             .iter()
             .map(|row| {

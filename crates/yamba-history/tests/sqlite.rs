@@ -1,7 +1,7 @@
 //! The embedded history: a results file stored and read back is the same
 //! file, bit for bit; a trend over three stored runs has three points and
 //! marks the kernel change; concurrent writers lose nothing; a file is not
-//! stored twice.
+//! stored twice; a run's header and headlines read back alone.
 
 mod common;
 
@@ -59,6 +59,32 @@ fn a_stored_file_reads_back_exactly() {
     assert_eq!(s.kernel, "6.1.0");
     assert_eq!(s.origin, "import");
     assert!(h.load(999).unwrap_err().contains("no run @999"));
+}
+
+#[test]
+fn a_header_and_the_headlines_read_back_without_the_observations() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path());
+    let f = variant("2026-11-23T10:00:00Z", "6.1.0", 1.0);
+    let id = h.save(&f, &origin()).unwrap().id();
+    let header = h.load_header(id).unwrap();
+    assert!(header.results.is_empty());
+    assert_eq!(header.started, f.started);
+    assert_eq!(header.config, f.config);
+    assert_eq!(header.machine.kernel, "6.1.0");
+    // One headline per result that was ok, as the file's own.
+    let heads = h.headlines(id).unwrap();
+    let ok: Vec<&yamba_results::BenchResult> = f
+        .results
+        .iter()
+        .filter(|r| r.status == yamba_results::Status::Ok && r.value().is_some())
+        .collect();
+    assert!(!ok.is_empty() && ok.len() < f.results.len());
+    assert_eq!(heads.len(), ok.len());
+    for r in ok {
+        assert_eq!(heads[&r.key()], r.value().unwrap(), "{}", r.key());
+    }
+    assert!(h.load_header(999).unwrap_err().contains("no run @999"));
 }
 
 #[test]

@@ -656,7 +656,9 @@ pub fn environment_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     out
 }
 
-fn configuration_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
+/// What differs in the machines, environments and settings the runs'
+/// headers record; the CPUs their results were pinned to aside.
+fn setup_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     let (ma, mb) = (&a.machine, &b.machine);
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
     let mut pairs: Vec<(&str, String, String)> = vec![
@@ -714,6 +716,19 @@ fn configuration_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
         );
     }
     out.extend(mitigation_warnings(ma, mb));
+    // Files written before the build was kept say nothing about it.
+    if let (Some(x), Some(y)) = (&a.tool.build, &b.tool.build) {
+        if x != y {
+            out.push(format!(
+                "yamba build differs: {x} in A, {y} in B (the same version built again can place code where a system call costs 30% more)"
+            ));
+        }
+    }
+    out
+}
+
+fn configuration_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
+    let mut out = setup_warnings(a, b);
     let pinned = |f: &ResultsFile| {
         let mut cpus: Vec<usize> = f
             .results
@@ -742,6 +757,21 @@ fn core_clock_warning(a: &ResultsFile, b: &ResultsFile) -> Option<String> {
             (cb / ca - 1.0) * 100.0
         )
     })
+}
+
+/// [`configuration_differences`] as far as a stored run's header (its
+/// file without results) can tell: all but the CPUs the results were
+/// pinned to.
+pub fn header_differences(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
+    let mut out = setup_warnings(a, b);
+    for (side, f) in [("A", a), ("B", b)] {
+        if !f.complete || f.interrupted {
+            out.push(format!(
+                "run {side} is incomplete (interrupted or still running)"
+            ));
+        }
+    }
+    out
 }
 
 /// What differs between the runs' machines, environments and settings —

@@ -1,4 +1,5 @@
 //! Reading yamba results.
+pub mod between;
 pub mod blocks;
 pub mod compare;
 pub mod export;

@@ -522,3 +522,19 @@ fn earlier_runs_of_the_baseline_tell_a_state_from_a_change() {
         .collect();
     assert_eq!(EarlierRuns::of_baseline(&a, &b, &other, None).runs, 0);
 }
+
+/// Two builds of one version are two configurations: `compare` says so,
+/// and says nothing when a file predates the build being kept.
+#[test]
+fn another_build_of_the_same_version_is_named() {
+    let (mut a, mut b) = pair(1, 0.0, Unit::Nanoseconds);
+    a.tool.build = Some("00000000000000aa".into());
+    b.tool.build = Some("00000000000000bb".into());
+    let d = yamba_report::compare::configuration_differences(&a, &b);
+    assert!(d.iter().any(|w| w.contains("yamba build differs")), "{d:?}");
+    b.tool.build = None;
+    let d = yamba_report::compare::configuration_differences(&a, &b);
+    assert!(!d.iter().any(|w| w.contains("build")), "{d:?}");
+    b.tool.build = a.tool.build.clone();
+    assert!(yamba_report::compare::configuration_differences(&a, &b).is_empty());
+}

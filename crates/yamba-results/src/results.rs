@@ -788,6 +788,39 @@ impl BenchResult {
 pub struct Tool {
     pub name: String,
     pub version: String,
+    /// A digest of the executable that wrote the file (FNV-1a, 64 bits, of
+    /// its bytes): two builds of one version can place the same code where
+    /// a system call costs 30% more, so runs of different builds are not
+    /// the same configuration. Absent in files written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+}
+
+impl Tool {
+    /// This yamba: its name, version and build.
+    pub fn this() -> Tool {
+        Tool {
+            name: "yamba".into(),
+            version: crate::VERSION.into(),
+            build: build_id(),
+        }
+    }
+}
+
+/// The running executable's digest (see [`Tool::build`]), computed once
+/// per process; None when the executable cannot be read.
+pub fn build_id() -> Option<String> {
+    static ID: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let bytes = std::fs::read(std::env::current_exe().ok()?).ok()?;
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        Some(format!("{h:016x}"))
+    })
+    .clone()
 }
 
 /// The whole results file.
@@ -853,10 +886,7 @@ impl ResultsFile {
         let mut f = ResultsFile {
             schema: SCHEMA_NAME.into(),
             schema_version: SCHEMA_VERSION,
-            tool: Tool {
-                name: "yamba".into(),
-                version: crate::VERSION.into(),
-            },
+            tool: Tool::this(),
             started: now_rfc3339(),
             finished: None,
             complete: false,
@@ -1043,6 +1073,18 @@ pub fn rfc3339(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_build_is_the_executables_digest_and_the_same_on_every_call() {
+        let id = build_id().expect("the test executable can be read");
+        assert_eq!(id.len(), 16, "{id}");
+        assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        assert_eq!(build_id(), Some(id.clone()));
+        assert_eq!(Tool::this().build, Some(id));
+        // Files written before the build was kept read back without one.
+        let t: Tool = serde_json::from_str(r#"{"name":"yamba","version":"0.1.0"}"#).unwrap();
+        assert_eq!(t.build, None);
+    }
 
     /// A withheld result says what was expected next to what was seen,
     /// for every failed gating check and none of the passed or

@@ -237,10 +237,7 @@ impl StressOutcome {
         yamba_core::ResultsFile {
             schema: SCHEMA_NAME.into(),
             schema_version: SCHEMA_VERSION,
-            tool: Tool {
-                name: "yamba".into(),
-                version: yamba_core::VERSION.into(),
-            },
+            tool: Tool::this(),
             started: self.started.clone(),
             finished: Some(now_rfc3339()),
             complete: !self.interrupted,

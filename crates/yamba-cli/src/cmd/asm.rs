@@ -1,7 +1,7 @@
 //! `yamba asm 'imul rax, rax' ['add rax, rax' …]`: instruction sequences
 //! measured as Yamba classes (yamba_lang::asm), interleaved in one run.
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use std::path::PathBuf;
 use yamba_core::RunConfig;
 use yamba_lang::asm::{asm_benchmark, AsmSpec};
@@ -26,12 +26,14 @@ pub struct Args {
     /// A rough pass: short budgets.
     #[arg(long)]
     quick: bool,
-    /// Results file to write.
+    /// Results file to write (default: results/asm-<time>.json).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Print the generated code instead of measuring it.
     #[arg(long)]
     disasm: bool,
+    #[command(flatten)]
+    history: super::history::RecordArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -91,13 +93,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         bail!("--repeat {}: must be between 1 and 100", args.repeat);
     }
     config.repetitions = args.repeat;
-    let file = yamba_lang::session::run(
-        config,
-        &benches,
-        std::env::args().collect(),
-        args.out.as_deref(),
-    )
-    .map_err(anyhow::Error::msg)?;
+    let out = match &args.out {
+        Some(p) => p.clone(),
+        None => {
+            std::fs::create_dir_all("results").context("cannot create results/")?;
+            let stamp = yamba_core::results::now_rfc3339().replace([':', '-'], "");
+            PathBuf::from(format!("results/asm-{stamp}.json"))
+        }
+    };
+    yamba_core::run_session::check_writable(&out).map_err(anyhow::Error::msg)?;
+    let recorder = args.history.start()?;
+    let (file, saved) =
+        yamba_lang::session::run_saving(config, &benches, std::env::args().collect(), Some(&out))
+            .map_err(anyhow::Error::msg)?;
     print!("{}", yamba_report::table::render(&file.results));
     let first = file.results.first().and_then(|r| r.median());
     for (r, s) in file.results.iter().zip(&specs) {
@@ -118,8 +126,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             ),
         }
     }
-    if let Some(p) = &args.out {
-        eprintln!("yamba: results written to {}", p.display());
-    }
-    Ok(0)
+    let not_saved = super::saved::report(&out, saved.failed.as_deref(), saved.written.as_deref());
+    let unrecorded = super::history::record(
+        recorder.as_ref(),
+        &file,
+        yamba_history::OriginKind::Run,
+        format!("asm {}", args.seqs.join(" | ")),
+        saved.written.clone(),
+    );
+    Ok(if not_saved {
+        1
+    } else if unrecorded {
+        2
+    } else {
+        0
+    })
 }

@@ -100,6 +100,61 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 /// The newest `n` stored runs that are A's configuration on A's machine,
 /// started before it. A history that cannot be read gives none, and the
 /// comparison's footer says so.
+/// The headline values of the newest `n` stored runs of `this` run's
+/// configuration (same host, and no difference a run's header shows but
+/// the core clock) that started before it (or in the same second), per
+/// result key. Reads only
+/// the runs' headers and headline columns: no observations.
+pub fn earlier_values(
+    resolver: &mut yamba_history::Resolver,
+    this: &yamba_results::ResultsFile,
+    n: usize,
+) -> yamba_report::between::EarlierValues {
+    let mut out = yamba_report::between::EarlierValues::default();
+    if n == 0 {
+        return out;
+    }
+    let Ok(history) = resolver.history() else {
+        return out;
+    };
+    out.source = Some(format!("the history {}", history.location()));
+    let quick = this
+        .config
+        .get("quick")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let Ok(list) = history.list(Some(n)) else {
+        return out;
+    };
+    for s in list.iter().filter(|s| {
+        s.hostname == this.machine.hostname
+            && s.kernel == this.machine.kernel
+            && s.tool_version == this.tool.version
+            && s.quick == quick
+            && s.started <= this.started
+    }) {
+        let Ok(header) = history.load_header(s.id) else {
+            continue;
+        };
+        // Start times have whole seconds: a quick run can start in the
+        // second the one before it did. This run itself is not stored yet.
+        if header.command == this.command && header.started == this.started {
+            continue;
+        }
+        if !compare::header_differences(this, &header).is_empty() {
+            continue;
+        }
+        let Ok(values) = history.headlines(s.id) else {
+            continue;
+        };
+        out.runs += 1;
+        for (k, v) in values {
+            out.values.entry(k).or_default().push(v);
+        }
+    }
+    out
+}
+
 pub fn earlier_runs(
     resolver: &mut yamba_history::Resolver,
     a: &yamba_results::ResultsFile,

@@ -51,6 +51,8 @@ enum Sub {
         /// Print the results as JSON instead of a table.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        history: super::history::RecordArgs,
     },
     /// List the machine code a bitstring function generates, instruction by instruction.
     Disasm {
@@ -147,6 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             repeat,
             scratch,
             json,
+            history,
         } => {
             let prog = load(&files)?;
             let job = yamba_lang::runner::Job::new(prog, &class, settings(&s)?);
@@ -185,9 +188,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     PathBuf::from(format!("results/lang-{class}-{stamp}.json"))
                 }
             };
-            let file =
-                yamba_lang::session::run(config, &[bench], std::env::args().collect(), Some(&out))
-                    .map_err(anyhow::Error::msg)?;
+            yamba_core::run_session::check_writable(&out).map_err(anyhow::Error::msg)?;
+            let recorder = history.start()?;
+            let (file, saved) = yamba_lang::session::run_saving(
+                config,
+                &[bench],
+                std::env::args().collect(),
+                Some(&out),
+            )
+            .map_err(anyhow::Error::msg)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&file)?);
             } else {
@@ -206,12 +215,26 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     }
                 }
             }
-            eprintln!("yamba: results written to {}", out.display());
+            let not_saved =
+                super::saved::report(&out, saved.failed.as_deref(), saved.written.as_deref());
+            let unrecorded = super::history::record(
+                recorder.as_ref(),
+                &file,
+                yamba_history::OriginKind::Run,
+                format!("lang {class}"),
+                saved.written.clone(),
+            );
             let bad = file
                 .results
                 .iter()
                 .any(|r| !matches!(r.status, yamba_core::Status::Ok));
-            Ok(if bad { 1 } else { 0 })
+            Ok(if bad || not_saved {
+                1
+            } else if unrecorded {
+                2
+            } else {
+                0
+            })
         }
     }
 }

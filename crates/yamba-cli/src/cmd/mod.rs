@@ -15,6 +15,7 @@ pub mod plot;
 pub mod profile;
 pub mod report;
 pub mod run;
+pub mod saved;
 pub mod select;
 pub mod serve;
 pub mod stone;

@@ -215,6 +215,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 )
             );
             print!("{}", yamba_report::table::notes_text(&file.notes, layout));
+            if !args.history.no_history {
+                // What earlier runs of this configuration say beyond this
+                // run's intervals (docs/certainty.md).
+                let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
+                let earlier =
+                    super::compare::earlier_values(&mut h, file, super::compare::HISTORY_RUNS);
+                let spreads = yamba_report::between::spreads(file, &earlier);
+                print!(
+                    "{}",
+                    yamba_report::table::fit_lines(
+                        &yamba_report::between::text(file, &spreads, &earlier),
+                        layout
+                    )
+                );
+            }
         }
         Format::Json => println!("{}", file.to_json()?),
         Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
@@ -249,29 +264,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     // Whatever happened to the results file, the table above was printed.
-    let not_saved = match (&outcome.save_failed, &outcome.written) {
-        (None, _) => {
-            eprintln!("yamba: results written to {}", out_path.display());
-            false
-        }
-        (Some(why), Some(at)) => {
-            eprintln!("yamba: {why}");
-            eprintln!("yamba: results written to {} instead", at.display());
-            true
-        }
-        (Some(why), None) => {
-            eprintln!("yamba: {why}");
-            eprintln!(
-                "yamba: and no fallback place could be written either (tried: {}); the table above is all that is left",
-                run_session::fallback_dirs()
-                    .iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            true
-        }
-    };
+    let not_saved = super::saved::report(
+        &out_path,
+        outcome.save_failed.as_deref(),
+        outcome.written.as_deref(),
+    );
     let suite = if args.names.is_empty() {
         "default".to_string()
     } else {
