@@ -97,14 +97,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(1)
 }
 
-/// The newest `n` stored runs that are A's configuration on A's machine,
-/// started before it. A history that cannot be read gives none, and the
-/// comparison's footer says so.
 /// The headline values of the newest `n` stored runs of `this` run's
 /// configuration (same host, and no difference a run's header shows but
 /// the core clock) that started before it (or in the same second), per
-/// result key. Reads only
-/// the runs' headers and headline columns: no observations.
+/// result key. Reads only the runs' headers and headline columns: no
+/// observations. A history that cannot be read gives none.
 pub fn earlier_values(
     resolver: &mut yamba_history::Resolver,
     this: &yamba_results::ResultsFile,
@@ -155,6 +152,9 @@ pub fn earlier_values(
     out
 }
 
+/// The newest `n` stored runs that are A's configuration on A's machine,
+/// started before it. A history that cannot be read gives none, and the
+/// comparison's footer says so.
 pub fn earlier_runs(
     resolver: &mut yamba_history::Resolver,
     a: &yamba_results::ResultsFile,
