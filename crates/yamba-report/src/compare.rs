@@ -764,13 +764,7 @@ fn core_clock_warning(a: &ResultsFile, b: &ResultsFile) -> Option<String> {
 /// pinned to.
 pub fn header_differences(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     let mut out = setup_warnings(a, b);
-    for (side, f) in [("A", a), ("B", b)] {
-        if !f.complete || f.interrupted {
-            out.push(format!(
-                "run {side} is incomplete (interrupted or still running)"
-            ));
-        }
-    }
+    out.extend(incomplete(a, b));
     out
 }
 
@@ -779,14 +773,17 @@ pub fn header_differences(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
 /// between identical runs.
 pub fn configuration_differences(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
     let mut out = configuration_warnings(a, b);
-    for (side, f) in [("A", a), ("B", b)] {
-        if !f.complete || f.interrupted {
-            out.push(format!(
-                "run {side} is incomplete (interrupted or still running)"
-            ));
-        }
-    }
+    out.extend(incomplete(a, b));
     out
+}
+
+/// Either run interrupted or not finished.
+fn incomplete(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
+    [("A", a), ("B", b)]
+        .into_iter()
+        .filter(|(_, f)| !f.complete || f.interrupted)
+        .map(|(side, _)| format!("run {side} is incomplete (interrupted or still running)"))
+        .collect()
 }
 
 /// The kernel's speculative-execution mitigations differ: they alone can

@@ -97,6 +97,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(1)
 }
 
+/// Whether a stored run can be of `file`'s configuration and start no
+/// later, as far as the listing tells (host, kernel, yamba version, quick
+/// or not): only those are read further.
+fn may_match(s: &yamba_history::RunSummary, file: &yamba_results::ResultsFile) -> bool {
+    let quick = file
+        .config
+        .get("quick")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    s.hostname == file.machine.hostname
+        && s.kernel == file.machine.kernel
+        && s.tool_version == file.tool.version
+        && s.quick == quick
+        && s.started <= file.started
+}
+
 /// The headline values of the newest `n` stored runs of `this` run's
 /// configuration (same host, and no difference a run's header shows but
 /// the core clock) that started before it (or in the same second), per
@@ -115,21 +131,10 @@ pub fn earlier_values(
         return out;
     };
     out.source = Some(format!("the history {}", history.location()));
-    let quick = this
-        .config
-        .get("quick")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
     let Ok(list) = history.list(Some(n)) else {
         return out;
     };
-    for s in list.iter().filter(|s| {
-        s.hostname == this.machine.hostname
-            && s.kernel == this.machine.kernel
-            && s.tool_version == this.tool.version
-            && s.quick == quick
-            && s.started <= this.started
-    }) {
+    for s in list.iter().filter(|s| may_match(s, this)) {
         let Ok(header) = history.load_header(s.id) else {
             continue;
         };
@@ -168,11 +173,6 @@ pub fn earlier_runs(
         return compare::EarlierRuns::default();
     };
     let source = Some(format!("the history {}", history.location()));
-    let quick = a
-        .config
-        .get("quick")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
     let Ok(list) = history.list(Some(n)) else {
         return compare::EarlierRuns {
             source,
@@ -183,13 +183,7 @@ pub fn earlier_runs(
     // version and quick flag.
     let files: Vec<yamba_results::ResultsFile> = list
         .iter()
-        .filter(|s| {
-            s.hostname == a.machine.hostname
-                && s.kernel == a.machine.kernel
-                && s.tool_version == a.tool.version
-                && s.quick == quick
-                && s.started <= a.started
-        })
+        .filter(|s| may_match(s, a))
         .filter_map(|s| history.load(s.id).ok())
         .collect();
     compare::EarlierRuns::of_baseline(a, b, &files, source)
