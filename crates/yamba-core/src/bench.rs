@@ -139,11 +139,17 @@ pub struct RunConfig {
     pub remote_token: Option<String>,
     /// Run each benchmark in a child process (crash and hang isolation).
     pub isolate: bool,
-    /// Blocks: run the whole list this many times, interleaved, each time
-    /// in fresh processes; a result's interval comes from the blocks'
-    /// medians, and each block gets this share of the sampling budget.
+    /// Blocks: run the whole list at least this many times, interleaved,
+    /// each time in fresh processes; a result's interval comes from the
+    /// blocks' values. With `max_blocks` above it, a benchmark whose
+    /// interval is still wider than the target gets more blocks (see
+    /// [`crate::runner`]: the two-stage rule).
     #[serde(default = "one")]
     pub repetitions: usize,
+    /// The most blocks a benchmark may get (0 or ≤ `repetitions`: exactly
+    /// `repetitions`, as `--repeat N` asks).
+    #[serde(default)]
+    pub max_blocks: usize,
     /// Benchmark-specific settings (`--set key=value`).
     pub settings: BTreeMap<String, String>,
 }
@@ -156,19 +162,32 @@ impl Default for RunConfig {
             cpu: None,
             no_pin: false,
             realtime: false,
-            budget_s: 2.0,
+            budget_s: BLOCK_BUDGET_S,
             timeout_s: None,
             scratch_dir: None,
             remote: None,
             remote_token: None,
             isolate: true,
             repetitions: PRECISE_BLOCKS,
+            max_blocks: MAX_BLOCKS,
             settings: BTreeMap::new(),
         }
     }
 }
 
 pub use crate::results::PRECISE_BLOCKS;
+
+/// The most blocks a precise run gives one benchmark by default.
+pub const MAX_BLOCKS: usize = 10;
+
+/// Sampling budget per measured quantity in one block, in seconds: a
+/// block is a short look at the machine; certainty comes from blocks.
+pub const BLOCK_BUDGET_S: f64 = 0.15;
+
+/// A precise run's effort per benchmark, in quick passes: spent as
+/// [`PRECISE_BLOCKS`] replicated blocks where the benchmark replicates,
+/// and as one longer block where it is measured in one process only.
+pub const PRECISE_EFFORT: f64 = 3.0;
 
 fn one() -> usize {
     1
@@ -178,14 +197,14 @@ impl RunConfig {
     pub fn quick() -> RunConfig {
         RunConfig {
             quick: true,
-            budget_s: 0.15,
             repetitions: 1,
+            max_blocks: 1,
             ..RunConfig::default()
         }
     }
 
-    /// Blocks `bench` is measured in: the run's, or one when it measures in
-    /// one process only.
+    /// Blocks `bench` is measured in at least: the run's, or one when it
+    /// measures in one process only.
     pub fn blocks_for(&self, bench: &Benchmark) -> usize {
         match bench.replication {
             Replication::Processes => self.repetitions.max(1),
@@ -193,13 +212,31 @@ impl RunConfig {
         }
     }
 
-    /// The harness plan these settings imply.
-    pub fn plan(&self) -> Plan {
-        let mut p = if self.quick {
-            Plan::quick()
+    /// The most blocks `bench` may get: more than [`Self::blocks_for`]
+    /// only when the run adapts its block count.
+    pub fn max_blocks_for(&self, bench: &Benchmark) -> usize {
+        match bench.replication {
+            Replication::Processes => self.max_blocks.max(self.repetitions).max(1),
+            Replication::OneProcess { .. } => 1,
+        }
+    }
+
+    /// How much one block of `bench` does, in quick passes: 1 in a quick
+    /// run and in each block of a replicated benchmark (the blocks
+    /// replicate it); [`PRECISE_EFFORT`] in a precise run's benchmark
+    /// measured in one block (a curve, or `--repeat 1`).
+    pub fn effort_for(&self, bench: &Benchmark) -> f64 {
+        if self.quick {
+            1.0
         } else {
-            Plan::precise()
-        };
+            (PRECISE_EFFORT / self.blocks_for(bench) as f64).max(1.0)
+        }
+    }
+
+    /// The harness plan of one block at effort 1: sampling at most
+    /// `budget_s` per quantity.
+    pub fn plan(&self) -> Plan {
+        let mut p = Plan::block();
         // A budget from a session handed in (not only from the command
         // line, which bounds it) must not panic when absurd: at most a day.
         p.budget = Duration::try_from_secs_f64(self.budget_s.clamp(0.001, 86_400.0))
@@ -332,14 +369,28 @@ impl<'a> Ctx<'a> {
         self.session.config.quick
     }
 
-    /// The harness plan for this block of the run: the budget and the
-    /// minimum sampling time are shared among the benchmark's blocks.
+    /// The harness plan for this block of the run, scaled by its
+    /// [`Ctx::effort`].
     pub fn plan(&self) -> Plan {
-        let mut p = self.session.config.plan();
-        let blocks = self.session.config.blocks_for(self.bench) as u32;
-        p.budget /= blocks;
-        p.min_sampling /= blocks;
-        p
+        self.session.config.plan().scaled(self.effort())
+    }
+
+    /// How much this block does, in quick passes ([`RunConfig::effort_for`]):
+    /// what a benchmark multiplies its own repetition counts, passes and
+    /// time budgets by. Sizes (what is measured) follow [`Ctx::quick`].
+    pub fn effort(&self) -> f64 {
+        self.session.config.effort_for(self.bench)
+    }
+
+    /// `quick_amount` (a count of repetitions, passes or rounds a quick
+    /// pass makes) at this block's effort, rounded up.
+    pub fn scaled(&self, quick_amount: usize) -> usize {
+        (quick_amount as f64 * self.effort()).ceil() as usize
+    }
+
+    /// `quick_budget` (a time a quick pass spends) at this block's effort.
+    pub fn scaled_time(&self, quick_budget: Duration) -> Duration {
+        quick_budget.mul_f64(self.effort())
     }
 
     /// The CPU this benchmark is pinned to, if pinning is on.

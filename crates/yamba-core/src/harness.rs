@@ -62,17 +62,34 @@ impl Plan {
         }
     }
 
-    pub fn quick() -> Plan {
+    /// One block of a run (a quick pass is one block): a short look at
+    /// the machine. Certainty comes from blocks in fresh processes, not
+    /// from sampling one process longer (docs/certainty.md).
+    pub fn block() -> Plan {
         Plan {
             budget: Duration::from_millis(150),
             min_observations: 20,
             // Long enough to see more than one moment of the machine, short
-            // enough for a rough pass; its intervals are labelled
-            // within-process.
+            // enough for a rough pass.
             min_sampling: Duration::from_millis(30),
             warmup_ns: 2e6,
             ..Plan::precise()
         }
+    }
+
+    /// A quick pass: one block.
+    pub fn quick() -> Plan {
+        Plan::block()
+    }
+
+    /// The same plan for a block doing `effort` quick passes' worth:
+    /// budget, minimum sampling and warm-up scaled.
+    pub fn scaled(mut self, effort: f64) -> Plan {
+        let e = effort.max(1.0);
+        self.budget = self.budget.mul_f64(e);
+        self.min_sampling = self.min_sampling.mul_f64(e);
+        self.warmup_ns *= e;
+        self
     }
 }
 

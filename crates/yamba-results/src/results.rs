@@ -365,10 +365,10 @@ pub fn shared_core_left_out(medians: &[f64], adds: &[f64]) -> Vec<usize> {
 /// interval (batch means).
 pub const BATCHES: usize = 10;
 
-/// Blocks (fresh processes) per benchmark in a precise run: enough for a
-/// Student-t interval with 5 degrees of freedom, and for `compare`'s exact
-/// rank test to call a change at 99% (it needs ≥ 5 a side; ≥ 4 at 95%).
-pub const PRECISE_BLOCKS: usize = 6;
+/// Blocks (fresh processes) a precise run starts every benchmark with: the
+/// pilot of the two-stage rule, which adds blocks where their spread
+/// needs more (`yamba_core::runner`), and the fewest that give a spread.
+pub const PRECISE_BLOCKS: usize = 3;
 
 impl Certainty {
     /// From one process's observations: [`BATCHES`] contiguous batches.

@@ -93,6 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         bail!("--repeat {}: must be between 1 and 100", args.repeat);
     }
     config.repetitions = args.repeat;
+    config.max_blocks = args.repeat;
     let out = match &args.out {
         Some(p) => p.clone(),
         None => {

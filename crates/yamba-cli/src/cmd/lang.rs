@@ -174,6 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 bail!("--repeat {repeat}: must be between 1 and 1000");
             }
             config.repetitions = repeat;
+            config.max_blocks = repeat;
             if let Some(d) = &scratch {
                 if !d.is_dir() {
                     bail!("--scratch {}: not a directory", d.display());

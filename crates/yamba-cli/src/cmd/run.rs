@@ -53,7 +53,8 @@ pub struct Args {
     /// Ask for SCHED_FIFO (needs root or CAP_SYS_NICE; refused otherwise, and said so).
     #[arg(long)]
     pub realtime: bool,
-    /// Sampling budget per measured quantity, in seconds (default 2, or 0.15 with --quick).
+    /// Sampling budget per measured quantity in one block (process), in seconds
+    /// (default 0.15; three times that for a quantity a precise run measures in one process only).
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
     /// Kill a benchmark after this many seconds (default: each benchmark's own limit).
@@ -79,11 +80,12 @@ pub struct Args {
     /// A benchmark setting, KEY=VALUE (repeatable; `yamba list --settings` shows them all).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
-    /// Blocks: run the whole list N times, interleaved, each benchmark in a
-    /// fresh process every time, sharing its sampling budget among them; a
-    /// result's interval comes from the processes' medians, so it includes
-    /// the variation between runs (default 6; 1 with --quick, whose
-    /// intervals are then within-process only).
+    /// Blocks: run the whole list exactly N times, interleaved, each
+    /// benchmark in a fresh process every time; a result's interval comes
+    /// from the processes' values, so it includes the variation between
+    /// runs. By default a precise run gives every benchmark 3 blocks and
+    /// adds blocks (up to 10) where the interval is still wider than 1%;
+    /// --quick measures one block, whose interval is within-process only.
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
     /// Run benchmarks in a random order (the seed is printed and recorded).
@@ -364,6 +366,7 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
             bail!("--repeat {n}: must be between 1 and 1000");
         }
         c.repetitions = n;
+        c.max_blocks = n;
     }
     c.settings = parse_settings(&args.settings)?;
     Ok(c)
