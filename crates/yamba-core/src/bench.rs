@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use yamba_results::Rotation;
 
 /// Below this many clock quanta a single timing is withheld.
 pub const MIN_QUANTA: f64 = 2.0;
@@ -152,6 +153,10 @@ pub struct RunConfig {
     pub max_blocks: usize,
     /// Benchmark-specific settings (`--set key=value`).
     pub settings: BTreeMap<String, String>,
+    /// Measure code where the build put it (one placement per process,
+    /// as other tools do) instead of at placements drawn at random.
+    #[serde(default)]
+    pub fixed_placement: bool,
 }
 
 impl Default for RunConfig {
@@ -171,6 +176,7 @@ impl Default for RunConfig {
             repetitions: PRECISE_BLOCKS,
             max_blocks: MAX_BLOCKS,
             settings: BTreeMap::new(),
+            fixed_placement: false,
         }
     }
 }
@@ -241,6 +247,7 @@ impl RunConfig {
         // line, which bounds it) must not panic when absurd: at most a day.
         p.budget = Duration::try_from_secs_f64(self.budget_s.clamp(0.001, 86_400.0))
             .unwrap_or(Duration::from_secs(2));
+        p.placement = !self.fixed_placement;
         p
     }
 }
@@ -519,7 +526,13 @@ impl<'a> Ctx<'a> {
         if r.certainty.is_none() {
             let mhz = r.method.as_ref().and_then(|m| m.core_mhz);
             let mhz = mhz.filter(|_| r.unit == Unit::Nanoseconds);
-            r.certainty = Certainty::within_process(&r.observations, resolution, mhz);
+            let rotation = r.method.as_ref().map_or(Rotation::NONE, Method::rotation);
+            r.certainty = if rotation == Rotation::NONE {
+                Certainty::within_process(&r.observations, resolution, mhz)
+            } else {
+                Certainty::within_process_placed(&r.observations, rotation, resolution, mhz)
+            };
+            crate::placement::evidence(&mut r);
         }
         self.check_resolution(&mut r);
         r.apply_evidence();

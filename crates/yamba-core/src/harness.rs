@@ -15,10 +15,13 @@
 
 use crate::clock::Clock;
 use crate::cold::Evictor;
+use crate::placement::{self, Placed};
 use crate::results::{Method, MethodKind};
 use crate::stop::StopRule;
-use crate::unroll::{run_unrolled, DEGREES};
+use crate::unroll::{loop_fn, run_unrolled, LoopFn, DEGREES};
+use rand::SeedableRng;
 use std::time::{Duration, Instant};
+use yamba_results::{Phases, Placement};
 use yamba_stats::Summary;
 
 /// Limits and goals of one measurement.
@@ -44,6 +47,9 @@ pub struct Plan {
     pub fixed_iterations: Option<u64>,
     /// Use exactly this unroll degree.
     pub fixed_unroll: Option<u32>,
+    /// Run the measured code at several placements drawn at random
+    /// ([`crate::placement`]); false: where the build put it.
+    pub placement: bool,
 }
 
 impl Plan {
@@ -59,6 +65,7 @@ impl Plan {
             max_unroll: 32,
             fixed_iterations: None,
             fixed_unroll: None,
+            placement: true,
         }
     }
 
@@ -176,33 +183,72 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     };
     let iterations = groups * m as u64;
 
-    // Warm up: caches, branch predictors, frequency.
+    // P'' and F at the placements of this block (or where the build put
+    // them); `_placed` keeps the copies mapped while they run.
+    let pair_ns = 2.0 * per_op_ns * iterations as f64;
+    let calibrated = Instant::now();
+    let (_placed, entries, record) = place(
+        plan,
+        loop_fn::<P>(m) as usize,
+        Some(loop_fn::<D>(m) as usize),
+        pair_ns,
+    );
+    // SAFETY: the entries call P'' and F of degree m for P and D.
+    let slots: Vec<(LoopFn<P>, LoopFn<D>)> = entries
+        .iter()
+        .map(|&[c, d]| unsafe { (as_loop::<P>(c), as_loop::<D>(d)) })
+        .collect();
+    let time_at = |slot: usize, op: &mut P| -> u64 {
+        let f = slots[slot].0;
+        let t0 = clock.start();
+        // SAFETY: `f` is P'' (or a copy of it, still mapped) for P; `op`
+        // is exclusively ours for the call.
+        unsafe { f(groups, op) };
+        clock.stop().wrapping_sub(t0)
+    };
+    let dummy_at = |slot: usize, d: &mut D| -> u64 {
+        let f = slots[slot].1;
+        let t0 = clock.start();
+        // SAFETY: as above, for F.
+        unsafe { f(groups, d) };
+        clock.stop().wrapping_sub(t0)
+    };
+    let rotation = record.rotation();
+
+    // Warm up: caches, branch predictors, frequency — every placement.
     let warm_start = Instant::now();
     let warmup = Duration::from_nanos(plan.warmup_ns as u64);
     let mut warm_obs = 0;
-    while warm_start.elapsed() < warmup || warm_obs < 3 {
-        std::hint::black_box(time_op(m, groups, &mut op));
-        std::hint::black_box(time_dummy(m, groups, &mut dummy));
+    while warm_start.elapsed() < warmup || warm_obs < 3.max(slots.len()) {
+        let slot = warm_obs % slots.len();
+        std::hint::black_box(time_at(slot, &mut op));
+        std::hint::black_box(dummy_at(slot, &mut dummy));
         warm_obs += 1;
     }
 
     let sampling = Instant::now();
-    let mut p_ticks: Vec<u64> = Vec::new();
     let mut f_ticks: Vec<u64> = Vec::new();
+    // The last dummies at each placement, which its observations are set against.
+    let mut recent_f: Vec<Vec<u64>> = vec![Vec::new(); slots.len()];
     let mut observations: Vec<f64> = Vec::new();
     // One observation resolves one clock quantum spread over n operations.
-    let mut rule = StopRule::new(plan, clock.info().resolution_ns / iterations as f64);
+    let mut rule =
+        StopRule::new(plan, clock.info().resolution_ns / iterations as f64).rotating(rotation);
     // The core clock the observations ran at, read between them (see
     // `coreclock`): ~2.5% of the sampling time, none of any observation's.
     let mut core_clock = crate::coreclock::Track::default();
     let stopped = loop {
         core_clock.due();
-        let f = time_dummy(m, groups, &mut dummy);
-        let p = time_op(m, groups, &mut op);
+        let slot = (observations.len() / rotation.stretch) % rotation.slots;
+        let f = dummy_at(slot, &mut dummy);
+        let p = time_at(slot, &mut op);
         f_ticks.push(f);
-        p_ticks.push(p);
-        let recent = &f_ticks[f_ticks.len().saturating_sub(F_WINDOW)..];
-        observations.push(per_op(clock, p, median_ticks(recent), iterations));
+        let window = &mut recent_f[slot];
+        window.push(f);
+        if window.len() > F_WINDOW {
+            window.remove(0);
+        }
+        observations.push(per_op(clock, p, median_ticks(window), iterations));
         if let Some(why) = rule.check(&observations, sampling.elapsed()) {
             break why;
         }
@@ -226,8 +272,67 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             stopped,
             core_mhz: core_clock.mhz(),
             core_adds_per_cycle: core_clock.adds_per_cycle(),
+            placement: Some(record),
+            phases: Some(Phases {
+                calibrate_s: calibrated.duration_since(started).as_secs_f64(),
+                place_s: warm_start.duration_since(calibrated).as_secs_f64(),
+                warmup_s: sampling.duration_since(warm_start).as_secs_f64(),
+                sample_s: sampling.elapsed().as_secs_f64(),
+            }),
         },
     }
+}
+
+/// Entry points of the measured code at each placement of a block — P''
+/// (or a single operation's call) and F, or 0 where there is no F —
+/// copies at placements drawn at random, or, placement off or impossible
+/// here, the compiled functions themselves with the reason in the record.
+/// `obs_ns`: about how long one observation lasts, which sets how many
+/// observations in a row one placement gets, so that the minimum sampling
+/// time still sees every placement twice. The `Placed` keeps the copies
+/// mapped: hold it while calling them.
+fn place(
+    plan: &Plan,
+    code: usize,
+    dummy: Option<usize>,
+    obs_ns: f64,
+) -> (Option<Placed>, Vec<[usize; 2]>, Placement) {
+    let here = vec![[code, dummy.unwrap_or(0)]];
+    if !plan.placement {
+        return (
+            None,
+            here,
+            Placement::not_placed(
+                "one placement asked for (--fixed-placement): where the build put the code",
+            ),
+        );
+    }
+    // Every placement visited a few times within the budget: fewer of
+    // them for an operation that takes milliseconds.
+    let fit = plan.budget.as_nanos() as f64 / (4.0 * obs_ns.max(1.0));
+    let slots = (fit as usize).clamp(1, placement::SLOTS);
+    let mut rng = rand::rngs::StdRng::from_entropy();
+    match Placed::new(code, dummy, slots, &mut rng) {
+        Ok(p) => {
+            let entries = (0..slots).map(|slot| p.entries(slot)).collect();
+            let mut record = p.record.clone();
+            let turns =
+                plan.min_sampling.as_nanos() as f64 / (obs_ns.max(1.0) * slots as f64 * 2.0);
+            record.stretch = (turns.floor() as usize).clamp(1, placement::STRETCH);
+            (Some(p), entries, record)
+        }
+        Err(why) => (None, here, Placement::not_placed(why)),
+    }
+}
+
+/// An entry point as the loop function it calls.
+///
+/// # Safety
+/// `entry` must be a function of type `LoopFn<F>` (or a stub calling a
+/// copy of one), still mapped.
+unsafe fn as_loop<F>(entry: usize) -> LoopFn<F> {
+    // SAFETY: as the caller promises.
+    unsafe { std::mem::transmute::<usize, LoopFn<F>>(entry) }
 }
 
 /// Dummy loops F whose median each observation of P'' is set against.
@@ -263,20 +368,46 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
 ) -> Measured {
     let started = Instant::now();
     let mut obs = Vec::new();
-    let mut rule = StopRule::new(plan, clock.info().resolution_ns);
     // One untimed warm-up so first-use costs (lazy binding, first faults)
-    // are not taken for the operation's.
+    // are not taken for the operation's; the second sizes the turns at
+    // each placement.
     setup();
     op();
+    setup();
+    let t0 = clock.start();
+    op();
+    let once_ns = clock.ticks_to_ns(clock.stop().wrapping_sub(t0));
+    let calibrated = Instant::now();
+    // The operation is the body of a one-iteration P'' at each placement.
+    let (_placed, entries, record) = place(plan, loop_fn::<P>(1) as usize, None, once_ns);
+    // SAFETY: the entries call P'' of degree 1 for P.
+    let slots: Vec<LoopFn<P>> = entries
+        .iter()
+        .map(|&[c, _]| unsafe { as_loop::<P>(c) })
+        .collect();
+    let rotation = record.rotation();
+    let placed = Instant::now();
+    // A first call at each placement, untimed, where that is cheap.
+    if slots.len() as f64 * once_ns <= 0.05 * plan.budget.as_nanos() as f64 {
+        for &f in &slots {
+            setup();
+            // SAFETY: `f` calls P'' for P, still mapped; `op` is ours.
+            unsafe { f(1, &mut op) };
+        }
+    }
+    let sampling = Instant::now();
+    let mut rule = StopRule::new(plan, clock.info().resolution_ns).rotating(rotation);
     let mut core_clock = crate::coreclock::Track::default();
     let stopped = loop {
         core_clock.due();
+        let f = slots[(obs.len() / rotation.stretch) % rotation.slots];
         setup();
         if let Some(e) = evictor.as_deref_mut() {
             e.evict();
         }
         let t0 = clock.start();
-        op();
+        // SAFETY: as above.
+        unsafe { f(1, &mut op) };
         let t1 = clock.stop();
         obs.push(clock.ticks_to_ns(t1.wrapping_sub(t0)) - base_ns);
         if let Some(why) = rule.check(&obs, started.elapsed()) {
@@ -299,6 +430,13 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
             stopped,
             core_mhz: core_clock.mhz(),
             core_adds_per_cycle: core_clock.adds_per_cycle(),
+            placement: Some(record),
+            phases: Some(Phases {
+                calibrate_s: calibrated.duration_since(started).as_secs_f64(),
+                place_s: placed.duration_since(calibrated).as_secs_f64(),
+                warmup_s: sampling.duration_since(placed).as_secs_f64(),
+                sample_s: sampling.elapsed().as_secs_f64(),
+            }),
         },
     }
 }

@@ -21,6 +21,7 @@ pub mod interrupt;
 pub mod isolate;
 pub mod lifeline;
 pub mod machine;
+pub mod placement;
 pub mod profile;
 pub mod results;
 pub mod run_session;

@@ -17,8 +17,9 @@
 
 use crate::bench::{Benchmark, RunConfig, Session};
 use crate::results::{now_rfc3339, BenchResult, Mode, ResultsFile, Status};
-use crate::runner::{merge_repetitions, run_benchmarks, Observer};
+use crate::runner::{merge_blocks, run_blocks, Observer};
 use std::path::{Path, PathBuf};
+use yamba_results::RunTimings;
 
 /// Says whether the machine is too noisy to trust small numbers, from a
 /// short recording on the benchmarks' CPU: a note, or None when quiet.
@@ -66,7 +67,9 @@ impl RunSession {
     /// file that cannot be written fails the run before anything is measured.
     pub fn start(start: Start) -> Result<RunSession, String> {
         check_writable(&start.out)?;
+        let t0 = std::time::Instant::now();
         let mut session = Session::prepare(start.config);
+        let prepare_s = t0.elapsed().as_secs_f64();
         session.bench_exe = start.bench_exe;
         let config = serde_json::to_value(&session.config)
             .map_err(|e| format!("cannot record the configuration: {e}"))?;
@@ -77,7 +80,13 @@ impl RunSession {
             session.clock.info().clone(),
             session.base.clone(),
         );
+        let t0 = std::time::Instant::now();
         let noise = start.noise_probe.and_then(|probe| probe(&session));
+        file.timings = Some(RunTimings {
+            prepare_s,
+            noise_s: t0.elapsed().as_secs_f64(),
+            ..RunTimings::default()
+        });
         file.notes = run_notes(&session, noise, start.shuffle_seed);
         let scratch_parent = session
             .config
@@ -120,18 +129,31 @@ impl RunSession {
         benches: &[&'static Benchmark],
         observer: &mut dyn Observer,
     ) -> Result<Outcome, String> {
+        let pilot = self.pilot();
         let mut saving = Saving {
             inner: observer,
             raw: Vec::new(),
             file: &mut self.file,
             path: &self.path,
             errors: Vec::new(),
+            pilot,
+            last_save: None,
+            saving_s: 0.0,
         };
-        let results = run_benchmarks(&self.session, benches, &mut saving);
+        let (results, blocks) = run_blocks(&self.session, benches, &mut saving);
         let save_errors = saving.errors;
+        let t0 = std::time::Instant::now();
+        let mut saving_s = saving.saving_s;
         let interrupted = crate::interrupt::interrupted();
-        self.file.results = merge_repetitions(&results);
+        self.file.results = merge_blocks(&results, pilot);
         self.file.finish(interrupted);
+        saving_s += t0.elapsed().as_secs_f64();
+        let t = self.file.timings.get_or_insert_with(RunTimings::default);
+        t.saving_s = saving_s;
+        t.pilot_s = blocks.pilot_s;
+        t.extra_s = blocks.extra_s;
+        t.blocks = blocks.blocks;
+        t.extra_blocks = blocks.extra_blocks;
         let (written, save_failed) = match save_or_fallback(&self.file, &self.path) {
             Ok(at) => (Some(at), None),
             Err((why, at)) => (at, Some(why)),
@@ -142,6 +164,12 @@ impl RunSession {
             written,
             save_failed,
         })
+    }
+
+    /// The pilot of the two-stage rule, when the run adapts its block count.
+    fn pilot(&self) -> Option<usize> {
+        let c = &self.session.config;
+        (c.max_blocks > c.repetitions).then_some(c.repetitions)
     }
 
     /// Results that failed or were withheld.
@@ -162,7 +190,19 @@ struct Saving<'a> {
     file: &'a mut ResultsFile,
     path: &'a Path,
     errors: Vec<String>,
+    pilot: Option<usize>,
+    /// When the last save started and how long it took.
+    last_save: Option<(std::time::Instant, std::time::Duration)>,
+    /// Seconds spent pooling and saving so far.
+    saving_s: f64,
 }
+
+/// The file is saved after a benchmark only once this many times the last
+/// save's duration has passed since it began: saving costs at most ~5% of
+/// the run (a precise run's file grows to tens of megabytes, and saving it
+/// after every block took 18% of the run), and an interruption still
+/// keeps everything (the run saves as it ends).
+const SAVE_SPACING: u32 = 20;
 
 impl Observer for Saving<'_> {
     fn started(&mut self, index: usize, total: usize, bench: &Benchmark, mode: Mode) {
@@ -171,8 +211,19 @@ impl Observer for Saving<'_> {
 
     fn finished(&mut self, results: &[BenchResult]) {
         self.raw.extend(results.iter().cloned());
-        self.file.results = merge_repetitions(&self.raw);
-        if let Err((why, at)) = save_or_fallback(self.file, self.path) {
+        let due = self
+            .last_save
+            .is_none_or(|(at, took)| at.elapsed() >= took * SAVE_SPACING);
+        if !due {
+            self.inner.finished(results);
+            return;
+        }
+        let t0 = std::time::Instant::now();
+        self.file.results = merge_blocks(&self.raw, self.pilot);
+        let saved = save_or_fallback(self.file, self.path);
+        self.last_save = Some((t0, t0.elapsed()));
+        self.saving_s += t0.elapsed().as_secs_f64();
+        if let Err((why, at)) = saved {
             self.errors.push(match at {
                 Some(at) => format!("{why}; saved to {} meanwhile", at.display()),
                 None => format!("{why}; and no fallback place could be written"),

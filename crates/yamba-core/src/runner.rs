@@ -8,6 +8,7 @@ use crate::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status
 use crate::scratch::ScratchRoot;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use yamba_results::{Phases, Rotation};
 
 /// Share of all CPUs' time other processes may use before a result is
 /// flagged as measured on a busy machine.
@@ -53,6 +54,13 @@ pub fn plan_runs(
 /// named in the evidence. A repetition that failed is named in a warning;
 /// the pooled result fails only when all did.
 pub fn merge_repetitions(results: &[BenchResult]) -> Vec<BenchResult> {
+    merge_blocks(results, None)
+}
+
+/// [`merge_repetitions`] for blocks whose count the two-stage rule chose
+/// after a pilot of `pilot` blocks ([`run_benchmarks`]): each interval is
+/// also never narrower than Stein's from the pilot.
+pub fn merge_blocks(results: &[BenchResult], pilot: Option<usize>) -> Vec<BenchResult> {
     let mut order: Vec<String> = Vec::new();
     let mut groups: std::collections::HashMap<String, Vec<&BenchResult>> = Default::default();
     for r in results {
@@ -66,12 +74,12 @@ pub fn merge_repetitions(results: &[BenchResult]) -> Vec<BenchResult> {
         .into_iter()
         .map(|k| match groups[&k].as_slice() {
             [one] => (*one).clone(),
-            reps => pool(reps),
+            reps => pool(reps, pilot),
         })
         .collect()
 }
 
-fn pool(reps: &[&BenchResult]) -> BenchResult {
+fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
     let measured = |r: &&&BenchResult| matches!(r.status, Status::Ok | Status::Withheld);
     let good: Vec<&&BenchResult> = reps.iter().filter(measured).collect();
     let mut m = (**good.first().copied().unwrap_or(&reps[0])).clone();
@@ -79,12 +87,16 @@ fn pool(reps: &[&BenchResult]) -> BenchResult {
     let per_rep: Vec<serde_json::Value> = reps
         .iter()
         .map(|r| {
-            serde_json::json!({
+            let mut rep = serde_json::json!({
                 "status": r.status,
                 "median": r.median(),
                 "n": r.observations.len(),
                 "reason": r.reason,
-            })
+            });
+            if let Some(p) = r.method.as_ref().and_then(|m| m.placement.as_ref()) {
+                rep["placement"] = serde_json::to_value(p).unwrap_or_default();
+            }
+            rep
         })
         .collect();
     m.extra.insert("repetitions".into(), per_rep.into());
@@ -135,8 +147,18 @@ fn pool(reps: &[&BenchResult]) -> BenchResult {
         acct.user_s = accts.iter().map(|a| a.user_s).sum();
         acct.system_s = accts.iter().map(|a| a.system_s).sum();
         acct.max_rss_kib = accts.iter().map(|a| a.max_rss_kib).max().unwrap_or(0);
+        acct.bench_s = accts.iter().map(|a| a.bench_s).sum();
+    }
+    if let Some(method) = &mut m.method {
+        method.phases = good
+            .iter()
+            .filter_map(|r| r.method.as_ref()?.phases)
+            .reduce(Phases::plus);
     }
     m.certainty = process_certainty(&good);
+    if let (Some(c), Some(p)) = (m.certainty.as_mut(), pilot) {
+        c.two_stage(p);
+    }
     if let Some(c) = m.certainty.clone() {
         name_outlying_processes(&mut m, c, &good);
     }
@@ -146,10 +168,19 @@ fn pool(reps: &[&BenchResult]) -> BenchResult {
     m
 }
 
-/// One block per process that measured: its median, and a resolution no
-/// finer than any process's.
+/// One block per process that measured: its value (its median, or the
+/// mean of its placements' medians where its code ran at several), and a
+/// resolution no finer than any process's.
 fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
-    let medians: Vec<f64> = good.iter().filter_map(|r| r.median()).collect();
+    let rotations: Vec<Rotation> = good
+        .iter()
+        .map(|r| r.method.as_ref().map_or(Rotation::NONE, |m| m.rotation()))
+        .collect();
+    let medians: Vec<f64> = good
+        .iter()
+        .zip(&rotations)
+        .filter_map(|(r, rot)| rot.value(&r.observations))
+        .collect();
     if medians.len() != good.len() {
         return None;
     }
@@ -169,6 +200,9 @@ fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
         .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
         .collect();
     let mut c = Certainty::from_blocks(BlockKind::Process, medians, sizes, resolution, core_mhz)?;
+    if rotations.iter().any(|r| *r != Rotation::NONE) {
+        c.rotations = rotations;
+    }
     c.leave_out_shared_core(adds);
     Some(c)
 }
@@ -252,23 +286,149 @@ pub fn run_benchmarks(
     benches: &[&'static Benchmark],
     observer: &mut dyn Observer,
 ) -> Vec<BenchResult> {
+    run_blocks(session, benches, observer).0
+}
+
+/// How a run's blocks went: seconds and counts of the pilot's and of the
+/// extra blocks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockTimes {
+    pub pilot_s: f64,
+    pub extra_s: f64,
+    pub blocks: usize,
+    pub extra_blocks: usize,
+}
+
+/// [`run_benchmarks`], saying how long the pilot and the extra blocks took.
+pub fn run_blocks(
+    session: &Session,
+    benches: &[&'static Benchmark],
+    observer: &mut dyn Observer,
+) -> (Vec<BenchResult>, BlockTimes) {
     let scratch_root = ScratchRoot::create(session.config.scratch_dir.as_deref());
-    let runs = plan_runs(session, benches);
-    let total = runs.len();
+    let pilot = plan_runs(session, benches);
+    let mut total = pilot.len();
+    let mut done = 0;
     let mut all = Vec::new();
-    for (i, (bench, mode)) in runs.into_iter().enumerate() {
+    let mut run =
+        |bench: &'static Benchmark, mode: Mode, total: usize, all: &mut Vec<BenchResult>| {
+            observer.started(done, total, bench, mode);
+            let results = match &scratch_root {
+                Ok(root) => run_one(session, bench, mode, &root.path),
+                Err(e) => vec![failed(session, bench, mode, e.clone())],
+            };
+            observer.finished(&results);
+            all.extend(results);
+            done += 1;
+        };
+    let started = Instant::now();
+    let mut times = BlockTimes {
+        blocks: total,
+        ..BlockTimes::default()
+    };
+    for (bench, mode) in pilot {
         if crate::interrupt::interrupted() {
             break;
         }
-        observer.started(i, total, bench, mode);
-        let results = match &scratch_root {
-            Ok(root) => run_one(session, bench, mode, &root.path),
-            Err(e) => vec![failed(session, bench, mode, e.clone())],
-        };
-        observer.finished(&results);
-        all.extend(results);
+        run(bench, mode, total, &mut all);
     }
-    all
+    times.pilot_s = started.elapsed().as_secs_f64();
+    // The two-stage rule's second stage: more blocks, round by round,
+    // where the pilot's spread asks for them — while they cost at most
+    // EXTRA_SHARE of what the pilot did.
+    let allowance = started.elapsed().mul_f64(EXTRA_SHARE);
+    let extra = Instant::now();
+    'rounds: while !crate::interrupt::interrupted() {
+        let wanted = more_blocks(session, benches, &all);
+        if wanted.is_empty() {
+            break;
+        }
+        total += wanted.len();
+        for (bench, mode) in wanted {
+            if crate::interrupt::interrupted() || extra.elapsed() >= allowance {
+                break 'rounds;
+            }
+            run(bench, mode, total, &mut all);
+            times.extra_blocks += 1;
+        }
+    }
+    times.extra_s = extra.elapsed().as_secs_f64();
+    times.blocks += times.extra_blocks;
+    (all, times)
+}
+
+/// Extra blocks may cost at most this share of the pilot's time: a precise
+/// run's length stays within a known multiple of its pilot's.
+pub const EXTRA_SHARE: f64 = 0.25;
+
+/// The (benchmark, mode) pairs the two-stage rule wants one more block of,
+/// the neediest first: for each result, the pilot's spread (its first
+/// blocks' values) says how many blocks make its 95% interval as narrow as
+/// the target precision (or half the resolution); a benchmark has fewer
+/// than the most any of its results wants, up to its maximum.
+pub fn more_blocks(
+    session: &Session,
+    benches: &[&'static Benchmark],
+    results: &[BenchResult],
+) -> Vec<(&'static Benchmark, Mode)> {
+    let target = session.config.plan().target_precision;
+    let mut wants: Vec<(usize, &'static Benchmark, Mode)> = Vec::new();
+    for &b in benches {
+        let (pilot, max) = (
+            session.config.blocks_for(b),
+            session.config.max_blocks_for(b),
+        );
+        if max <= pilot {
+            continue;
+        }
+        for &mode in &session.config.modes {
+            let mine: Vec<&BenchResult> = results
+                .iter()
+                .filter(|r| r.benchmark == b.id && r.mode == mode)
+                .collect();
+            let mut by_key: std::collections::BTreeMap<String, Vec<&BenchResult>> =
+                Default::default();
+            for r in &mine {
+                by_key.entry(r.key()).or_default().push(r);
+            }
+            let have = by_key.values().map(Vec::len).max().unwrap_or(0);
+            let want = by_key
+                .values()
+                .filter_map(|blocks| blocks_wanted(blocks, pilot, target))
+                .max()
+                .unwrap_or(0)
+                .min(max);
+            if want > have {
+                wants.push((want - have, b, mode));
+            }
+        }
+    }
+    wants.sort_by(|a, b| b.0.cmp(&a.0));
+    wants.into_iter().map(|(_, b, m)| (b, m)).collect()
+}
+
+/// How many blocks one result's pilot asks for; None when its pilot did
+/// not measure in every block.
+fn blocks_wanted(blocks: &[&BenchResult], pilot: usize, target: f64) -> Option<usize> {
+    let values: Vec<f64> = blocks
+        .iter()
+        .take(pilot)
+        .filter(|r| matches!(r.status, Status::Ok | Status::Withheld))
+        .filter_map(|r| {
+            let rot = r.method.as_ref().map_or(Rotation::NONE, |m| m.rotation());
+            rot.value(&r.observations)
+        })
+        .collect();
+    if values.len() < pilot.max(2) {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let resolution = blocks
+        .iter()
+        .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
+        .fold(0.0, f64::max);
+    let h = (target * mean.abs()).max(resolution / 2.0);
+    Some(yamba_stats::two_stage_blocks(&values, h, 0.95))
 }
 
 /// Runs one benchmark in one mode, isolated unless the config says not.
@@ -333,10 +493,12 @@ pub fn run_one(
                 ));
             }
         }
-        // Counters were read inside the benchmark's process; keep them.
-        let counters = r.accounting.take().and_then(|a| a.counters);
+        // Counters and its own time were read inside the benchmark's
+        // process; keep them.
+        let inside = r.accounting.take().unwrap_or_default();
         r.accounting = Some(Accounting {
-            counters,
+            counters: inside.counters,
+            bench_s: inside.bench_s,
             ..accounting.clone()
         });
     }
@@ -364,8 +526,10 @@ pub fn run_here(
         }
     }
     let counters = crate::counters::Counters::start().ok();
+    let t0 = Instant::now();
     let mut ctx = session.context(bench, mode, scratch);
     let outcome = (bench.run)(&mut ctx);
+    let bench_s = t0.elapsed().as_secs_f64();
     let counts = counters.map(|c| c.read());
     let mut results = ctx.into_results();
     if let Err(why) = outcome {
@@ -373,12 +537,11 @@ pub fn run_here(
     }
     for r in &mut results {
         r.warnings.extend(warnings.iter().cloned());
-        if counts.is_some() {
-            r.accounting = Some(Accounting {
-                counters: counts,
-                ..Accounting::default()
-            });
-        }
+        r.accounting = Some(Accounting {
+            counters: counts,
+            bench_s: Some(bench_s),
+            ..Accounting::default()
+        });
     }
     results
 }
@@ -417,6 +580,7 @@ fn account(
         others_busy_pct,
         pinned_cpu: session.cpu,
         counters: None,
+        bench_s: None,
     }
 }
 

@@ -14,6 +14,7 @@
 use crate::harness::Plan;
 use crate::results::Certainty;
 use std::time::Duration;
+use yamba_results::Rotation;
 
 /// Decides, observation by observation, whether sampling is done.
 #[derive(Debug, Clone)]
@@ -25,6 +26,9 @@ pub struct StopRule {
     max_observations: usize,
     resolution: f64,
     next_check: usize,
+    /// How observations map to code placements: precision is judged over
+    /// the placements, and only once each has been visited.
+    rotation: Rotation,
 }
 
 impl StopRule {
@@ -39,13 +43,25 @@ impl StopRule {
             max_observations: plan.max_observations.max(1),
             resolution,
             next_check: 0,
+            rotation: Rotation::NONE,
         }
+    }
+
+    /// Observations taken at code placements in turn (`rotation`).
+    pub fn rotating(mut self, rotation: Rotation) -> StopRule {
+        self.min_observations = self.min_observations.max(rotation.slots * rotation.stretch);
+        self.rotation = rotation;
+        self
     }
 
     /// Relative half-width of the within-process interval of `obs`, and
     /// whether the clock's resolution set it.
     pub fn precision(&self, obs: &[f64]) -> Option<(f64, bool)> {
-        let c = Certainty::within_process(obs, self.resolution, None)?;
+        let c = if self.rotation == Rotation::NONE {
+            Certainty::within_process(obs, self.resolution, None)?
+        } else {
+            Certainty::within_process_placed(obs, self.rotation, self.resolution, None)?
+        };
         let p = c.estimate.relative_precision()?;
         Some((p, c.estimate.resolution_limited))
     }

@@ -48,13 +48,41 @@ macro_rules! looped {
 /// `m` must be one of [`DEGREES`].
 #[inline(never)]
 pub fn run_unrolled<F: FnMut()>(m: u32, groups: u64, op: &mut F) {
-    match m {
+    // SAFETY: `op` is a valid exclusive reference for the call.
+    unsafe { loop_fn::<F>(m)(groups, op) }
+}
+
+/// P'' — `groups` iterations of a body of `M` consecutive calls of the
+/// operation — as a function of its own with the C calling convention,
+/// so that a copy of its machine code elsewhere can be called through a
+/// pointer of this type ([`crate::placement`]). Nothing but the loop is
+/// in it: no dispatch on the degree (a jump table's targets would lead a
+/// copy back to the original).
+pub type LoopFn<F> = unsafe extern "C-unwind" fn(u64, *mut F);
+
+#[inline(never)]
+unsafe extern "C-unwind" fn looped<F: FnMut(), const M: u32>(groups: u64, op: *mut F) {
+    // SAFETY: the caller hands a valid, exclusive pointer (see LoopFn).
+    let op = unsafe { &mut *op };
+    match M {
         1 => looped!(groups, op()),
         2 => looped!(groups, x2(op)),
         4 => looped!(groups, x4(op)),
         8 => looped!(groups, x8(op)),
         16 => looped!(groups, x16(op)),
-        32 => looped!(groups, x32(op)),
+        _ => looped!(groups, x32(op)),
+    }
+}
+
+/// The compiled P'' of degree `m` for `F`. `m` must be one of [`DEGREES`].
+pub fn loop_fn<F: FnMut()>(m: u32) -> LoopFn<F> {
+    match m {
+        1 => looped::<F, 1>,
+        2 => looped::<F, 2>,
+        4 => looped::<F, 4>,
+        8 => looped::<F, 8>,
+        16 => looped::<F, 16>,
+        32 => looped::<F, 32>,
         _ => panic!("unroll degree {m} has no compiled body (use one of {DEGREES:?})"),
     }
 }

@@ -12,3 +12,4 @@ pub mod predict;
 pub mod select;
 pub mod stone;
 pub mod table;
+pub mod timings;

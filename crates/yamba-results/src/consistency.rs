@@ -130,6 +130,7 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     let left_out = match c.block {
         BlockKind::Batch => c.estimate.outliers.len(),
         BlockKind::Process => b - c.kept_blocks().len(),
+        BlockKind::Placement => 0,
     };
     if c.sizes.len() != b || c.estimate.blocks + left_out != b {
         out.push(format!(
@@ -148,10 +149,14 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
         ));
         return;
     }
-    let mut at = 0;
-    for (i, (&size, &m)) in c.sizes.iter().zip(&c.medians).enumerate() {
-        let want = Summary::of(&r.observations[at..at + size]).map(|s| s.median);
-        at += size;
+    let values = match block_values(r, c) {
+        Ok(v) => v,
+        Err(why) => {
+            out.push(why);
+            return;
+        }
+    };
+    for (i, (&m, want)) in c.medians.iter().zip(values).enumerate() {
         if !want.is_some_and(|w| close(m, w)) {
             out.push(format!(
                 "block {} median {} stored, {} recomputed",
@@ -186,9 +191,15 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     if c.block == BlockKind::Batch && !e.outliers.is_empty() && 2 * e.outliers.len() < b {
         kept.retain(|i| !e.outliers.contains(i));
     }
-    if kept.len() < b {
+    if kept.len() < b || c.pilot.is_some() {
         let medians: Vec<f64> = kept.iter().map(|&i| c.medians[i]).collect();
-        match yamba_stats::between_blocks(&medians, c.estimate.resolution, confidence) {
+        let pilot = c.pilot.unwrap_or(medians.len());
+        match yamba_stats::between_blocks_two_stage(
+            &medians,
+            pilot,
+            c.estimate.resolution,
+            confidence,
+        ) {
             Some(k) => e = k,
             None => {
                 out.push("block medians give no estimate".into());
@@ -243,6 +254,50 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
             ));
         }
     }
+}
+
+/// Each block's value recomputed from the observations: the median of a
+/// batch or of an unplaced process, the mean of a placed process's
+/// placements' medians, the median of one placement's observations.
+fn block_values(
+    r: &BenchResult,
+    c: &crate::results::Certainty,
+) -> Result<Vec<Option<f64>>, String> {
+    use crate::results::Rotation;
+    if c.block == BlockKind::Placement {
+        let [rot] = c.rotations[..] else {
+            return Err(format!(
+                "placement blocks with {} rotations stored (one expected)",
+                c.rotations.len()
+            ));
+        };
+        let groups = yamba_stats::rotation_medians(&r.observations, rot.slots, rot.stretch);
+        let sizes: Vec<usize> = groups.iter().map(|g| g.1).collect();
+        if sizes != c.sizes {
+            return Err(format!(
+                "placement sizes {:?} stored, {sizes:?} recomputed",
+                c.sizes
+            ));
+        }
+        return Ok(groups.into_iter().map(|g| Some(g.0)).collect());
+    }
+    if !c.rotations.is_empty() && c.rotations.len() != c.sizes.len() {
+        return Err(format!(
+            "{} blocks, {} rotations stored",
+            c.sizes.len(),
+            c.rotations.len()
+        ));
+    }
+    let mut at = 0;
+    Ok(c.sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &size)| {
+            let block = &r.observations[at..at + size];
+            at += size;
+            c.rotations.get(i).unwrap_or(&Rotation::NONE).value(block)
+        })
+        .collect())
 }
 
 /// `extra.repetitions`: one entry per process of a pooled result, whose

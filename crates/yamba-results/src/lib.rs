@@ -28,8 +28,9 @@ pub use cpustates::CpuStates;
 pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{
     is_compressed_name, now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind,
-    Certainty, Evidence, Method, MethodKind, Mode, ReadError, ResultsFile, Series, Status, Tool,
-    PRECISE_BLOCKS, SCHEMA_NAME, SCHEMA_VERSION,
+    Certainty, Evidence, Method, MethodKind, Mode, Phases, PlacedAt, Placement, ReadError,
+    ResultsFile, Rotation, RunTimings, Series, Status, Tool, PRECISE_BLOCKS, SCHEMA_NAME,
+    SCHEMA_VERSION,
 };
 pub use units::{format_sig, Unit};
 

@@ -190,6 +190,133 @@ pub struct Method {
     /// physical core (`yamba_core::coreclock`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_adds_per_cycle: Option<f64>,
+    /// Where the measured code ran (loop and single methods): copies at
+    /// placements drawn at random, or why it stayed where the build put it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+    /// Where the measurement's time went (loop and single methods).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// The harness's time on one quantity, in seconds: choosing n and the
+/// unroll degree (calibration), copying the code to its placements,
+/// warming up, sampling.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Phases {
+    pub calibrate_s: f64,
+    pub place_s: f64,
+    pub warmup_s: f64,
+    pub sample_s: f64,
+}
+
+impl Phases {
+    pub fn total_s(&self) -> f64 {
+        self.calibrate_s + self.place_s + self.warmup_s + self.sample_s
+    }
+
+    /// The sum of two (blocks pooled).
+    pub fn plus(self, o: Phases) -> Phases {
+        Phases {
+            calibrate_s: self.calibrate_s + o.calibrate_s,
+            place_s: self.place_s + o.place_s,
+            warmup_s: self.warmup_s + o.warmup_s,
+            sample_s: self.sample_s + o.sample_s,
+        }
+    }
+}
+
+/// Code placement as a random factor (docs/certainty.md, "Code
+/// placement"): the measured loop (and its dummy) ran from copies of
+/// their machine code at `slots` placements drawn at random, each in turn
+/// for `stretch` consecutive observations — observation `i` at placement
+/// `(i / stretch) % slots` — so the process's value, the mean of its
+/// placements' medians, speaks for where the code could sit, not for
+/// where this build happened to put it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// False: the code ran where the build put it, for the reason given.
+    pub placed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+    pub slots: usize,
+    pub stretch: usize,
+    /// Bytes of address space the placements were drawn from.
+    pub window_bytes: usize,
+    /// Placements are multiples of this many bytes apart (the alignment
+    /// the compiler gave the code, kept).
+    pub granule_bytes: usize,
+    /// Machine code copied per placement: the loop P'' and the dummy F.
+    pub code_bytes: usize,
+    pub dummy_bytes: usize,
+    /// Where each placement put the code, in order of use.
+    pub at: Vec<PlacedAt>,
+}
+
+/// One placement: the addresses of the copies and the stack's offset.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlacedAt {
+    /// Address of the copy of P'' (its byte offset inside a page and a
+    /// cache line is what a CPU's front end sees).
+    pub code: u64,
+    /// Address of the copy of the dummy F.
+    pub dummy: u64,
+    /// Bytes the stack was moved down by before the call.
+    pub stack: u32,
+}
+
+impl Placement {
+    /// Code that stayed where the build put it.
+    pub fn not_placed(why: impl Into<String>) -> Placement {
+        Placement {
+            placed: false,
+            why_not: Some(why.into()),
+            slots: 1,
+            stretch: 1,
+            window_bytes: 0,
+            granule_bytes: 0,
+            code_bytes: 0,
+            dummy_bytes: 0,
+            at: Vec::new(),
+        }
+    }
+
+    /// How observations map to placements: `(slots, stretch)`, `(1, 1)`
+    /// when the code was not placed.
+    pub fn rotation(&self) -> Rotation {
+        if self.placed {
+            Rotation {
+                slots: self.slots.max(1),
+                stretch: self.stretch.max(1),
+            }
+        } else {
+            Rotation::NONE
+        }
+    }
+}
+
+/// Observation `i` of a block ran at placement `(i / stretch) % slots`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rotation {
+    pub slots: usize,
+    pub stretch: usize,
+}
+
+impl Rotation {
+    /// One placement: a block's value is the median of its observations.
+    pub const NONE: Rotation = Rotation {
+        slots: 1,
+        stretch: 1,
+    };
+
+    /// A block's value from its observations: the mean of its
+    /// placements' medians (the median, with one placement).
+    pub fn value(&self, obs: &[f64]) -> Option<f64> {
+        if *self == Rotation::NONE {
+            return Summary::of(obs).map(|s| s.median);
+        }
+        yamba_stats::rotation_value(obs, self.slots, self.stretch)
+    }
 }
 
 impl Method {
@@ -216,7 +343,16 @@ impl Method {
             stopped: stopped.into(),
             core_mhz: None,
             core_adds_per_cycle: None,
+            placement: None,
+            phases: None,
         }
+    }
+
+    /// How this block's observations map to code placements.
+    pub fn rotation(&self) -> Rotation {
+        self.placement
+            .as_ref()
+            .map_or(Rotation::NONE, Placement::rotation)
     }
 }
 
@@ -256,6 +392,11 @@ pub struct Accounting {
     /// Hardware counters over the whole benchmark, where the kernel offers them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<Counts>,
+    /// Seconds the benchmark's own process spent running it (from being
+    /// handed the session to its results): `wall_s` less this is starting
+    /// the process and handing results back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench_s: Option<f64>,
 }
 
 /// What one block of a result is: the unit of replication its interval
@@ -270,6 +411,11 @@ pub enum BlockKind {
     /// interval accounts for drift and autocorrelation inside the process,
     /// not for what another process would see.
     Batch,
+    /// The observations one process took at one code placement (of
+    /// several drawn at random, visited in turn): the interval covers
+    /// where the code could sit and the drift inside the process, not
+    /// the rest of what another process would see.
+    Placement,
 }
 
 /// How far a result can be trusted, from one median per block.
@@ -303,6 +449,17 @@ pub struct Certainty {
     /// fewer than half are such ([`shared_core_left_out`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared_core: Vec<usize>,
+    /// Process blocks whose code ran at several placements: each block's
+    /// rotation, in block order, its value being the mean of its
+    /// placements' medians ([`Rotation::value`]); empty when every block's
+    /// value is its median.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rotations: Vec<Rotation>,
+    /// The pilot of the two-stage rule that chose how many process blocks
+    /// the quantity got: the interval is never narrower than Stein's from
+    /// the first `pilot` kept blocks (`yamba_stats::between_blocks_two_stage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pilot: Option<usize>,
 }
 
 /// A block whose adds per cycle are below this share of the best block's
@@ -394,6 +551,33 @@ impl Certainty {
         Some(c)
     }
 
+    /// From one process's observations taken at several code placements
+    /// in turn: one block per placement (its median), so the interval
+    /// covers where the code could sit. No placement is left out as
+    /// disturbed: a placement far from the others is the effect measured.
+    pub fn within_process_placed(
+        obs: &[f64],
+        rotation: Rotation,
+        resolution: f64,
+        core_mhz: Option<f64>,
+    ) -> Option<Certainty> {
+        let groups = yamba_stats::rotation_medians(obs, rotation.slots, rotation.stretch);
+        let (medians, sizes) = groups.into_iter().unzip();
+        let mut c = Self::from_blocks(BlockKind::Placement, medians, sizes, resolution, vec![])?;
+        c.rotations = vec![rotation];
+        if c.estimate.blocks > 1 {
+            c.note = Some(format!(
+                "within one process, over {} code placements: covers where the code could sit, not the rest of the variation between runs (use a precise run's process blocks)",
+                c.estimate.blocks
+            ));
+        }
+        if let Some(mhz) = core_mhz {
+            c.core_mhz = vec![mhz];
+            c.cycles = scaled(&c.estimate, mhz / 1e3);
+        }
+        Some(c)
+    }
+
     /// From one median per block (per process, or per batch), and the
     /// core clock of each block when the result is a time and it was
     /// measured in every block.
@@ -418,7 +602,7 @@ impl Certainty {
             .flatten();
         let note = match (block, estimate.blocks) {
             (_, 1) => Some("one block: no interval".to_string()),
-            (BlockKind::Batch, _) => Some(
+            (BlockKind::Batch | BlockKind::Placement, _) => Some(
                 "within one process only: does not include the variation between runs (use a precise run's process blocks)"
                     .to_string(),
             ),
@@ -434,7 +618,31 @@ impl Certainty {
             note,
             core_adds_per_cycle: vec![],
             shared_core: vec![],
+            rotations: vec![],
+            pilot: None,
         })
+    }
+
+    /// The interval of process blocks whose count the two-stage rule chose
+    /// after a pilot of `pilot` blocks: widened to Stein's where wider
+    /// (kept blocks only: those a shared core moved stay out).
+    pub fn two_stage(&mut self, pilot: usize) {
+        let kept = self.kept_blocks();
+        if self.block != BlockKind::Process || pilot >= kept.len() {
+            return;
+        }
+        let values: Vec<f64> = kept.iter().map(|&i| self.medians[i]).collect();
+        let confidence = self.estimate.ci.map_or(0.95, |c| c.confidence);
+        if let Some(mut e) = yamba_stats::between_blocks_two_stage(
+            &values,
+            pilot,
+            self.estimate.resolution,
+            confidence,
+        ) {
+            e.outliers = std::mem::take(&mut self.estimate.outliers);
+            self.estimate = e;
+            self.pilot = Some(pilot);
+        }
     }
 
     /// Records each process block's integer throughput (`adds`, one per
@@ -847,6 +1055,26 @@ pub struct ResultsFile {
     /// Run-wide notes: noise on this machine, degraded features.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Where the run's own time went, beside its benchmarks'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<RunTimings>,
+}
+
+/// The run's time outside its benchmarks' processes, in seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunTimings {
+    /// Calibrating the clock, measuring BASE, describing the machine.
+    pub prepare_s: f64,
+    /// The noise check that opens the run's notes.
+    pub noise_s: f64,
+    /// Pooling blocks and writing the results file as the run went.
+    pub saving_s: f64,
+    /// The run's benchmarks: the pilot blocks, then the extra blocks the
+    /// two-stage rule asked for.
+    pub pilot_s: f64,
+    pub extra_s: f64,
+    pub blocks: usize,
+    pub extra_blocks: usize,
 }
 
 #[derive(Debug)]
@@ -898,6 +1126,7 @@ impl ResultsFile {
             base,
             results: Vec::new(),
             notes: Vec::new(),
+            timings: None,
         };
         f.redact_secrets();
         f

@@ -13,8 +13,9 @@ mod states;
 mod summary;
 
 pub use blocks::{
-    batch_medians, between_blocks, mann_whitney_exact_p, mann_whitney_min_p, min_blocks_for,
-    outlying_blocks, BlockEstimate, OUTLIER_MIN_SHARE, OUTLIER_SIGMAS,
+    batch_medians, between_blocks, between_blocks_two_stage, mann_whitney_exact_p,
+    mann_whitney_min_p, min_blocks_for, outlying_blocks, rotation_medians, rotation_value,
+    two_stage_blocks, BlockEstimate, OUTLIER_MIN_SHARE, OUTLIER_SIGMAS,
 };
 pub use fit::{linear_fit, LinearFit};
 pub use outliers::{remove_outlier_layers, OutlierLayer};

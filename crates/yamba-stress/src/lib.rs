@@ -253,6 +253,7 @@ impl StressOutcome {
             base: self.session.base.clone(),
             results: self.results.clone(),
             notes: self.notes.clone(),
+            timings: None,
         }
     }
 

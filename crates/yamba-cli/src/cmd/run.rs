@@ -88,6 +88,14 @@ pub struct Args {
     /// --quick measures one block, whose interval is within-process only.
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
+    /// Measure the code where this build put it, one placement per process (as other tools do),
+    /// instead of copies at placements drawn at random in every block (docs/certainty.md).
+    #[arg(long)]
+    pub fixed_placement: bool,
+    /// After the table, print where the run's time went: per benchmark, starting its
+    /// processes, calibration, code placement, warm-up, sampling and its own work.
+    #[arg(long)]
+    pub timings: bool,
     /// Run benchmarks in a random order (the seed is printed and recorded).
     #[arg(long)]
     pub shuffle: bool,
@@ -236,6 +244,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Format::Json => println!("{}", file.to_json()?),
         Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
     }
+    if args.timings {
+        // Beside the table; kept off stdout when it carries JSON or CSV.
+        let t = yamba_report::timings::table(file);
+        if args.format == Format::Table {
+            print!("\n{t}");
+        } else {
+            eprint!("{t}");
+        }
+    }
     let mut regressions = 0;
     if let Some(base) = &baseline {
         // Earlier runs of the baseline's configuration tell a state of the
@@ -361,6 +378,7 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
         }
     }
     c.isolate = !args.no_isolate;
+    c.fixed_placement = args.fixed_placement;
     if let Some(n) = args.repeat {
         if !(1..=1000).contains(&n) {
             bail!("--repeat {n}: must be between 1 and 1000");

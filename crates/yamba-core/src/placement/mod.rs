@@ -1,0 +1,410 @@
+//! Code placement as a random factor (docs/certainty.md, "Code placement").
+//!
+//! Where a loop's machine code sits changes what it costs on some CPUs: on
+//! an AMD EPYC (Zen 4) guest the same inline `syscall` loop cost 120 or
+//! 161 ns depending only on its address, and a rebuild of yamba moved a
+//! 1-byte read by 20%. A process measures one placement — the one its
+//! build gave the loop — so its interval cannot speak for another build
+//! (Mytkowicz et al., ASPLOS 2009). As Stabilizer does (Curtsinger &
+//! Berger, ASPLOS 2013), yamba makes placement a random factor it samples:
+//! the compiled loop P'' and its dummy F are copied into a fresh
+//! executable mapping at [`SLOTS`] placements drawn at random from a
+//! [`WINDOW`]-byte window (in steps of [`GRANULE`] bytes, the alignment the
+//! compiler gave the code), each called through a stub that also moves
+//! the stack down by a random multiple of 16 bytes within a page. The
+//! harness visits the placements in turn.
+//!
+//! The draw is stratified: the placements' offsets within a [`STRATUM`]
+//! are a random permutation of all its [`GRANULE`]-byte positions (each
+//! once), the rest of the address drawn at random. An effect of the low
+//! address bits — where the loop sits in a cache line, a 32-byte decode
+//! window, a KiB — is then averaged over every position in every block,
+//! so blocks differ only by what the higher bits do: the block's value
+//! is still an unbiased estimate of the mean over all placements, with
+//! less spread between blocks than independent draws would give.
+//!
+//! The copy is the compiled bytes themselves, not a re-encoding: only the
+//! relative references that leave the function (calls, jumps, RIP-relative
+//! data) are re-aimed at their original targets, so the copy runs the same
+//! instructions against the same code and data (the adapter checks this
+//! by decoding the copy). What cannot move stays a fixed effect, and the
+//! docs say so: code the loop calls (libc's wrapper, a `syscall; ret`
+//! function) and the kernel's side. Where placement is not possible — no
+//! adapter for the architecture, a stripped executable, a loop with a jump
+//! table — the code runs where the build put it and the result says why.
+
+#[cfg_attr(all(target_os = "linux", target_arch = "x86_64"), path = "x86_64.rs")]
+#[cfg_attr(
+    not(all(target_os = "linux", target_arch = "x86_64")),
+    path = "unsupported.rs"
+)]
+mod arch;
+#[cfg(target_os = "linux")]
+mod symbols;
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+use yamba_results::{PlacedAt, Placement};
+
+/// Bytes of address space placements are drawn from: 256 pages, past the
+/// reach of any CPU's set-indexed front-end structures' low address bits.
+pub const WINDOW: usize = 1 << 20;
+/// Placements keep the code's address modulo this (the function alignment
+/// the compiler chose), so every placement is one a build could give.
+pub const GRANULE: usize = 16;
+/// Placements per measured quantity in one block: every position of a
+/// [`STRATUM`].
+pub const SLOTS: usize = STRATUM / GRANULE;
+/// The low-address span whose positions every block visits all of.
+pub const STRATUM: usize = 1024;
+/// Consecutive observations taken at one placement before the next.
+pub const STRETCH: usize = 8;
+/// The stack is moved down by a multiple of 16 bytes below this.
+const STACK_SPAN: u32 = 4096;
+
+/// Copies of a loop P'' and its dummy F at several placements.
+pub struct Placed {
+    map: Mapping,
+    /// (stub calling P'', stub calling F or 0) per placement.
+    entries: Vec<[usize; 2]>,
+    pub record: Placement,
+}
+
+impl Placed {
+    /// Copies of the functions at `code` and `dummy` (when there is one)
+    /// at `slots` placements drawn with `rng`.
+    pub fn new(
+        code: usize,
+        dummy: Option<usize>,
+        slots: usize,
+        rng: &mut impl Rng,
+    ) -> Result<Placed, String> {
+        arch::supported()?;
+        let code_len = function_size(code)?;
+        let dummy_len = dummy.map_or(Ok(0), function_size)?;
+        let page = page_size();
+        let stubs = (2 * slots * arch::STUB_BYTES).div_ceil(page) * page;
+        let len = (stubs + WINDOW + code_len.max(dummy_len)).div_ceil(page) * page;
+        let map = Mapping::near(code, len)?;
+        let window = map.addr + stubs;
+        let mut taken: Vec<(usize, usize)> = Vec::new();
+        // Placement `slot` of the code (k = 0) or the dummy (k = 1) sits at
+        // position positions[k][slot] of a stratum drawn at random.
+        let positions: [Vec<usize>; 2] = std::array::from_fn(|_| {
+            let mut p: Vec<usize> = (0..STRATUM / GRANULE).collect();
+            p.shuffle(rng);
+            p
+        });
+        let mut draw = |rng: &mut _, position: usize, start: usize, size: usize| {
+            let strata = (WINDOW - size - STRATUM) / STRATUM;
+            for _ in 0..10_000 {
+                let at = window
+                    + Rng::gen_range(rng, 0..strata) * STRATUM
+                    + position * GRANULE
+                    + start % GRANULE;
+                if taken.iter().all(|&(a, b)| at + size <= a || at >= b) {
+                    taken.push((at, at + size));
+                    return Ok(at);
+                }
+            }
+            Err::<usize, String>("no free placement left in the window".into())
+        };
+        let mut bytes = vec![0xccu8; len];
+        let mut entries = Vec::with_capacity(slots);
+        let mut at = Vec::with_capacity(slots);
+        for slot in 0..slots {
+            let stack = Rng::gen_range(rng, 0..STACK_SPAN / 16) * 16;
+            let mut entry = [0usize; 2];
+            let mut copies = [0u64; 2];
+            let pairs = [Some((code, code_len)), dummy.map(|d| (d, dummy_len))];
+            for (k, (&(f, n), e)) in pairs
+                .iter()
+                .map_while(Option::as_ref)
+                .zip(entry.iter_mut())
+                .enumerate()
+            {
+                let to = draw(rng, positions[k][slot % positions[k].len()], f, n)?;
+                // SAFETY: `f` is a function of this executable `n` bytes
+                // long (its symbol says so), mapped readable.
+                let src = unsafe { std::slice::from_raw_parts(f as *const u8, n) };
+                let copy = arch::relocate(src, f as u64, to as u64)?;
+                bytes[to - map.addr..to - map.addr + n].copy_from_slice(&copy);
+                let s = map.addr + (2 * slot + k) * arch::STUB_BYTES;
+                let stub = arch::stub(s as u64, to as u64, stack)?;
+                bytes[s - map.addr..s - map.addr + stub.len()].copy_from_slice(&stub);
+                *e = s;
+                copies[k] = to as u64;
+            }
+            entries.push(entry);
+            at.push(PlacedAt {
+                code: copies[0],
+                dummy: copies[1],
+                stack,
+            });
+        }
+        map.install(&bytes)?;
+        Ok(Placed {
+            map,
+            entries,
+            record: Placement {
+                placed: true,
+                why_not: None,
+                slots,
+                stretch: STRETCH,
+                window_bytes: WINDOW,
+                granule_bytes: GRANULE,
+                code_bytes: code_len,
+                dummy_bytes: dummy_len,
+                at,
+            },
+        })
+    }
+
+    /// Entry points of placement `slot`: the stubs calling P'' and F (0
+    /// when there is no F).
+    pub fn entries(&self, slot: usize) -> [usize; 2] {
+        debug_assert!(self.map.len > 0);
+        self.entries[slot]
+    }
+}
+
+fn function_size(addr: usize) -> Result<usize, String> {
+    #[cfg(target_os = "linux")]
+    return symbols::function_size(addr);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = addr;
+        Err("code placement reads the ELF symbol table: Linux only".into())
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
+
+/// A private anonymous mapping within a rel32's reach of the executable's
+/// code, writable until [`Mapping::install`] makes it executable (and no
+/// longer writable: W^X).
+struct Mapping {
+    addr: usize,
+    len: usize,
+}
+
+impl Mapping {
+    fn near(code: usize, len: usize) -> Result<Mapping, String> {
+        const STEP: usize = 64 << 20;
+        let base = code & !(STEP - 1);
+        for k in 1..=12usize {
+            for hint in [base.checked_sub(k * STEP), base.checked_add(k * STEP)] {
+                let Some(hint) = hint else { continue };
+                // SAFETY: a new private anonymous mapping; MAP_FIXED_NOREPLACE
+                // never replaces an existing one.
+                let p = unsafe {
+                    libc::mmap(
+                        hint as *mut libc::c_void,
+                        len,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                        -1,
+                        0,
+                    )
+                };
+                if p == libc::MAP_FAILED {
+                    continue;
+                }
+                let m = Mapping {
+                    addr: p as usize,
+                    len,
+                };
+                // A kernel older than MAP_FIXED_NOREPLACE takes it as a hint.
+                if m.addr.abs_diff(code) < (1 << 30) {
+                    return Ok(m);
+                }
+            }
+        }
+        Err("no free address range within reach of the executable's code".into())
+    }
+
+    /// Writes `bytes` (the whole mapping) and makes it read-execute.
+    fn install(&self, bytes: &[u8]) -> Result<(), String> {
+        assert_eq!(bytes.len(), self.len);
+        // SAFETY: the mapping is ours, `len` bytes, writable.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.addr as *mut u8, self.len) };
+        // SAFETY: changing the protection of our own mapping.
+        let r = unsafe {
+            libc::mprotect(
+                self.addr as *mut libc::c_void,
+                self.len,
+                libc::PROT_READ | libc::PROT_EXEC,
+            )
+        };
+        if r != 0 {
+            return Err(format!(
+                "cannot make the placed code executable: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping our own mapping; nothing calls into it after
+        // its `Placed` is gone.
+        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
+    }
+}
+
+/// The placements' medians of one block must spread more than this many
+/// times what the observations inside each placement explain before
+/// placement is said to move the result.
+const PLACEMENT_EFFECT_FACTOR: f64 = 3.0;
+
+/// Evidence (informational) of what code placement did to a result in
+/// this block: the range of its placements' medians against what the
+/// scatter of the observations inside each placement would give them
+/// alone; a warning names a result placement moved more than that. A
+/// result whose code stayed where the build put it says why.
+pub fn evidence(r: &mut yamba_results::BenchResult) {
+    let Some(p) = r.method.as_ref().and_then(|m| m.placement.clone()) else {
+        return;
+    };
+    const CHECK: &str = "the measured code ran at placements drawn at random (code placement is a random factor of the interval)";
+    if !p.placed {
+        let why = p.why_not.unwrap_or_default();
+        let asked = why.contains("--fixed-placement");
+        r.add_note_evidence(
+            CHECK,
+            format!("{SLOTS} copies in a {} KiB window", WINDOW >> 10),
+            format!("one placement, where the build put it: {why}"),
+            asked,
+        );
+        return;
+    }
+    let rot = p.rotation();
+    let Some(spread) = placement_spread(&r.observations, rot.slots, rot.stretch) else {
+        return;
+    };
+    let unit = r.unit.symbol();
+    let (lo, hi) = (spread.lo, spread.hi);
+    let share = if spread.mean != 0.0 {
+        (hi - lo) / spread.mean.abs() * 100.0
+    } else {
+        0.0
+    };
+    r.add_note_evidence(
+        CHECK,
+        format!(
+            "{} copies at random placements in a {} KiB window, {} observation(s) in a row each",
+            p.slots,
+            WINDOW >> 10,
+            p.stretch
+        ),
+        format!(
+            "{} placements' medians {}–{} {unit} ({share:.1}% of the value; {:.1}× what the scatter inside a placement explains)",
+            spread.placements,
+            yamba_results::format_sig(lo),
+            yamba_results::format_sig(hi),
+            spread.factor
+        ),
+        true,
+    );
+    if spread.factor > PLACEMENT_EFFECT_FACTOR && share > 1.0 {
+        r.warn(
+            "code placement moves this result more than the scatter inside a placement explains (its placements' medians are in the evidence): its interval includes that",
+        );
+    }
+}
+
+/// The range of a block's placement medians and how many times their
+/// standard deviation exceeds what the observations' scatter inside each
+/// placement gives a median of that many (1.2533 σ/√n, σ from the MAD).
+pub struct Spread {
+    pub placements: usize,
+    pub lo: f64,
+    pub hi: f64,
+    /// The mean of the placements' medians: the block's value.
+    pub mean: f64,
+    pub factor: f64,
+}
+
+/// [`Spread`] of observations taken at `slots` placements in turn,
+/// `stretch` at a time; None with fewer than two placements measured.
+pub fn placement_spread(obs: &[f64], slots: usize, stretch: usize) -> Option<Spread> {
+    let mut groups: Vec<Vec<f64>> = vec![Vec::new(); slots.max(1)];
+    for (i, &x) in obs.iter().enumerate() {
+        groups[(i / stretch.max(1)) % slots.max(1)].push(x);
+    }
+    groups.retain(|g| !g.is_empty());
+    if groups.len() < 2 {
+        return None;
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        yamba_stats::percentile_sorted(v, 50.0)
+    };
+    let mut medians = Vec::new();
+    let mut se2 = 0.0;
+    for g in &mut groups {
+        let m = median(g);
+        let mut dev: Vec<f64> = g.iter().map(|x| (x - m).abs()).collect();
+        let sigma = 1.4826 * median(&mut dev);
+        se2 += (1.2533 * sigma).powi(2) / g.len() as f64;
+        medians.push(m);
+    }
+    let k = medians.len() as f64;
+    let mean = medians.iter().sum::<f64>() / k;
+    let sd = (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+    let expected = (se2 / k).sqrt();
+    let lo = medians.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = medians.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let factor = if expected > 0.0 {
+        sd / expected
+    } else if sd > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    };
+    Some(Spread {
+        placements: medians.len(),
+        lo,
+        hi,
+        mean,
+        factor,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placement_effect_is_told_from_scatter() {
+        // 4 placements, 2 observations in a row each; one placement 30%
+        // dearer, the scatter inside each ±1%.
+        let mut obs = Vec::new();
+        for turn in 0..40 {
+            let slot = turn % 4;
+            let base = if slot == 3 { 130.0 } else { 100.0 };
+            obs.push(base * 0.99);
+            obs.push(base * 1.01);
+        }
+        let s = placement_spread(&obs, 4, 2).unwrap();
+        assert_eq!((s.lo, s.hi), (100.0, 130.0));
+        assert!(s.factor > 20.0, "{}", s.factor);
+        // The same scatter and no placement effect: about 1×.
+        let flat: Vec<f64> = (0..80)
+            .map(|i| if i % 2 == 0 { 99.0 } else { 101.0 })
+            .collect();
+        let s = placement_spread(&flat, 4, 2).unwrap();
+        assert!(s.factor < 1.0, "{}", s.factor);
+        assert!(placement_spread(&flat[..2], 4, 2).is_none());
+    }
+}
