@@ -151,6 +151,9 @@ pub struct RunConfig {
     /// `repetitions`, as `--repeat N` asks).
     #[serde(default)]
     pub max_blocks: usize,
+    /// Extra blocks may take at most this share of the pilot's time.
+    #[serde(default = "extra_share")]
+    pub extra_share: f64,
     /// Benchmark-specific settings (`--set key=value`).
     pub settings: BTreeMap<String, String>,
     /// Measure code where the build put it (one placement per process,
@@ -175,6 +178,7 @@ impl Default for RunConfig {
             isolate: true,
             repetitions: PRECISE_BLOCKS,
             max_blocks: MAX_BLOCKS,
+            extra_share: EXTRA_SHARE,
             settings: BTreeMap::new(),
             fixed_placement: false,
         }
@@ -198,6 +202,16 @@ pub const PRECISE_EFFORT: f64 = 3.0;
 fn one() -> usize {
     1
 }
+
+fn extra_share() -> f64 {
+    EXTRA_SHARE
+}
+
+/// Extra blocks may cost at most this share of the pilot's time by
+/// default: a precise run's length stays within a known multiple of its
+/// pilot's, and a time bound that does not look at the blocks' values
+/// leaves the two-stage interval's coverage as it is.
+pub const EXTRA_SHARE: f64 = 0.25;
 
 impl RunConfig {
     pub fn quick() -> RunConfig {

@@ -335,8 +335,10 @@ pub fn run_blocks(
     times.pilot_s = started.elapsed().as_secs_f64();
     // The two-stage rule's second stage: more blocks, round by round,
     // where the pilot's spread asks for them — while they cost at most
-    // EXTRA_SHARE of what the pilot did.
-    let allowance = started.elapsed().mul_f64(EXTRA_SHARE);
+    // the configured share of what the pilot did.
+    let allowance = started
+        .elapsed()
+        .mul_f64(session.config.extra_share.clamp(0.0, 1e6));
     let extra = Instant::now();
     'rounds: while !crate::interrupt::interrupted() {
         let wanted = more_blocks(session, benches, &all);
@@ -356,10 +358,6 @@ pub fn run_blocks(
     times.blocks += times.extra_blocks;
     (all, times)
 }
-
-/// Extra blocks may cost at most this share of the pilot's time: a precise
-/// run's length stays within a known multiple of its pilot's.
-pub const EXTRA_SHARE: f64 = 0.25;
 
 /// The (benchmark, mode) pairs the two-stage rule wants one more block of,
 /// the neediest first: for each result, the pilot's spread (its first

@@ -49,6 +49,18 @@ pub const EXTRA_PCT: Setting = Setting {
     aliases: &[],
 };
 
+/// `--set testing.work.process_spread_pct`: a spread between processes of
+/// known size — each process does its steps × (1 + S/100 · z), z a
+/// standard normal draw of its own — so that the mean over processes is
+/// the work without it.
+pub const PROCESS_SPREAD: Setting = Setting {
+    key: "testing.work.process_spread_pct",
+    kind: Kind::Number { min: 0.0, max: 30.0 },
+    default: "0",
+    help: "test only: standard deviation, in percent, of a per-process factor on testing.work's steps",
+    aliases: &[],
+};
+
 /// `--set testing.offset.sigma`: the spread between `testing.offset`'s processes.
 pub const SIGMA: Setting = Setting {
     key: "testing.offset.sigma",
@@ -65,14 +77,16 @@ pub static WORK: Benchmark = Benchmark {
     description: "test only: a dependent chain of xor-shift-multiplies; --set testing.work.extra_pct=P adds P% more",
     default: false,
     hidden: true,
-    settings: &[EXTRA_PCT],
+    settings: &[EXTRA_PCT, PROCESS_SPREAD],
     run: run_work,
     ..Benchmark::TEMPLATE
 };
 
 fn run_work(ctx: &mut Ctx) -> Result<(), String> {
     let extra = ctx.number(EXTRA_PCT.key)?.unwrap_or(0.0);
-    let steps = (WORK_STEPS as f64 * (1.0 + extra / 100.0)).round() as u64;
+    let spread = ctx.number(PROCESS_SPREAD.key)?.unwrap_or(0.0) / 100.0;
+    let factor = (1.0 + spread * standard_normal(&mut rand::thread_rng())).max(0.1);
+    let steps = (WORK_STEPS as f64 * (1.0 + extra / 100.0) * factor).round() as u64;
     let mut x = 1u64;
     let m = ctx.measure(|| {
         let mut v = std::hint::black_box(x);
@@ -108,13 +122,9 @@ pub static OFFSET: Benchmark = Benchmark {
 /// process, e ~ N(0, sigma/10) per observation — a benchmark whose
 /// processes disagree by a known amount.
 fn run_offset(ctx: &mut Ctx) -> Result<(), String> {
-    use rand::Rng;
     let sigma = ctx.number(SIGMA.key)?.unwrap_or(10.0);
     let mut rng = rand::thread_rng();
-    let mut normal = || {
-        let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-    };
+    let mut normal = || standard_normal(&mut rng);
     let offset = sigma * normal();
     let obs: Vec<f64> = (0..200)
         .map(|_| OFFSET_TRUE + offset + sigma / 10.0 * normal())
@@ -126,4 +136,85 @@ fn run_offset(ctx: &mut Ctx) -> Result<(), String> {
     Ok(())
 }
 
-pub static BENCHMARKS: &[&Benchmark] = &[&CRASH, &HANG, &WORK, &OFFSET];
+/// A standard normal draw (Box–Muller).
+fn standard_normal(rng: &mut impl rand::Rng) -> f64 {
+    let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Extra dependent steps `testing.placed` does for each unit of its code's
+/// position: 0 to 3 (the KiB its code sits in, modulo 4) × this.
+pub const PLACED_STEP: u64 = 100;
+
+/// `--set testing.placed.position=K`: take the position from the setting
+/// instead of from the code's address (the test's ground truth: each
+/// position's cost, measured wherever the code sits).
+pub const POSITION: Setting = Setting {
+    key: "testing.placed.position",
+    kind: Kind::Integer { min: 0, max: 3 },
+    default: "from the code's address",
+    help: "test only: the position testing.placed costs as (0–3), instead of its code's",
+    aliases: &[],
+};
+
+pub static PLACED: Benchmark = Benchmark {
+    id: "testing.placed",
+    area: "testing",
+    unit: Unit::Nanoseconds,
+    description: "test only: 400 dependent steps plus 100 × (the KiB its code sits in, mod 4): a cost that depends on code placement by construction",
+    default: false,
+    hidden: true,
+    settings: &[POSITION],
+    requires: |_, _| {
+        if cfg!(target_arch = "x86_64") {
+            Ok(())
+        } else {
+            Err("reads its own code address with x86-64's RIP-relative lea".into())
+        }
+    },
+    run: run_placed,
+    ..Benchmark::TEMPLATE
+};
+
+/// P = WORK_STEPS + PLACED_STEP × k dependent steps, k = (the address of
+/// P's own code / 1 KiB) mod 4: wherever the harness places the loop, the
+/// address is read where the code runs. Over all placements k is uniform,
+/// so the mean cost is that of WORK_STEPS + 1.5 × PLACED_STEP steps.
+fn run_placed(ctx: &mut Ctx) -> Result<(), String> {
+    let forced = ctx.integer(POSITION.key)?;
+    let mut x = 1u64;
+    let mut positions = [0u64; 4];
+    let m = ctx.measure(|| {
+        let k = forced.unwrap_or_else(|| (code_address() >> 10) & 3);
+        positions[k as usize] += 1;
+        let mut v = std::hint::black_box(x);
+        for _ in 0..std::hint::black_box(WORK_STEPS + PLACED_STEP * k) {
+            v = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        x = v;
+    });
+    std::hint::black_box(x);
+    let mut r = ctx.measured_result(None, m);
+    r.param("position", forced.map_or("from the code's address".into(), |k| k.to_string()));
+    r.extra
+        .insert("positions_run".into(), serde_json::json!(positions));
+    ctx.push(r);
+    Ok(())
+}
+
+/// The address of the instruction that reads it: RIP-relative, so a copy
+/// of the code elsewhere reads its own.
+#[inline(always)]
+fn code_address() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let a: u64;
+        // SAFETY: lea reads no memory; it computes the next instruction's address.
+        unsafe { std::arch::asm!("lea {a}, [rip]", a = out(reg) a, options(nomem, nostack)) };
+        a
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+pub static BENCHMARKS: &[&Benchmark] = &[&CRASH, &HANG, &WORK, &OFFSET, &PLACED];
