@@ -208,7 +208,7 @@ fn run_whole(ctx: &mut Ctx) -> Result<(), String> {
     let mut buf = Vec::with_capacity(ep.span as usize);
     pass(ctx, &mut ep, req, &mut buf)?; // warm-up: the file in the agent's cache
     let plan = ctx.plan();
-    let min_passes = if ctx.quick() { 3 } else { 10 };
+    let min_passes = ctx.scaled(3);
     let started = Instant::now();
     let (mut obs, mut hashes) = (Vec::new(), Vec::new());
     let (mut short, mut wrong) = (0u64, 0u64);
