@@ -359,7 +359,7 @@ fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
     ctx.push(r);
 
     let cpus = yamba_core::affinity::allowed_cpus();
-    let min_rounds = if ctx.quick() { 3 } else { 10 };
+    let min_rounds = ctx.scaled(3);
     let (obs, ok) = threaded(
         ctx.clock(),
         ctx.plan().budget,
