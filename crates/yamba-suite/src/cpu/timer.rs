@@ -20,7 +20,7 @@ pub static BASE: Benchmark = Benchmark {
 };
 
 fn run_base(ctx: &mut Ctx) -> Result<(), String> {
-    let b = measure_base(ctx.clock(), if ctx.quick() { 10_000 } else { 50_000 });
+    let b = measure_base(ctx.clock(), ctx.scaled(10_000));
     let mut r = ctx.result(None);
     r.set_observations(b.observations);
     r.param("clock", ctx.clock().info().kind);

@@ -249,7 +249,10 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     if let Some(b) = ctx.bytes(MAX_BYTES.key)? {
         max_bytes = max_bytes.min(b);
     }
-    let budget = Duration::from_secs_f64(if ctx.quick() { 1.5 } else { 25.0 });
+    // A time budget: a quick pass's at this block's effort. Where memory
+    // is large it is what ends the doubling, and the result is "at least"
+    // the last size, said so in a warning.
+    let budget = ctx.scaled_time(Duration::from_millis(1500));
     let curve = measure_curve(
         ctx.clock(),
         &dir,

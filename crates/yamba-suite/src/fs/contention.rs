@@ -101,12 +101,10 @@ struct Level {
 }
 
 fn level(ctx: &Ctx, paths: &[PathBuf], n: usize, caching: Caching) -> Result<Level, String> {
-    let quick = ctx.quick();
-    let (windows, window) = if quick {
-        (3, Duration::from_millis(30))
-    } else {
-        (5, Duration::from_millis(100))
-    };
+    // Amounts: a quick pass's 3 windows, each longer at a higher effort
+    // (90 ms in a precise run: where 32 processes share the CPUs, a
+    // window spans several of the fixed process's time slices).
+    let (windows, window) = (3, ctx.scaled_time(Duration::from_millis(30)));
     let open = |p: &PathBuf| {
         files::open_for(p, caching).map_err(|e| format!("cannot open {}: {e}", p.display()))
     };

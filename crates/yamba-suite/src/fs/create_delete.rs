@@ -159,7 +159,7 @@ pub fn measure(
 fn run(ctx: &mut Ctx, bytes: usize) -> Result<(), String> {
     let dir = ctx.scratch_dir().join(format!("create_delete_{bytes}"));
     let started = Instant::now();
-    let min_batches = if ctx.quick() { 5 } else { 20 };
+    let min_batches = ctx.scaled(5);
     let rates = measure(
         ctx.clock(),
         &dir,

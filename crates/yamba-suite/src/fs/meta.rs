@@ -97,11 +97,12 @@ fn entries(dir: &Path) -> usize {
 fn run_batch(ctx: &mut Ctx, op: Op) -> Result<(), String> {
     let dir = ctx.scratch_dir().join("meta");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // k is a size (the directory holds k entries); batches are amounts.
     let k = if ctx.quick() { 64 } else { 256 };
     let names: Vec<CString> = (0..k)
         .map(|i| cpath(&dir.join(format!("f{i:05}"))))
         .collect();
-    let (min_obs, budget) = (if ctx.quick() { 5 } else { 20 }, ctx.plan().budget);
+    let (min_obs, budget) = (ctx.scaled(5), ctx.plan().budget);
     let clock = ctx.clock();
     let mut obs = Vec::new();
     let (mut failed, mut batches) = (0usize, 0usize);

@@ -91,7 +91,8 @@ pub fn blocks(quick: bool, size: u64) -> Vec<usize> {
         .collect()
 }
 
-/// Random passes read at most this many blocks (distinct, in random order).
+/// Random passes read at most this many blocks (distinct, in random
+/// order): a size, the part of the file one pass touches.
 fn random_reads(quick: bool) -> usize {
     if quick {
         256
@@ -142,10 +143,12 @@ fn run(ctx: &mut Ctx, pattern: Pattern) -> Result<(), String> {
                     pattern,
                     caching,
                     offsets: &offsets,
-                    target_ns: if quick { 1e6 } else { 2e6 },
-                    min_obs: if quick { 3 } else { 5 },
-                    max_obs: if quick { 10 } else { 30 },
-                    budget: Duration::from_secs_f64(if quick { 0.03 } else { 0.25 }),
+                    // Amounts (passes per observation, observations,
+                    // time): a quick pass's, at this block's effort.
+                    target_ns: 1e6 * ctx.effort(),
+                    min_obs: ctx.scaled(3),
+                    max_obs: ctx.scaled(10),
+                    budget: ctx.scaled_time(Duration::from_millis(30)),
                 };
                 let p = point::measure(ctx.clock(), ctx.base_ns(), &spec)?;
                 rows.push((*size, block, p));

@@ -346,11 +346,9 @@ fn run_sweep(ctx: &mut Ctx) -> Result<(), String> {
         .cpu()
         .ok_or("needs pinning to keep every process on one CPU (run without --no-pin)")?;
     let procs = if ctx.quick() { PROCS_QUICK } else { PROCS };
-    let (min_obs, budget) = if ctx.quick() {
-        (5, Duration::from_millis(20))
-    } else {
-        (20, ctx.plan().budget / 8)
-    };
+    // Per point: amounts, an eighth of the block's budget (itself scaled
+    // by effort; 19 ms in a quick pass).
+    let (min_obs, budget) = (ctx.scaled(5), ctx.plan().budget / 8);
     let batch = adapter::set_batch(true);
     for &bytes in SIZES {
         let started = Instant::now();

@@ -39,7 +39,8 @@ fn pattern() -> Vec<u8> {
 }
 
 fn run_pipe_bw(ctx: &mut Ctx) -> Result<(), String> {
-    let bytes = if ctx.quick() { 2 << 20 } else { 8 << 20 };
+    // Bytes per observation: an amount (more of the same stream).
+    let bytes = ctx.scaled(2 << 20);
     for placement in [Placement::SameCpu, Placement::CrossCpu] {
         let r = match measure(ctx, placement, bytes) {
             Ok(r) => r,
@@ -177,7 +178,7 @@ pub fn read_transfers(
 fn measure(ctx: &mut Ctx, placement: Placement, bytes: usize) -> Result<BenchResult, String> {
     let cpus = placement.cpus(ctx)?;
     let stats = Shared::<PeerStats>::new_zeroed()?;
-    let min_obs = if ctx.quick() { 10 } else { 30 };
+    let min_obs = ctx.scaled(10);
     let (rfd, peer) = spawn_writer(cpus.1, &stats)?;
     let share = CpuShare::start(&peer, cpus.1);
     let t = read_transfers(ctx.clock(), rfd, cpus.0, bytes, min_obs, ctx.plan().budget);

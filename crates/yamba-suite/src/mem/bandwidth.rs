@@ -261,10 +261,15 @@ pub fn threaded(
         let t0 = Instant::now();
         let mut obs = Vec::new();
         let mut bytes_per_pass = None;
+        // The clock is read before the threads are released: a thread on
+        // this CPU, woken by the barrier, may do its passes before this one
+        // runs again, and a round read after would miss them (seen: one
+        // pass timed at a few µs, so 1000 passes a round, 30 s instead of
+        // 0.2 s, and every round short by its first pass).
         let round = |p: usize| -> f64 {
             passes.store(p, Ordering::SeqCst);
-            start.wait();
             let a = clock.start();
+            start.wait();
             end.wait();
             clock.ticks_to_ns(clock.stop().wrapping_sub(a))
         };
@@ -359,7 +364,7 @@ fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
     ctx.push(r);
 
     let cpus = yamba_core::affinity::allowed_cpus();
-    let min_rounds = if ctx.quick() { 3 } else { 10 };
+    let min_rounds = ctx.scaled(3);
     let (obs, ok) = threaded(
         ctx.clock(),
         ctx.plan().budget,

@@ -109,10 +109,13 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
         .transpose()?
         .unwrap_or(Order::Random);
     let default_max = max_bytes(ctx.quick(), sizing);
+    // Sizes (the range, points per octave) follow the mode; a point's
+    // budget, observations and warm-up are amounts: a quick pass's, at
+    // this block's effort.
     let mut plan = ctx.plan();
     plan.min_observation_ns = 50_000.0;
-    plan.budget = Duration::from_millis(if ctx.quick() { 10 } else { 250 });
-    plan.min_observations = if ctx.quick() { 5 } else { 15 };
+    plan.budget = ctx.scaled_time(Duration::from_millis(10));
+    plan.min_observations = ctx.scaled(5);
     Ok(CurveConfig {
         min_bytes: 4096,
         max_bytes: match ctx.bytes(MAX_SIZE.key)? {
@@ -127,9 +130,11 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
         order,
         pages,
         plan,
+        // A guard for a slow machine, not an amount: it cuts the range
+        // (what is measured) when reached, so it follows the sizes.
         total_budget: Duration::from_secs_f64(if ctx.quick() { 2.0 } else { 60.0 }),
         mandatory_bytes: sizing.bounded(2, 0, MEMORY_SHARE_OF_AVAILABLE),
-        max_warmup_ns: if ctx.quick() { 10e6 } else { 40e6 },
+        max_warmup_ns: 10e6 * ctx.effort(),
     })
 }
 

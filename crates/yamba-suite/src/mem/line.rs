@@ -66,9 +66,10 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     let l1 = m.cache_bytes(1).unwrap_or(32 << 10) as usize;
     let l2 = m.cache_bytes(2).unwrap_or(1 << 20) as usize;
     let bytes = (8 * l1).min(l2 / 2).max(64 << 10);
-    let sweeps = if ctx.quick() { 5 } else { 11 };
+    // Sweeps (one observation each) and a stride's budget are amounts.
+    let sweeps = ctx.scaled(5);
     let mut plan: Plan = ctx.plan();
-    plan.budget = Duration::from_millis(if ctx.quick() { 5 } else { 20 });
+    plan.budget = ctx.scaled_time(Duration::from_millis(5));
     plan.min_observations = 5;
     plan.warmup_ns = 2e6;
     let chains: Vec<Chain> = STRIDES

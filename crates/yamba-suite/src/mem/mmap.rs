@@ -133,11 +133,8 @@ fn run_mmap(ctx: &mut Ctx) -> Result<(), String> {
     let fs = adapter::filesystem(&path)
         .map(|(t, dev)| format!("{t}{}", dev.map(|d| format!(" on {d}")).unwrap_or_default()))
         .unwrap_or_else(|e| format!("unknown: {e}"));
-    let (min_obs, budget) = if ctx.quick() {
-        (20, ctx.plan().budget / 3)
-    } else {
-        (100, ctx.plan().budget)
-    };
+    // Per size: a third of the block's budget (itself scaled by effort).
+    let (min_obs, budget) = (ctx.scaled(20), ctx.plan().budget / 3);
     let started = Instant::now();
     let points: Vec<SizePoint> = SIZES
         .iter()

@@ -29,7 +29,7 @@ fn run_naive(ctx: &mut Ctx) -> Result<(), String> {
     let mut targets: Vec<usize> = (0..pages).collect();
     targets.shuffle(&mut crate::shared::rng(0x1B));
     let clock = ctx.clock();
-    let n = if ctx.quick() { 5 } else { 20 };
+    let n = ctx.scaled(5);
     let mut obs = Vec::new();
     let mut resident = Vec::new();
     let mut majors = Vec::new();

@@ -146,6 +146,8 @@ fn finish(
 }
 
 fn run_anon(ctx: &mut Ctx) -> Result<(), String> {
+    // A size: the mapping one pass faults in (8 MiB or 32 MiB of fresh
+    // pages to zero); the passes are amounts.
     let pages = if ctx.quick() { 2048 } else { 8192 };
     let targets: Vec<usize> = (0..pages).collect();
     let clock = ctx.clock();
@@ -156,7 +158,7 @@ fn run_anon(ctx: &mut Ctx) -> Result<(), String> {
         Ok(unsafe { touch_pass(clock, mem.as_ptr(), &targets, true) })
     };
     one()?;
-    let ps = passes(ctx, if ctx.quick() { 8 } else { 30 }, one)?;
+    let ps = passes(ctx, ctx.scaled(8), one)?;
     let mut r = ctx.result(None);
     r.param("pages_per_pass", pages)
         .param("page_bytes", page_size())
@@ -172,6 +174,7 @@ fn run_cached(ctx: &mut Ctx) -> Result<(), String> {
     // a page at a time so the page cache holds page-sized folios (a large
     // folio would be mapped whole by one fault; the check below would see).
     let stride = ctx.integer(CACHED_STRIDE.key)?.unwrap_or(16) as usize;
+    // A size: the file (accesses × stride pages); the passes are amounts.
     let accesses = if ctx.quick() { 512 } else { 2048 };
     let pages = accesses * stride;
     let file = ScratchFile::create(&ctx.scratch_dir().join("cached.dat"), pages, 1)?;
@@ -202,7 +205,7 @@ fn run_cached(ctx: &mut Ctx) -> Result<(), String> {
         Ok(p)
     };
     one()?;
-    let ps = passes(ctx, if ctx.quick() { 8 } else { 30 }, &mut one)?;
+    let ps = passes(ctx, ctx.scaled(8), &mut one)?;
     // The untimed first pass's residency is not one of the passes'.
     all_resident.remove(0);
     let mut r = ctx.result(None);

@@ -98,7 +98,7 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     }
     counts.retain(|&c| c <= max_pages);
     let mut plan: Plan = ctx.plan();
-    plan.budget = Duration::from_millis(if ctx.quick() { 10 } else { 40 });
+    plan.budget = ctx.scaled_time(Duration::from_millis(10));
     plan.min_observations = 5;
     let started = std::time::Instant::now();
     let (mut base, mut huge, mut diff) = (Vec::new(), Vec::new(), Vec::new());

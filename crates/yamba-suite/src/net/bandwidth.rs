@@ -144,7 +144,9 @@ struct Run {
 /// median is known to the plan's precision.
 fn repeat(ctx: &Ctx, w: &Workers, streams: u64) -> Result<Run, String> {
     let fixed = ctx.bytes(BYTES.key)?;
-    let min_rep_ns = if ctx.quick() { 20e6 } else { 100e6 };
+    // A repetition's length and count are amounts (more of the same
+    // stream): a quick pass's, at this block's effort.
+    let min_rep_ns = 20e6 * ctx.effort();
     let mut per_stream = fixed.map(|b| (b / streams).max(1)).unwrap_or(256 * 1024);
     // The first repetition pays for waking threads and growing windows:
     // sizing on it would make every repetition too short.
@@ -164,7 +166,7 @@ fn repeat(ctx: &Ctx, w: &Workers, streams: u64) -> Result<Run, String> {
         per_stream *= 2;
     }
     let plan = ctx.plan();
-    let min_reps = if ctx.quick() { 3 } else { 10 };
+    let min_reps = ctx.scaled(3);
     let started = Instant::now();
     let mut run = Run {
         gbps: Vec::new(),

@@ -23,7 +23,7 @@ use std::time::Duration;
 use yamba_core::results::Method;
 use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Replication, Unit};
 
-/// Gaps kept at most per pass (a 3 s pass at 1 kHz ticks has ~3000).
+/// Gaps kept at most per pass (a precise run's 1.8 s pass at 1 kHz ticks has ~1800).
 const MAX_GAPS: usize = 1 << 20;
 
 pub static INTERRUPTIONS: Benchmark = Benchmark {
@@ -130,14 +130,16 @@ pub fn noise_report(clock: &Clock, duration: Duration) -> NoiseReport {
 
 fn run_interruptions(ctx: &mut Ctx) -> Result<(), String> {
     let clock = ctx.clock().clone();
-    let duration_ns = if ctx.quick() { 0.6e9 } else { 3e9 };
+    // Recording time and windows are amounts: a quick pass's 12 windows of
+    // 50 ms, more of them at a higher effort (each window as long).
+    let duration_ns = ctx.scaled_time(Duration::from_millis(600)).as_nanos() as f64;
     let threshold = gaps::default_threshold_ns(ctx.base_min_ns());
     let cpu = ctx.cpu();
     let rec = gaps::record(&clock, duration_ns, threshold, MAX_GAPS, cpu, |_| {});
     let report = NoiseReport::from_recording(&clock, &rec, threshold, cpu);
 
     // Per-window rate and lost share.
-    let windows = if ctx.quick() { 12 } else { 30 };
+    let windows = ctx.scaled(12);
     let span = rec.span_ticks().max(1);
     let w_ticks = span as f64 / windows as f64;
     let mut counts = vec![0u64; windows];

@@ -35,6 +35,7 @@ use super::adapter;
 use super::gaps::{self, Gap, Recording};
 use serde_json::json;
 use std::sync::{Arc, Barrier};
+use std::time::Duration;
 use yamba_core::results::Method;
 use yamba_core::{Benchmark, Clock, Ctx, Unit};
 
@@ -191,7 +192,8 @@ fn run_preemption(ctx: &mut Ctx) -> Result<(), String> {
         .cpu()
         .ok_or("needs pinning to put both threads on one CPU (run without --no-pin)")?;
     let clock = ctx.clock().clone();
-    let duration_ns = if ctx.quick() { 0.6e9 } else { 3e9 };
+    // Recording time is an amount: more switches of the same kind.
+    let duration_ns = ctx.scaled_time(Duration::from_millis(600)).as_nanos() as f64;
     let threshold = gaps::default_threshold_ns(ctx.base_min_ns());
     let max_gaps = 1 << 16;
     let (a, b, niced) = record_pair(&clock, cpu, duration_ns, threshold, max_gaps)?;

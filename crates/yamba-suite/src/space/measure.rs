@@ -106,10 +106,21 @@ pub const N: Setting = Setting {
 pub const REPEATS: Setting = Setting {
     key: "space.repeats",
     kind: yamba_core::settings::Kind::Integer { min: 1, max: 1000 },
-    default: "7 (3 with --quick)",
+    default: "3 with --quick; a precise run 3 (processes, threads) or 4 (others): about 3 quick passes' objects",
     help: "create-and-release cycles per primitive",
     aliases: &[],
 };
+
+/// Cycles per primitive: an amount. A quick pass makes 3 cycles of the
+/// quick `n`; a block at a higher effort creates that many times the
+/// objects, in cycles of this run's `n` (a size: 5× or 2.5× the quick
+/// one in a precise run) — at least 3, for a median and a spread, and
+/// at most 3 per quick pass.
+fn default_repeats(ctx: &Ctx, kind: Kind, n: usize) -> usize {
+    ctx.scaled(3 * default_n(kind, true))
+        .div_ceil(n.max(1))
+        .clamp(3, ctx.scaled(3))
+}
 
 /// Objects per cycle: small objects need more for their slabs' pages to
 /// add up to many times the counters' 4 KiB granularity and the slab
@@ -285,9 +296,7 @@ pub fn run_space(ctx: &mut Ctx, kind: Kind) -> Result<(), String> {
     let mut n = ctx
         .integer(N.key)?
         .map_or(default_n(kind, ctx.quick()), |n| n as usize);
-    let repeats = ctx
-        .integer(REPEATS.key)?
-        .map_or(if ctx.quick() { 3 } else { 7 }, |r| r as usize);
+    let repeats = ctx.integer(REPEATS.key)?.map(|r| r as usize);
     let page = ctx.machine().page_size as usize;
     let mut warnings = Vec::new();
     if kind.fds() > 0 {
@@ -303,6 +312,7 @@ pub fn run_space(ctx: &mut Ctx, kind: Kind) -> Result<(), String> {
     if n < STEPS {
         return Err(format!("no room for {STEPS} objects (RLIMIT_NOFILE)"));
     }
+    let repeats = repeats.unwrap_or_else(|| default_repeats(ctx, kind, n));
     let started = std::time::Instant::now();
     let refreshed = adapter::refresh_counters();
     let first = cycle(kind, n, page)?;
