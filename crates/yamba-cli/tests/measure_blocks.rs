@@ -1,0 +1,120 @@
+//! Measurement checks of a precise run's interval, through the binary, on
+//! benchmarks with ground truth (docs/certainty.md):
+//!
+//! - code placement: `testing.placed` costs 400 + 100·k dependent steps,
+//!   k set by where its code sits (the KiB, mod 4). Each position's cost,
+//!   measured with k forced, gives the mean over all placements. With
+//!   placement a random factor the run's interval covers that mean; with
+//!   `--fixed-placement` (one placement per process, as other tools
+//!   measure) it cannot, whatever the number of processes.
+//! - the two-stage rule: `testing.work` with a known spread between
+//!   processes (2%, normal); the interval must cover the work's cost
+//!   without the spread (measured in the same test) as often as it says.
+
+use std::path::Path;
+use std::process::Command;
+
+/// One precise run of `testing.*` with `args`: the first result's
+/// (estimate, interval low, interval high, blocks).
+fn run(dir: &Path, args: &[&str]) -> (f64, f64, f64, usize) {
+    let out = Command::new(env!("CARGO_BIN_EXE_yamba"))
+        .current_dir(dir)
+        .env("YAMBA_TEST_BENCHMARKS", "1")
+        .args(["run", "--no-history", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
+    assert_eq!(r["status"], "ok", "{r}");
+    let c = &r["certainty"];
+    let f = |x: &serde_json::Value| x.as_f64().unwrap();
+    (
+        f(&c["estimate"]),
+        f(&c["ci"]["lo"]),
+        f(&c["ci"]["hi"]),
+        c["medians"].as_array().unwrap().len(),
+    )
+}
+
+/// Rule: 10 runs; ≥ 9 covering passes, ≤ 6 fails; otherwise 20 more and
+/// ≥ 25 of 30 pass. With a true coverage of 95% it fails with
+/// probability ≈ 0.3% (binomial); with the fixed placement's coverage
+/// near 0 it cannot pass.
+fn covers_as_often_as_it_says(mut cover: impl FnMut() -> bool) -> (usize, usize) {
+    let hits = (0..10).filter(|_| cover()).count();
+    if hits >= 9 || hits <= 6 {
+        return (hits, 10);
+    }
+    (hits + (0..20).filter(|_| cover()).count(), 30)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn placement_as_a_random_factor_covers_the_all_placements_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let positions: Vec<f64> = (0..4)
+        .map(|k| {
+            let set = format!("testing.placed.position={k}");
+            run(d, &["testing.placed", "--repeat", "6", "--set", &set]).0
+        })
+        .collect();
+    let truth = positions.iter().sum::<f64>() / 4.0;
+    eprintln!("testing.placed: each position {positions:.1?} ns; mean over placements {truth:.1} ns");
+    // The construction holds: each position 100 steps dearer.
+    for w in positions.windows(2) {
+        assert!(w[1] > w[0] * 1.05, "{positions:?}");
+    }
+    let mut seen = Vec::new();
+    let (hits, runs) = covers_as_often_as_it_says(|| {
+        let (v, lo, hi, b) = run(d, &["testing.placed"]);
+        seen.push((v, lo, hi, b));
+        lo <= truth && truth <= hi
+    });
+    eprintln!("placement random: covered in {hits} of {runs}: {seen:.1?}");
+    assert!(
+        if runs == 10 { hits >= 9 } else { hits >= 25 },
+        "placement random: {hits} of {runs} covered {truth:.1}: {seen:.1?}"
+    );
+    // One placement per process: the processes agree with each other, so
+    // the interval is narrow, and it is about this build's placement.
+    let fixed: Vec<(f64, f64, f64, usize)> = (0..10)
+        .map(|_| run(d, &["testing.placed", "--fixed-placement"]))
+        .collect();
+    let fixed_hits = fixed
+        .iter()
+        .filter(|(_, lo, hi, _)| *lo <= truth && truth <= *hi)
+        .count();
+    eprintln!("placement fixed: covered in {fixed_hits} of 10: {fixed:.1?}");
+    assert!(
+        fixed_hits <= 5,
+        "a fixed placement covered the all-placements mean in {fixed_hits} of 10"
+    );
+}
+
+#[test]
+fn the_two_stage_rule_keeps_the_coverage_on_real_timings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let truth = run(d, &["testing.work", "--repeat", "6"]).0;
+    let mut blocks = std::collections::BTreeMap::<usize, usize>::new();
+    let (hits, runs) = covers_as_often_as_it_says(|| {
+        let (_, lo, hi, b) = run(
+            d,
+            &["testing.work", "--set", "testing.work.process_spread_pct=2"],
+        );
+        *blocks.entry(b).or_default() += 1;
+        lo <= truth && truth <= hi
+    });
+    eprintln!("two-stage, 2% between processes: covered {truth:.1} ns in {hits} of {runs}; blocks {blocks:?}");
+    assert!(
+        if runs == 10 { hits >= 9 } else { hits >= 25 },
+        "{hits} of {runs}"
+    );
+}
