@@ -66,7 +66,9 @@ fn placement_as_a_random_factor_covers_the_all_placements_mean() {
         })
         .collect();
     let truth = positions.iter().sum::<f64>() / 4.0;
-    eprintln!("testing.placed: each position {positions:.1?} ns; mean over placements {truth:.1} ns");
+    eprintln!(
+        "testing.placed: each position {positions:.1?} ns; mean over placements {truth:.1} ns"
+    );
     // The construction holds: each position 100 steps dearer.
     for w in positions.windows(2) {
         assert!(w[1] > w[0] * 1.05, "{positions:?}");

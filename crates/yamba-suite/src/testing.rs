@@ -55,9 +55,13 @@ pub const EXTRA_PCT: Setting = Setting {
 /// the work without it.
 pub const PROCESS_SPREAD: Setting = Setting {
     key: "testing.work.process_spread_pct",
-    kind: Kind::Number { min: 0.0, max: 30.0 },
+    kind: Kind::Number {
+        min: 0.0,
+        max: 30.0,
+    },
     default: "0",
-    help: "test only: standard deviation, in percent, of a per-process factor on testing.work's steps",
+    help:
+        "test only: standard deviation, in percent, of a per-process factor on testing.work's steps",
     aliases: &[],
 };
 
@@ -195,7 +199,10 @@ fn run_placed(ctx: &mut Ctx) -> Result<(), String> {
     });
     std::hint::black_box(x);
     let mut r = ctx.measured_result(None, m);
-    r.param("position", forced.map_or("from the code's address".into(), |k| k.to_string()));
+    r.param(
+        "position",
+        forced.map_or("from the code's address".into(), |k| k.to_string()),
+    );
     r.extra
         .insert("positions_run".into(), serde_json::json!(positions));
     ctx.push(r);
