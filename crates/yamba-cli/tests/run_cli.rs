@@ -466,11 +466,16 @@ fn settings_are_listed_and_old_names_warn() {
         "ipc.transports  (list)",
         "proc.heavy_mib  (integer)",
         "fs.remote.file  (text)",
+        "cpu.syscall.getppid.extra_muls  (integer)",
     ] {
         assert!(text.contains(key), "{key} missing:\n{text}");
     }
     assert!(text.contains("old name: stride"), "{text}");
     assert!(text.contains("read by: net.tcp.bandwidth.n"), "{text}");
+    assert!(
+        text.contains("test only: N dependent multiplies after each getppid call"),
+        "{text}"
+    );
 
     let o = yamba()
         .args(["list", "--settings", "--format", "json"])
