@@ -492,12 +492,23 @@ impl Comparison {
                 let time_moved = j.time.p_two_sided() <= cutoff && ci_ok && est.abs() >= min_change;
                 if time_moved && !cycles_agree {
                     let (ca, cb) = j.clocks.clone().unwrap_or_default();
-                    add_note(
-                        row,
+                    // The cycles went the same way by as much, but their
+                    // processes' clock readings spread too far to show it:
+                    // not the clock's doing, only not confirmed.
+                    let unconfirmed = est_c.signum() == est.signum()
+                        && est_c.abs() >= 0.5 * est.abs()
+                        && !excludes_zero(ci_c);
+                    let said = if unconfirmed {
+                        format!(
+                            "{UNCONFIRMED}: {est_c:+.1}% in cycles, interval [{:+.1}%, {:+.1}%] (clock {ca} in A, {cb} in B)",
+                            ci_c.0, ci_c.1
+                        )
+                    } else {
                         format!(
                             "{FOLLOWS_CLOCK}: {est_c:+.1}% in cycles (clock {ca} in A, {cb} in B)"
-                        ),
-                    );
+                        )
+                    };
+                    add_note(row, said);
                 }
                 called &= cycles_agree;
             }
@@ -526,6 +537,10 @@ type GateCell = Option<(Option<f64>, Option<f64>, GateLine)>;
 
 /// The start of the note on a time that moved only with the core clock.
 const FOLLOWS_CLOCK: &str = "follows the core clock";
+
+/// The start of the note on a time whose cycles moved as far but too
+/// unevenly to be significant (a disturbed clock reading in a process).
+const UNCONFIRMED: &str = "not confirmed in core cycles";
 
 fn followed_the_clock(row: &Row) -> bool {
     row.note

@@ -952,3 +952,80 @@ fn curves_of_precise_runs_are_not_gated_and_decide_nothing() {
     assert_eq!(g.outcome, GateOutcome::Undecided, "{g:?}");
     assert_eq!(g.undecided.len(), 2, "{g:?}");
 }
+
+/// A run of `cpu.x` whose processes ran at these core clocks (MHz), with
+/// these medians (tight observations).
+fn clocked(medians: &[f64], mhz: &[f64]) -> yamba_results::ResultsFile {
+    use yamba_results::{BlockKind, Certainty};
+    let processes: Vec<Vec<f64>> = medians
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| support::lognormal(i as u64 + 1, 30, m, 0.0005))
+        .collect();
+    let mut r = support::blocked("cpu.x", Mode::Hot, Unit::Nanoseconds, processes.clone());
+    let medians = processes
+        .iter()
+        .map(|p| yamba_stats::Summary::of(p).unwrap().median)
+        .collect();
+    r.certainty = Certainty::from_blocks(
+        BlockKind::Process,
+        medians,
+        processes.iter().map(Vec::len).collect(),
+        0.0,
+        mhz.to_vec(),
+    );
+    let mut f = support::file(vec![r]);
+    f.config = serde_json::json!({"quick": false, "repetitions": 3, "cpu": null, "no_pin": false});
+    f
+}
+
+/// A time that moved with the host's clock is not a change, and not a
+/// regression; one whose cycles moved as far is both; one whose cycles
+/// moved as far but unevenly (a disturbed clock reading) is not called,
+/// and says so rather than blaming the clock.
+#[test]
+fn the_core_clock_is_judged_in_cycles() {
+    use yamba_report::compare::{GateLine, GateOutcome};
+    let a = clocked(&[100.0, 100.1, 99.9], &[3700.0, 3700.0, 3700.0]);
+    // 8% more time at a clock 8% slower: the same cycles.
+    let b = clocked(&[108.0, 108.1, 107.9], &[3426.0, 3426.0, 3426.0]);
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .starts_with("follows the core clock"),
+        "{r:?}"
+    );
+    assert!(r.change_cycles_pct.unwrap().abs() < 0.5, "{r:?}");
+    assert_eq!(r.gate, Some(GateLine::Pass), "{r:?}");
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!((g.outcome, g.tested_in_cycles), (GateOutcome::Pass, 1));
+    // 8% more cycles at the same clock: slower, and a regression past 5%.
+    let b = clocked(&[108.0, 108.1, 107.9], &[3700.0, 3700.0, 3700.0]);
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    assert_eq!(c.rows[0].verdict, Verdict::Slower, "{:?}", c.rows[0]);
+    assert_eq!(
+        c.rows[0].gate,
+        Some(GateLine::Regression),
+        "{:?}",
+        c.rows[0]
+    );
+    assert!((c.rows[0].worse_pct.unwrap() - 8.0).abs() < 0.3);
+    // The same, with one of A's clock readings disturbed (a process whose
+    // multiply chains were sliced read 3425 MHz: seen on a busy guest).
+    let a = clocked(&[100.0, 100.1, 99.9], &[3700.0, 3700.0, 3425.0]);
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .starts_with("not confirmed in core cycles"),
+        "{r:?}"
+    );
+    assert_eq!(r.gate, Some(GateLine::Pass), "{r:?}");
+}
