@@ -280,8 +280,8 @@ fn estimate(path: &Path, id: &str) -> f64 {
 /// A's fastest). How often it is called slower, with the reasons it was
 /// not, and how often a 5% gate failed (and on which line) are printed,
 /// not asserted: on the AMD EPYC guest (2026-11-26, 3 processes a side)
-/// it was called in 7, 1 and 14 of 20 pairs in three runs of this test,
-/// and the gate failed in 0, 1 and 2 of 20 — getppid's
+/// it was called in 7, 1, 14 and 1 of 20 pairs in four runs of this
+/// test, and the gate failed in 0, 1, 2 and 1 of 20 — getppid's
 /// processes sit at 118, 124 or 155 ns, so earlier runs of the baseline's
 /// configuration span more than 5% and a B inside their range is a state
 /// of the machine, not a change (5 and 12 pairs); in other pairs A's run
