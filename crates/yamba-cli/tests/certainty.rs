@@ -5,10 +5,13 @@
 //!   pairs, and no line is called slower/faster more often than a 5% test
 //!   allows over the pairs;
 //! - power: a known 10% more work (testing.work) is called slower in ≥ 90%
-//!   of pairs, and 2% more passes a 5% gate in ≥ 95% of pairs.
+//!   of pairs, and 2% more passes a 5% gate in ≥ 95% of pairs; a planted
+//!   5% slowdown of a real system call (`cpu.syscall.getppid.extra_muls`,
+//!   its size chosen from measured ratios) measures about 5%; how often it
+//!   is called slower, and how often a 5% gate fails, are printed.
 //!
-//! Runs are quick (short budgets) with 6 process blocks each, as a precise
-//! run has, and are stored in a history of the test's own, as a user's
+//! Runs are quick (short budgets) with 3 process blocks each, as a precise
+//! run starts with, and are stored in a history of the test's own, as a user's
 //! runs are: `compare` reads the earlier runs of the baseline's
 //! configuration from it and does not call a difference that lies in a
 //! state of the machine they showed (docs/certainty.md, "Machine states").
@@ -43,8 +46,13 @@ fn yamba(dir: &Path) -> Command {
     c
 }
 
-/// One quick run of `names` with 6 blocks into `out`.
-fn run(dir: &Path, out: &str, names: &[&str], extra_pct: u32) -> PathBuf {
+/// Process blocks of each run: what a precise run starts every benchmark
+/// with.
+const BLOCKS: u64 = 3;
+
+/// One quick run of `names` with [`BLOCKS`] blocks into `out`, with these
+/// settings (KEY=VALUE).
+fn run(dir: &Path, out: &str, names: &[&str], sets: &[String]) -> PathBuf {
     let path = dir.join(out);
     let o = yamba(dir)
         .current_dir(dir)
@@ -53,12 +61,12 @@ fn run(dir: &Path, out: &str, names: &[&str], extra_pct: u32) -> PathBuf {
             "--quick",
             "--realtime",
             "--repeat",
-            "6",
+            &BLOCKS.to_string(),
             "--format",
             "json",
         ])
         .args(names)
-        .args(["--set", &format!("testing.work.extra_pct={extra_pct}")])
+        .args(sets.iter().flat_map(|s| ["--set", s.as_str()]))
         .arg("--out")
         .arg(&path)
         .output()
@@ -77,8 +85,9 @@ fn compare(dir: &Path, a: &Path, b: &Path) -> (i32, Vec<serde_json::Value>, usiz
         .output()
         .unwrap();
     let code = o.status.code().unwrap();
+    // 3: undecided — a line left with fewer than 2 processes a side.
     assert!(
-        code == 0 || code == 1,
+        [0, 1, 3].contains(&code),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -94,19 +103,28 @@ fn verdict<'a>(rows: &'a [serde_json::Value], id: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{id} missing in {rows:?}"))
 }
 
+/// `testing.work.extra_pct=P`.
+fn extra_pct(p: u32) -> Vec<String> {
+    vec![format!("testing.work.extra_pct={p}")]
+}
+
 /// [`SEED_RUNS`] runs of A's configuration into a fresh history, then pairs
-/// of runs A (0% extra) and B (`extra_pct`), alternating so drift falls on
+/// of runs A (`a_sets`) and B (`b_sets`), alternating so drift falls on
 /// both alike; returns each pair's exit code and rows, and checks that
 /// each comparison read the history.
-fn pairs(names: &[&str], extra_pct: u32) -> Vec<(i32, Vec<serde_json::Value>)> {
+fn pairs(
+    names: &[&str],
+    a_sets: &[String],
+    b_sets: &[String],
+) -> Vec<(i32, Vec<serde_json::Value>)> {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..SEED_RUNS {
-        run(dir.path(), &format!("seed{i}.json"), names, 0);
+        run(dir.path(), &format!("seed{i}.json"), names, a_sets);
     }
     (0..PAIRS)
         .map(|i| {
-            let a = run(dir.path(), &format!("a{i}.json"), names, 0);
-            let b = run(dir.path(), &format!("b{i}.json"), names, extra_pct);
+            let a = run(dir.path(), &format!("a{i}.json"), names, a_sets);
+            let b = run(dir.path(), &format!("b{i}.json"), names, b_sets);
             let (code, rows, earlier) = compare(dir.path(), &a, &b);
             // The seeds, or as many newer runs of A's configuration.
             assert!(earlier >= SEED_RUNS, "only {earlier} earlier runs read");
@@ -122,9 +140,9 @@ const MAX_CALLS: usize = 4;
 #[test]
 fn identical_runs_pass_the_gate() {
     let _t = TURN.lock().unwrap_or_else(|e| e.into_inner());
-    let got = pairs(CHEAP, 0);
-    // The gate: `compare --threshold 5` exits 1 on a significant slowdown
-    // of more than 5% in any line.
+    let got = pairs(CHEAP, &extra_pct(0), &extra_pct(0));
+    // The gate: `compare --threshold 5` exits 1 when a line is shown to be
+    // more than 5% worse (Holm over the lines), 3 when it cannot decide.
     let failed = got.iter().filter(|(code, _)| *code != 0).count();
     for (i, (code, rows)) in got.iter().enumerate() {
         for r in rows
@@ -170,17 +188,17 @@ fn identical_runs_pass_the_gate() {
                 .iter()
                 .find(|r| r["key"] == format!("{id}@hot"))
                 .unwrap();
-            // 6 processes a side, less those a shared core moved (and
+            // 3 processes a side, less those a shared core moved (and
             // then the note says so).
             let (a, b) = (
                 r["blocks_a"].as_u64().unwrap(),
                 r["blocks_b"].as_u64().unwrap(),
             );
-            assert!(a <= 6 && b <= 6, "{r}");
+            assert!(a <= BLOCKS && b <= BLOCKS, "{r}");
             if r["verdict"] != "too_few" {
-                assert!(a >= 4 && b >= 4, "{r}");
+                assert!(a >= 2 && b >= 2, "{r}");
             }
-            if a < 6 || b < 6 {
+            if a < BLOCKS || b < BLOCKS {
                 assert!(
                     r["note"]
                         .as_str()
@@ -200,7 +218,7 @@ fn identical_runs_pass_the_gate() {
 #[test]
 fn ten_percent_more_work_is_slower_and_two_percent_passes_a_five_percent_gate() {
     let _t = TURN.lock().unwrap_or_else(|e| e.into_inner());
-    let ten = pairs(&["testing.work"], 10);
+    let ten = pairs(&["testing.work"], &extra_pct(0), &extra_pct(10));
     let slower = ten
         .iter()
         .filter(|(_, rows)| verdict(rows, "testing.work") == "slower")
@@ -223,7 +241,7 @@ fn ten_percent_more_work_is_slower_and_two_percent_passes_a_five_percent_gate() 
         slower * 10 >= 9 * PAIRS,
         "slower in only {slower} of {PAIRS}"
     );
-    let two = pairs(&["testing.work"], 2);
+    let two = pairs(&["testing.work"], &extra_pct(0), &extra_pct(2));
     let gated = two.iter().filter(|(code, _)| *code != 0).count();
     let verdicts: Vec<&str> = two
         .iter()
@@ -235,5 +253,127 @@ fn ten_percent_more_work_is_slower_and_two_percent_passes_a_five_percent_gate() 
     assert!(
         gated * 20 <= PAIRS,
         "a 2% change failed a 5% gate in {gated} of {PAIRS}: {verdicts:?}"
+    );
+}
+
+/// The headline value of `id@hot` in a results file.
+fn estimate(path: &Path, id: &str) -> f64 {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id && r["mode"] == "hot")
+        .and_then(|r| r["certainty"]["estimate"].as_f64())
+        .unwrap_or_else(|| panic!("{id} has no estimate in {}", path.display()))
+}
+
+/// The suite gate's evidence on a real benchmark: a planted slowdown of
+/// ≈ 5% in `cpu.syscall.getppid` (N dependent multiplies after each call).
+/// N is chosen from measured ratios: the call's time over a multiply's
+/// latency (`cpu.ops.i64.mul`) in one run, then corrected once by what N
+/// multiplies measurably added — the core overlaps the first few with the
+/// next call's entry (7 added 0.5 ns where their latency is 5.7), so they
+/// add less than their latency.
+///
+/// Asserted: the planted change measures about 5% (B's fastest run over
+/// A's fastest). How often it is called slower, with the reasons it was
+/// not, and how often a 5% gate failed (and on which line) are printed,
+/// not asserted: on the AMD EPYC guest (2026-11-26, 3 processes a side)
+/// it was called in 7, 1, 14 and 1 of 20 pairs in four runs of this
+/// test, and the gate failed in 0, 1, 2 and 1 of 20 — getppid's
+/// processes sit at 118, 124 or 155 ns, so earlier runs of the baseline's
+/// configuration span more than 5% and a B inside their range is a state
+/// of the machine, not a change (5 and 12 pairs); in other pairs A's run
+/// sat in a slower state than B's (changes of −4% to −14%), or a process
+/// left out for a shared core or the processes' spread left 3 a side too
+/// few. That is the machine's run-to-run range, which a 5% change on this
+/// call does not leave (docs/certainty.md, "Machine states").
+#[test]
+fn a_planted_five_percent_on_getppid_measures_five_percent() {
+    let _t = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let muls = |n: u64| vec![format!("cpu.syscall.getppid.extra_muls={n}")];
+    let cal = run(d, "cal.json", &["cpu.syscall.getppid", "cpu.ops"], &[]);
+    let (t0, m) = (
+        estimate(&cal, "cpu.syscall.getppid"),
+        estimate(&cal, "cpu.ops.i64.mul"),
+    );
+    let want = 0.05 * t0;
+    let n1 = (want / m).round().max(1.0) as u64;
+    let first = run(d, "n1.json", &["cpu.syscall.getppid"], &muls(n1));
+    let added = estimate(&first, "cpu.syscall.getppid") - t0;
+    let n = (n1 as f64 + (want - added) / m).round().max(1.0) as u64;
+    eprintln!(
+        "getppid {t0:.1} ns, a multiply {m:.3} ns: {n1} multiplies added {added:.1} ns \
+         ({:+.1}%); planting {n} for +5%",
+        added / t0 * 100.0
+    );
+    let got = pairs(&["cpu.syscall.getppid"], &[], &muls(n));
+    let row = |rows: &[serde_json::Value]| {
+        rows.iter()
+            .find(|r| r["key"] == "cpu.syscall.getppid@hot")
+            .cloned()
+            .unwrap()
+    };
+    let slower = got
+        .iter()
+        .filter(|(_, rows)| row(rows)["verdict"] == "slower")
+        .count();
+    let gated = got.iter().filter(|(code, _)| *code != 0).count();
+    for (i, (code, rows)) in got.iter().enumerate().filter(|(_, (c, _))| *c != 0) {
+        for r in rows.iter().filter(|r| r["gate"] == "regression") {
+            eprintln!(
+                "  pair {i} (exit {code}): gate failed on {} {:+.1}% ({} → {}) {}",
+                r["key"], r["worse_pct"], r["median_a"], r["median_b"], r["note"]
+            );
+        }
+    }
+    let mut changes: Vec<f64> = got
+        .iter()
+        .filter_map(|(_, rows)| row(rows)["change_pct"].as_f64())
+        .collect();
+    changes.sort_by(f64::total_cmp);
+    let note = |rows: &[serde_json::Value]| row(rows)["note"].as_str().unwrap_or("").to_string();
+    let mut why = std::collections::BTreeMap::new();
+    for (i, (code, rows)) in got.iter().enumerate() {
+        let r = row(rows);
+        if r["verdict"] != "slower" {
+            let n = note(rows);
+            let reason =
+                if n.contains("identical runs give") || n.contains("a state of the machine") {
+                    "within earlier runs' states"
+                } else if n.contains("shared core") {
+                    "a process left out for a shared core"
+                } else if n.contains("core cycles") || n.contains("core clock") {
+                    "the cycles did not confirm it"
+                } else {
+                    "not significant with these processes"
+                };
+            *why.entry(reason).or_insert(0) += 1;
+            eprintln!(
+                "  pair {i} (exit {code}): {} {:+.1}% {}+{} {}",
+                r["verdict"], r["change_pct"], r["blocks_a"], r["blocks_b"], r["note"]
+            );
+        }
+    }
+    eprintln!(
+        "planted {n} multiplies: slower in {slower} of {PAIRS} (not: {why:?}), gate (5%) failed in {gated}; \
+         changes {changes:.1?}"
+    );
+    // Its size, where the machine's states do not blur it: B's fastest
+    // run against A's fastest (each pair's runs can sit in different
+    // states — 118, 124, 155 ns — but both sides visit the fastest).
+    let fastest = |key: &str| {
+        got.iter()
+            .filter_map(|(_, rows)| row(rows)[key].as_f64())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let size = (fastest("median_b") / fastest("median_a") - 1.0) * 100.0;
+    eprintln!("planted size: B's fastest run over A's fastest {size:+.2}%");
+    assert!(
+        (2.5..=9.0).contains(&size),
+        "the planted slowdown measured {size:+.1}%, not about 5%"
     );
 }

@@ -176,20 +176,68 @@ fn compare_threshold_exit_codes() {
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.json", &file(1.0));
     let b = write(dir.path(), "b.json", &file(1.10));
+    let c = write(dir.path(), "c.json", &file(1.25));
     let o = yamba(&["compare", &a, &a, "--threshold", "5"], None);
     assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
     assert!(out(&o).contains(" ~"), "{}", out(&o));
+    // +10% with processes spread ±5%: called slower, but not shown to be
+    // more than 5% worse (its interval starts at +5.2%, and the gate's
+    // one-sided test is at 0.05/3 for 3 lines): the gate passes.
     let o = yamba(&["compare", &a, &b, "--threshold", "5"], None);
-    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
     assert!(out(&o).contains("slower"));
+    assert!(out(&o).contains("gate: 3 lines tested against a 5% threshold"));
+    // +25%: worse than 5%, beyond doubt.
+    let o = yamba(&["compare", &a, &c, "--threshold", "5"], None);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(err(&o).contains("cpu.syscall.getppid@hot"), "{}", err(&o));
-    let o = yamba(&["compare", &a, &b, "--threshold", "20"], None);
+    assert!(out(&o).contains("REGRESSION"), "{}", out(&o));
+    let o = yamba(&["compare", &a, &c, "--threshold", "20"], None);
     assert_eq!(o.status.code(), Some(0));
     let o = yamba(&["compare", &a, &b, "--format", "json"], None);
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     assert_eq!(v["rows"][0]["verdict"], "slower");
     let o = yamba(&["compare", &a, &b, "--confidence", "95"], None);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Two quick runs (one process per result: batches of one process are
+/// not independent between runs) cannot decide a gate: exit 3 with one
+/// line saying why, whatever the change — never 0.
+#[test]
+fn a_gate_on_quick_runs_is_undecided() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = |scale: f64| {
+        let mut f = file(scale);
+        f.config = serde_json::json!({"quick": true, "repetitions": 1});
+        for r in &mut f.results {
+            r.certainty = Certainty::within_process(&r.observations, 0.0, None);
+        }
+        f
+    };
+    let a = write(dir.path(), "qa.json", &quick(1.0));
+    let b = write(dir.path(), "qb.json", &quick(2.0));
+    for (x, y) in [(&a, &b), (&a, &a)] {
+        let o = yamba(&["compare", x, y, "--threshold", "5"], None);
+        assert_eq!(o.status.code(), Some(3), "{}{}", out(&o), err(&o));
+        let e = err(&o);
+        assert_eq!(
+            e.lines().filter(|l| l.contains("undecided")).count(),
+            1,
+            "{e}"
+        );
+        assert!(
+            e.contains("undecided: 3 line(s) could not be tested against the 5% threshold"),
+            "{e}"
+        );
+    }
+    // Without --threshold there is no gate: exit 0.
+    let o = yamba(&["compare", &a, &b], None);
+    assert_eq!(o.status.code(), Some(0));
+    let help = out(&yamba(&["compare", "--help"], None));
+    assert!(help.contains("3 undecided"), "{help}");
+    let help = out(&yamba(&["run", "--help"], None));
+    assert!(help.contains("3 undecided"), "{help}");
 }
 
 #[test]

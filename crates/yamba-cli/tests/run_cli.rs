@@ -400,6 +400,26 @@ fn baseline_is_compared_at_the_end() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("against the baseline"), "{stdout}");
     assert!(stdout.contains("cpu.loop"), "{stdout}");
+    // A quick run against a quick baseline cannot decide a gate (one
+    // process a side): exit 3, "undecided", never a pass.
+    let o = yamba()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "cpu.loop",
+            "--out",
+            "gated.json",
+            "--threshold",
+            "5",
+            "--baseline",
+        ])
+        .arg(&base)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("yamba: undecided: "), "{stderr}");
     let o = yamba()
         .current_dir(dir.path())
         .args(["run", "cpu.loop", "--baseline", "missing.json"])
@@ -446,11 +466,16 @@ fn settings_are_listed_and_old_names_warn() {
         "ipc.transports  (list)",
         "proc.heavy_mib  (integer)",
         "fs.remote.file  (text)",
+        "cpu.syscall.getppid.extra_muls  (integer)",
     ] {
         assert!(text.contains(key), "{key} missing:\n{text}");
     }
     assert!(text.contains("old name: stride"), "{text}");
     assert!(text.contains("read by: net.tcp.bandwidth.n"), "{text}");
+    assert!(
+        text.contains("test only: N dependent multiplies after each getppid call"),
+        "{text}"
+    );
 
     let o = yamba()
         .args(["list", "--settings", "--format", "json"])

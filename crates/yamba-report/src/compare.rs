@@ -2,26 +2,45 @@
 //! block of the run: see docs/certainty.md), never one observation.
 //! Observations inside a process share its layout, its CPU placement and
 //! the host's moment, so counting them as independent finds "significant"
-//! differences between two runs of the same thing. For each result present
-//! in both runs: the medians of its processes on each side, the change
-//! (Hodges-Lehmann, on the process medians) with its interval, the exact
-//! Mann-Whitney p-value on the process medians, and a verdict.
+//! differences between two runs of the same thing.
 //!
-//! A difference is called only when the p-value is below 1 − confidence
-//! *and* the interval for the change excludes zero, so the verdict never
-//! contradicts the interval printed beside it. With fewer processes a side
-//! than the test needs to reach that confidence (4 at 95%, 5 at 99%), it
-//! says so and calls nothing. Results in only one run, and results that
-//! were not measured cleanly, are listed rather than dropped: a comparison
-//! that silently loses a benchmark hides the regression. A result whose
-//! stored statistics are not those of its observations (an edited or
-//! damaged file: [`yamba_results::consistency`]) is not compared, and a
-//! warning says what disagrees.
+//! For each result present in both runs: the blocks of each side (less
+//! those a shared core moved), Welch's t test on the logarithms of the
+//! block values — a change is a ratio — giving the change (the ratio of
+//! the geometric means), its interval and a two-sided p-value; the same
+//! test on the blocks in core cycles, where both runs measured the clock.
+//! Welch's test is valid from 2 blocks a side (the interval is wide then);
+//! a rank test on 3 a side cannot call anything (its smallest p is 0.1).
+//!
+//! Which lines moved (the table's verdicts) is decided over the whole
+//! comparison: Benjamini–Hochberg at false-discovery rate 1 − confidence
+//! on every compared line's p-value, with the interval excluding zero and
+//! the change at least [`MIN_CHANGE_PCT`]; a time is called only when its
+//! cycles moved too, and a difference that lies in a state of the machine
+//! earlier runs of A's configuration showed is not called.
+//!
+//! The gate ([`Comparison::gated`], `--threshold T`) asks another question
+//! of every line: the one-sided test of "B is worse than A by at most T%"
+//! (Welch on logs with the null shifted to log(1 + T/100), in core cycles
+//! where the row has them), with Holm–Bonferroni over all lines tested at
+//! α = 1 − confidence, so that the chance of any false alarm over the
+//! whole suite is at most α. A line the runs could have replicated but
+//! did not (a `--quick` run: one process) cannot be decided: the gate is
+//! then undecided, never passed ([`GateOutcome::Undecided`], exit status
+//! 3), unless a regression was found elsewhere.
+//!
+//! Results in only one run, and results that were not measured cleanly,
+//! are listed rather than dropped: a comparison that silently loses a
+//! benchmark hides the regression. A result whose stored statistics are
+//! not those of its observations (an edited or damaged file:
+//! [`yamba_results::consistency`]) is not compared, and a warning says
+//! what disagrees.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use yamba_results::{BenchResult, BlockKind, ResultsFile, Status};
+use yamba_stats::Welch;
 
 /// What the comparison of one result concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -35,7 +54,8 @@ pub enum Verdict {
     Same,
     /// Not compared: in one run only, or not measured cleanly in both.
     NotCompared,
-    /// Measured in both, but with too few processes a side for the test.
+    /// Measured in both, but with too few processes a side for the test
+    /// (fewer than [`MIN_BLOCKS`]).
     TooFew,
 }
 
@@ -49,6 +69,34 @@ impl Verdict {
             Verdict::TooFew => "?",
         }
     }
+}
+
+/// Blocks (processes) a side Welch's test needs: one more than a mean
+/// needs, for a spread.
+pub const MIN_BLOCKS: usize = 2;
+
+/// Exit status of a gate that could not decide (`compare --threshold`,
+/// `run --baseline … --threshold`): 0 passed, 1 a regression (or a
+/// failure), 2 a usage error, 3 undecided.
+pub const EXIT_UNDECIDED: i32 = 3;
+
+/// What the gate concluded about one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateLine {
+    /// Worse than A by more than the threshold (Holm-adjusted p ≤ α).
+    Regression,
+    /// Tested; not shown to be worse by more than the threshold.
+    Pass,
+    /// The test rejected, but B lies in a known state of the machine or
+    /// its time only followed the core clock: not a regression.
+    Dismissed,
+    /// Too few processes on a side to test, where the runs could have
+    /// replicated it.
+    Undecided,
+    /// Measured in one process by design (a curve or sweep a precise run
+    /// does not replicate): not gated.
+    OneProcess,
 }
 
 /// One row of the comparison.
@@ -68,13 +116,21 @@ pub struct Row {
     pub blocks_b: usize,
     pub median_a: Option<f64>,
     pub median_b: Option<f64>,
-    /// Change of B relative to A, in percent (Hodges-Lehmann estimate on
-    /// the process medians; the ratio of the headline values when there
-    /// are too few processes for a test).
+    /// Change of B relative to A, in percent: the ratio of the geometric
+    /// means of the process values (Welch on logs); the difference of
+    /// means relative to A's where a value is ≤ 0; the ratio of the
+    /// headline values when there are too few processes for a test.
     pub change_pct: Option<f64>,
-    /// Confidence interval of the change, in percent.
+    /// Confidence interval of the change, in percent (Welch's interval,
+    /// back-transformed).
     pub ci_pct: Option<(f64, f64)>,
+    /// Two-sided Welch p-value of the time (or value).
     pub p_value: Option<f64>,
+    /// The p-value the table's verdict is judged on after the
+    /// Benjamini–Hochberg adjustment over every compared line (of the
+    /// larger of the time's and the cycles' p-values, where both are).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q_value: Option<f64>,
     /// The change and p-value in core cycles (process medians times their
     /// measured core clock), where both runs measured the clock.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -83,12 +139,104 @@ pub struct Row {
     pub p_cycles: Option<f64>,
     pub verdict: Verdict,
     /// By how many percent B is worse than A (positive: worse), whatever the
-    /// unit's direction; what `--threshold` is checked against. In cycles
-    /// where both runs measured their core clock and the cycles moved.
+    /// unit's direction — for a rate, how much the time per unit of work
+    /// grew (A/B − 1); what `--threshold` is judged against. In core cycles
+    /// where both runs measured their core clock.
     pub worse_pct: Option<f64>,
+    /// With `--threshold`: the one-sided p-value of "B is worse by at most
+    /// the threshold", and the same after Holm's adjustment over all lines
+    /// tested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_gate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_gate_holm: Option<f64>,
+    /// With `--threshold`: what the gate concluded about this line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateLine>,
     /// Why the row was not compared, when it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the tests need beyond the printed columns.
+    #[serde(skip)]
+    judged: Option<Judged>,
+}
+
+/// A compared line's tests, kept for the suite-wide corrections.
+#[derive(Debug, Clone)]
+struct Judged {
+    /// Welch on the times (or values): log ratio, or relative difference.
+    time: Welch,
+    /// The same on core cycles, where both runs measured the clock.
+    cycles: Option<Welch>,
+    /// Whether `time` and `cycles` are on logs (else relative to A's mean).
+    logs: bool,
+    higher_better: bool,
+    /// Where B lies in what earlier runs of A's configuration showed:
+    /// the note that dismisses a difference, when it does.
+    known_state: Option<String>,
+    /// The core clocks of A and B, for the note when a time only followed it.
+    clocks: Option<(String, String)>,
+}
+
+/// Why a line the runs could have replicated has too few processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TooFewWhy {
+    /// A run measured it in one process: `--quick` or `--repeat 1`.
+    OneProcessRun,
+    /// Processes a shared core moved were left out.
+    SharedCore,
+    /// Fewer processes measured than the run asked for (some failed), or
+    /// a file that does not say.
+    Other,
+}
+
+/// What the gate concluded over the whole comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateOutcome {
+    /// Every line tested, none worse than the threshold.
+    Pass,
+    /// At least one line worse than the threshold.
+    Regression,
+    /// Nothing worse found, but some lines could not be tested.
+    Undecided,
+}
+
+impl GateOutcome {
+    /// The exit status: 0, 1, or [`EXIT_UNDECIDED`].
+    pub fn exit_code(self) -> i32 {
+        match self {
+            GateOutcome::Pass => 0,
+            GateOutcome::Regression => 1,
+            GateOutcome::Undecided => EXIT_UNDECIDED,
+        }
+    }
+}
+
+/// The gate over a comparison (`--threshold`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Gate {
+    pub threshold_pct: f64,
+    /// Family-wise level: the chance that a comparison of two runs with
+    /// no line worse than the threshold fails is at most this.
+    pub alpha: f64,
+    /// The multiple-testing correction: "holm".
+    pub correction: &'static str,
+    /// Lines tested.
+    pub tested: usize,
+    /// Of them, tested in core cycles.
+    pub tested_in_cycles: usize,
+    /// Keys of the lines worse than the threshold.
+    pub regressions: Vec<String>,
+    /// Keys of lines the test rejected that lie in a known state of the
+    /// machine or whose time only followed the core clock.
+    pub dismissed: Vec<String>,
+    /// Keys of lines that could not be tested, and why.
+    pub undecided: Vec<(String, TooFewWhy)>,
+    /// Keys of lines measured in one process by design: not gated.
+    pub one_process: Vec<String>,
+    pub outcome: GateOutcome,
 }
 
 /// A whole comparison.
@@ -101,14 +249,26 @@ pub struct Comparison {
     /// Differences in machine or environment between the runs.
     pub warnings: Vec<String>,
     pub rows: Vec<Row>,
-    /// Processes a side the test needs to reach the confidence.
+    /// Processes a side the test needs ([`MIN_BLOCKS`]).
     pub min_blocks: usize,
+    /// Lines whose p-value entered the Benjamini–Hochberg correction.
+    pub compared: usize,
     /// Earlier runs of A's configuration on A's machine whose states a
     /// difference was checked against (0: none were given or found).
     pub earlier_runs: usize,
     /// Where they came from, in words (e.g. the history's location).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub earlier_source: Option<String>,
+    /// With `--threshold`: the gate ([`Comparison::gated`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
+    /// Per row (by index): why a line that could have been replicated was
+    /// not testable, or `None`.
+    #[serde(skip)]
+    too_few: Vec<Option<TooFewWhy>>,
+    /// Per row: measured in one process by design.
+    #[serde(skip)]
+    one_process: Vec<bool>,
 }
 
 /// Earlier runs of the baseline's configuration on the baseline's
@@ -168,20 +328,260 @@ impl EarlierRuns {
 }
 
 impl Comparison {
-    /// Rows significantly slower by more than `threshold_pct` percent.
+    /// Rows the gate finds worse than A by more than `threshold_pct`
+    /// percent ([`Comparison::gate`]).
     pub fn regressions(&self, threshold_pct: f64) -> Vec<&Row> {
+        let g = self.gate(threshold_pct);
         self.rows
             .iter()
-            .filter(|r| {
-                r.verdict == Verdict::Slower && r.worse_pct.is_some_and(|w| w > threshold_pct)
-            })
+            .filter(|r| g.regressions.contains(&r.key))
             .collect()
+    }
+
+    /// The gate at `threshold_pct`: for every compared line, the one-sided
+    /// Welch test (on logs, in core cycles where both runs measured the
+    /// clock) of "B is worse than A by at most the threshold", with
+    /// Holm–Bonferroni over all lines tested at α = 1 − confidence.
+    pub fn gate(&self, threshold_pct: f64) -> Gate {
+        self.evaluate_gate(threshold_pct).0
+    }
+
+    /// The comparison with its gate at `threshold_pct` applied: each
+    /// row's gate p-values and conclusion filled in, and the gate kept
+    /// (the table's footer then says what it tested).
+    pub fn gated(mut self, threshold_pct: f64) -> Comparison {
+        let (gate, lines) = self.evaluate_gate(threshold_pct);
+        for (row, line) in self.rows.iter_mut().zip(lines) {
+            if let Some((p, p_holm, verdict)) = line {
+                row.p_gate = p;
+                row.p_gate_holm = p_holm;
+                row.gate = Some(verdict);
+                if verdict == GateLine::Dismissed {
+                    if let Some(note) = row.judged.as_ref().and_then(|j| j.known_state.clone()) {
+                        if !row.note.as_deref().is_some_and(|n| n.contains(&note)) {
+                            add_note(row, note);
+                        }
+                    }
+                }
+            }
+        }
+        self.gate = Some(gate);
+        self
+    }
+
+    /// The gate, and per row what it says about the row.
+    fn evaluate_gate(&self, threshold_pct: f64) -> (Gate, Vec<GateCell>) {
+        let alpha = 1.0 - self.confidence;
+        let mut lines: Vec<GateCell> = vec![None; self.rows.len()];
+        let mut tested: Vec<(usize, f64)> = Vec::new();
+        let mut in_cycles = 0;
+        for (i, row) in self.rows.iter().enumerate() {
+            let Some(j) = &row.judged else { continue };
+            let (w, cycles) = match j.cycles {
+                Some(c) => (c, true),
+                None => (j.time, false),
+            };
+            let worse = Welch {
+                diff: if j.higher_better { -w.diff } else { w.diff },
+                ..w
+            };
+            let delta = if j.logs {
+                (1.0 + threshold_pct / 100.0).ln()
+            } else {
+                threshold_pct / 100.0
+            };
+            in_cycles += usize::from(cycles);
+            tested.push((i, worse.p_greater(delta)));
+        }
+        let p: Vec<f64> = tested.iter().map(|t| t.1).collect();
+        let adjusted = yamba_stats::holm(&p);
+        let (mut regressions, mut dismissed) = (Vec::new(), Vec::new());
+        for ((i, p), p_holm) in tested.iter().zip(&adjusted) {
+            let row = &self.rows[*i];
+            let j = row.judged.as_ref().expect("tested rows are judged");
+            let rejected = *p_holm <= alpha;
+            let line = if !rejected {
+                GateLine::Pass
+            } else if j.known_state.is_some() || followed_the_clock(row) {
+                dismissed.push(row.key.clone());
+                GateLine::Dismissed
+            } else {
+                regressions.push(row.key.clone());
+                GateLine::Regression
+            };
+            lines[*i] = Some((Some(*p), Some(*p_holm), line));
+        }
+        let mut undecided = Vec::new();
+        let mut one_process = Vec::new();
+        for (i, row) in self.rows.iter().enumerate() {
+            if self.one_process.get(i).copied().unwrap_or(false) {
+                one_process.push(row.key.clone());
+                lines[i] = Some((None, None, GateLine::OneProcess));
+            } else if let Some(Some(why)) = self.too_few.get(i) {
+                undecided.push((row.key.clone(), *why));
+                lines[i] = Some((None, None, GateLine::Undecided));
+            }
+        }
+        let outcome = if !regressions.is_empty() {
+            GateOutcome::Regression
+        } else if !undecided.is_empty() {
+            GateOutcome::Undecided
+        } else {
+            GateOutcome::Pass
+        };
+        (
+            Gate {
+                threshold_pct,
+                alpha,
+                correction: "holm",
+                tested: tested.len(),
+                tested_in_cycles: in_cycles,
+                regressions,
+                dismissed,
+                undecided,
+                one_process,
+                outcome,
+            },
+            lines,
+        )
+    }
+
+    /// Benjamini–Hochberg over every compared line at q = 1 − confidence:
+    /// the table's verdicts.
+    fn call_moved_lines(&mut self) {
+        let alpha = 1.0 - self.confidence;
+        let judged: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| self.rows[i].judged.is_some())
+            .collect();
+        // A time is called only when its cycles moved too: the line's
+        // p-value is the larger of the two (an intersection-union test).
+        let p: Vec<f64> = judged
+            .iter()
+            .map(|&i| {
+                let j = self.rows[i].judged.as_ref().unwrap();
+                let pt = j.time.p_two_sided();
+                j.cycles.map_or(pt, |c| pt.max(c.p_two_sided()))
+            })
+            .collect();
+        let q = yamba_stats::benjamini_hochberg(&p);
+        let m = judged.len().max(1) as f64;
+        // The largest p-value BH rejected: what a time alone would have
+        // had to reach (at least the level of a single discovery).
+        let cutoff = p
+            .iter()
+            .zip(&q)
+            .filter(|(_, q)| **q <= alpha)
+            .map(|(p, _)| *p)
+            .fold(alpha / m, f64::max);
+        self.compared = judged.len();
+        let (confidence, min_change) = (self.confidence, self.min_change_pct);
+        for (k, &i) in judged.iter().enumerate() {
+            let row = &mut self.rows[i];
+            row.q_value = Some(q[k]);
+            let j = row.judged.clone().unwrap();
+            let est = row.change_pct.unwrap_or(0.0);
+            let excludes_zero = |(lo, hi): (f64, f64)| lo > 0.0 || hi < 0.0;
+            let ci_ok = row.ci_pct.is_some_and(excludes_zero);
+            let mut called = q[k] <= alpha && ci_ok && est.abs() >= min_change;
+            if let Some(c) = j.cycles {
+                let est_c = row.change_cycles_pct.unwrap_or(0.0);
+                let ci_c = pct_interval(&c, j.logs, confidence);
+                let cycles_agree = excludes_zero(ci_c)
+                    && est_c.signum() == est.signum()
+                    && est_c.abs() >= min_change;
+                let time_moved = j.time.p_two_sided() <= cutoff && ci_ok && est.abs() >= min_change;
+                if time_moved && !cycles_agree {
+                    let (ca, cb) = j.clocks.clone().unwrap_or_default();
+                    // The cycles went the same way by as much, but their
+                    // processes' clock readings spread too far to show it:
+                    // not the clock's doing, only not confirmed.
+                    let unconfirmed = est_c.signum() == est.signum()
+                        && est_c.abs() >= 0.5 * est.abs()
+                        && !excludes_zero(ci_c);
+                    let said = if unconfirmed {
+                        format!(
+                            "{UNCONFIRMED}: {est_c:+.1}% in cycles, interval [{:+.1}%, {:+.1}%] (clock {ca} in A, {cb} in B)",
+                            ci_c.0, ci_c.1
+                        )
+                    } else {
+                        format!(
+                            "{FOLLOWS_CLOCK}: {est_c:+.1}% in cycles (clock {ca} in A, {cb} in B)"
+                        )
+                    };
+                    add_note(row, said);
+                }
+                called &= cycles_agree;
+            }
+            // A difference in states the baseline's configuration has
+            // shown on this machine before is not a change.
+            if called {
+                if let Some(note) = j.known_state {
+                    called = false;
+                    add_note(row, note);
+                }
+            }
+            row.verdict = if !called {
+                Verdict::Same
+            } else if (est > 0.0) != j.higher_better {
+                Verdict::Slower
+            } else {
+                Verdict::Faster
+            };
+        }
+    }
+}
+
+/// What the gate says about one row, where it says anything: the
+/// one-sided p-value, the same after Holm's adjustment, the conclusion.
+type GateCell = Option<(Option<f64>, Option<f64>, GateLine)>;
+
+/// The start of the note on a time that moved only with the core clock.
+const FOLLOWS_CLOCK: &str = "follows the core clock";
+
+/// The start of the note on a time whose cycles moved as far but too
+/// unevenly to be significant (a disturbed clock reading in a process).
+const UNCONFIRMED: &str = "not confirmed in core cycles";
+
+fn followed_the_clock(row: &Row) -> bool {
+    row.note
+        .as_deref()
+        .is_some_and(|n| n.contains(FOLLOWS_CLOCK))
+}
+
+/// A Welch interval as a change in percent.
+fn pct_interval(w: &Welch, logs: bool, confidence: f64) -> (f64, f64) {
+    let (lo, hi) = w.ci(confidence);
+    (to_pct(lo, logs), to_pct(hi, logs))
+}
+
+/// A log ratio (or a relative difference) as a change in percent.
+fn to_pct(x: f64, logs: bool) -> f64 {
+    if logs {
+        x.exp_m1() * 100.0
+    } else {
+        x * 100.0
     }
 }
 
 /// Compares run `b` against run `a` at `confidence` (e.g. 0.95).
 pub fn compare(a: &ResultsFile, b: &ResultsFile, confidence: f64) -> Comparison {
     compare_with(a, b, confidence, &EarlierRuns::default())
+}
+
+/// Whether a run replicated its results in fresh processes: a precise run
+/// (not `--quick`) of at least 2 blocks, as its `config` records.
+fn replicated_run(f: &ResultsFile) -> bool {
+    let quick = f
+        .config
+        .get("quick")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let reps = f
+        .config
+        .get("repetitions")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(1);
+    !quick && reps >= 2
 }
 
 /// [`compare`], with a difference not called when B's processes lie in
@@ -206,38 +606,51 @@ pub fn compare_with(
             warnings.push(format!("in {side}, {bad}"));
         }
     }
+    let replicated = (replicated_run(a), replicated_run(b));
     let mut rows = Vec::new();
+    let (mut too_few, mut one_process) = (Vec::new(), Vec::new());
     let mut seen = std::collections::BTreeSet::new();
     for ra in &a.results {
         let key = ra.key();
         if !seen.insert(key.clone()) {
             continue;
         }
-        rows.push(match bs.get(&key) {
+        let (row, few, one) = match bs.get(&key) {
             Some(rb) => compare_one(
                 ra,
                 rb,
                 confidence,
-                min_change_pct,
                 earlier.samples.get(&key).map(Vec::as_slice).unwrap_or(&[]),
+                replicated,
             ),
-            None => lone_row(ra, true),
-        });
+            None => (lone_row(ra, true), None, false),
+        };
+        rows.push(row);
+        too_few.push(few);
+        one_process.push(one);
     }
     for rb in &b.results {
         if seen.insert(rb.key()) {
             rows.push(lone_row(rb, false));
+            too_few.push(None);
+            one_process.push(false);
         }
     }
-    Comparison {
+    let mut c = Comparison {
         confidence,
         min_change_pct,
         warnings,
         rows,
-        min_blocks: yamba_stats::min_blocks_for(confidence),
+        min_blocks: MIN_BLOCKS,
+        compared: 0,
         earlier_runs: earlier.runs,
         earlier_source: earlier.source.clone(),
-    }
+        gate: None,
+        too_few,
+        one_process,
+    };
+    c.call_moved_lines();
+    c
 }
 
 fn status_name(s: Status) -> String {
@@ -262,11 +675,16 @@ fn lone_row(r: &BenchResult, in_a: bool) -> Row {
         change_pct: None,
         ci_pct: None,
         p_value: None,
+        q_value: None,
         change_cycles_pct: None,
         p_cycles: None,
         verdict: Verdict::NotCompared,
         worse_pct: None,
+        p_gate: None,
+        p_gate_holm: None,
+        gate: None,
         note: Some(if in_a { "only in A" } else { "only in B" }.into()),
+        judged: None,
     }
 }
 
@@ -334,34 +752,45 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<(Vec<usize>, Ve
     (ka.len() < all(ra) || kb.len() < all(rb)).then_some((ka, kb))
 }
 
-/// (significant, change %, interval of the change %, p).
-type Significance = (bool, f64, (f64, f64), Option<f64>);
-
-/// Whether the change from `a` to `b` is significant: exact rank test on
-/// the samples, an interval that excludes zero, and a change large enough
-/// to print.
-fn significance(
-    a: &[f64],
-    b: &[f64],
-    confidence: f64,
-    min_change_pct: f64,
-) -> Option<Significance> {
-    let (est, lo, hi) = relative_change(a, b, confidence)?;
-    let p = yamba_stats::mann_whitney_exact_p(a, b)
-        .or_else(|| yamba_stats::mann_whitney_u(a, b).map(|m| m.p_value));
-    let significant = p.is_some_and(|p| p < 1.0 - confidence)
-        && (lo > 0.0 || hi < 0.0)
-        && est.abs() >= min_change_pct;
-    Some((significant, est, (lo, hi), p))
+/// The blocks' test on one side's samples: Welch on the logarithms when
+/// every value is positive (timings, rates), else on the values with the
+/// difference taken relative to A's mean (a loop time after subtracting
+/// the dummy loop can be ≤ 0). `resolution`: the smallest step one block
+/// value can show; its rounding (step²/12) floors each side's variance.
+/// `None` when a side has fewer than 2 values, or A's mean is 0.
+fn block_test(a: &[f64], b: &[f64], resolution: f64) -> Option<(Welch, bool)> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    if a.iter().chain(b).all(|&v| v > 0.0) {
+        let smaller = mean(a).min(mean(b));
+        let floor = (resolution / smaller).powi(2) / 12.0;
+        return Welch::of_logs(a, b, floor).map(|w| (w, true));
+    }
+    let ma = mean(a).abs();
+    if ma == 0.0 || !ma.is_finite() {
+        return None;
+    }
+    let w = Welch::with_variance_floor(a, b, resolution * resolution / 12.0)?;
+    Some((
+        Welch {
+            diff: w.diff / ma,
+            se: w.se / ma,
+            df: w.df,
+        },
+        false,
+    ))
 }
 
+/// One result in both runs: the row, why it could not be tested when the
+/// runs could have replicated it, and whether it is measured in one
+/// process by design. `replicated`: whether A's and B's runs replicated
+/// their results in fresh processes.
 fn compare_one(
     ra: &BenchResult,
     rb: &BenchResult,
     confidence: f64,
-    min_change_pct: f64,
     earlier: &[Vec<f64>],
-) -> Row {
+    replicated: (bool, bool),
+) -> (Row, Option<TooFewWhy>, bool) {
     let (mut sa, mut sb) = (process_samples(ra), process_samples(rb));
     let (mut ca, mut cb) = (cycle_samples(ra), cycle_samples(rb));
     let unshared = unshared_blocks(ra, rb);
@@ -394,11 +823,16 @@ fn compare_one(
         change_pct: None,
         ci_pct: None,
         p_value: None,
+        q_value: None,
         change_cycles_pct: None,
         p_cycles: None,
         verdict: Verdict::NotCompared,
         worse_pct: None,
+        p_gate: None,
+        p_gate_holm: None,
+        gate: None,
         note: None,
+        judged: None,
     };
     let tampered: Vec<&str> = [("A", ra), ("B", rb)]
         .iter()
@@ -410,7 +844,7 @@ fn compare_one(
             "not compared: stored statistics disagree with the observations in {} (see the warning)",
             tampered.join(" and ")
         ));
-        return row;
+        return (row, None, false);
     }
     let not_ok: Vec<String> = [("A", ra), ("B", rb)]
         .iter()
@@ -419,7 +853,7 @@ fn compare_one(
         .collect();
     if !not_ok.is_empty() {
         row.note = Some(not_ok.join(", "));
-        return row;
+        return (row, None, false);
     }
     if ra.unit != rb.unit {
         row.note = Some(format!(
@@ -427,116 +861,156 @@ fn compare_one(
             ra.unit.symbol(),
             rb.unit.symbol()
         ));
-        return row;
+        return (row, None, false);
     }
     if (sa.is_empty() || sb.is_empty()) && shared_note.is_none() {
         row.note = Some("no observations".into());
-        return row;
+        return (row, None, false);
     }
     let higher_better = ra.unit.higher_is_better();
-    let need = yamba_stats::min_blocks_for(confidence);
-    if sa.len() < need || sb.len() < need {
+    if sa.len() < MIN_BLOCKS || sb.len() < MIN_BLOCKS {
         // Say how large the change looks, but call nothing.
         if let (Some(a), Some(b)) = (row.median_a, row.median_b) {
-            if a != 0.0 {
+            if a != 0.0 && b != 0.0 {
                 let est = (b / a - 1.0) * 100.0;
                 row.change_pct = Some(est);
-                row.worse_pct = Some(if higher_better { -est } else { est });
+                row.worse_pct = Some(if higher_better {
+                    (a / b - 1.0) * 100.0
+                } else {
+                    est
+                });
             }
         }
         row.verdict = Verdict::TooFew;
+        let batch = |r: &BenchResult| {
+            r.certainty
+                .as_ref()
+                .is_some_and(|c| c.block == BlockKind::Batch)
+        };
+        // A precise run that replicates its results measured this one in
+        // one process: a curve or sweep too costly to repeat.
+        let by_design = batch(ra) && batch(rb) && (replicated.0 || replicated.1);
+        let counts = format!("{} in A, {} in B", sa.len(), sb.len());
+        if by_design {
+            row.note = Some(format!(
+                "measured in one process by design (a precise run does not replicate it): not tested ({counts})"
+            ));
+            return (row, None, true);
+        }
+        let why = if shared_note.is_some() {
+            TooFewWhy::SharedCore
+        } else if batch(ra) || batch(rb) || !replicated.0 || !replicated.1 {
+            TooFewWhy::OneProcessRun
+        } else {
+            TooFewWhy::Other
+        };
         row.note = Some(match &shared_note {
             Some(n) => format!(
-                "too few processes on an unshared core: {} in A, {} in B; the test needs ≥ {need} a side ({n})",
-                sa.len(),
-                sb.len()
+                "too few processes on an unshared core: {counts}; the test needs ≥ {MIN_BLOCKS} a side ({n})"
             ),
-            None => format!(
-                "too few processes: {} in A, {} in B; the test needs ≥ {need} a side",
-                sa.len(),
-                sb.len()
-            ),
+            None => format!("too few processes: {counts}; the test needs ≥ {MIN_BLOCKS} a side"),
         });
-        return row;
+        return (row, Some(why), false);
     }
-    row.blocks_a = sa.len();
-    row.blocks_b = sb.len();
     row.note = shared_note;
-    let Some((mut significant, est, (lo, hi), p)) =
-        significance(&sa, &sb, confidence, min_change_pct)
-    else {
-        row.note = Some("A's median is zero: no relative change".into());
-        return row;
+    let resolution = [ra, rb]
+        .iter()
+        .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
+        .fold(0.0, f64::max);
+    let Some((time, logs)) = block_test(&sa, &sb, resolution) else {
+        row.note = Some("A's mean is zero: no relative change".into());
+        return (row, Some(TooFewWhy::Other), false);
     };
-    row.change_pct = Some(est);
-    row.ci_pct = Some((lo, hi));
-    row.p_value = p;
-    row.worse_pct = Some(if higher_better { -est } else { est });
-    // A time that moved only because the host ran the core at another
-    // clock is not a change: the cycles must have moved too.
-    if let (Some(ca), Some(cb)) = (ca, cb) {
-        if let Some((sig_c, est_c, _, p_c)) = significance(&ca, &cb, confidence, min_change_pct) {
-            row.change_cycles_pct = Some(est_c);
-            row.p_cycles = p_c;
-            // The size a gate judges is the cycles' change too: the time's
-            // holds the host's clock step besides the code's change (a 2%
-            // change measured 5–7% in time across a 2.7% turbo step).
-            if sig_c && est_c.signum() == est.signum() {
-                row.worse_pct = Some(if higher_better { -est_c } else { est_c });
-            }
-            if significant && !(sig_c && est_c.signum() == est.signum()) {
-                significant = false;
-                add_note(
-                    &mut row,
-                    format!(
-                        "follows the core clock: {est_c:+.1}% in cycles (clock {} in A, {} in B)",
-                        fmt_mhz(&ra.certainty.as_ref().unwrap().core_mhz),
-                        fmt_mhz(&rb.certainty.as_ref().unwrap().core_mhz)
-                    ),
-                );
-            }
+    let pct = |w: &Welch| pct_interval(w, logs, confidence);
+    row.change_pct = Some(to_pct(time.diff, logs));
+    row.ci_pct = Some(pct(&time));
+    row.p_value = Some(time.p_two_sided());
+    // The cycles' test, on the same scale as the time's.
+    let cycles = match (&ca, &cb) {
+        (Some(ca), Some(cb)) => {
+            let mhz = |r: &BenchResult| {
+                r.certainty
+                    .as_ref()
+                    .map_or(0.0, |c| c.core_mhz.iter().copied().fold(0.0, f64::max))
+            };
+            let res_c = resolution * mhz(ra).max(mhz(rb)) / 1e3;
+            block_test(ca, cb, res_c)
+                .filter(|(_, l)| *l == logs)
+                .map(|(w, _)| w)
         }
-    }
-    // A difference in states the baseline's configuration has shown on
-    // this machine before is not a change.
-    if significant && !earlier.is_empty() {
-        let known: Vec<Vec<f64>> = std::iter::once(sa.clone())
-            .chain(earlier.iter().cloned())
-            .collect();
-        let floor = [ra, rb]
-            .iter()
-            .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
-            .fold(0.0, f64::max);
-        let b_value = yamba_stats::run_value(&sb).unwrap_or(f64::NAN);
-        if let Some((lo, hi, runs)) = yamba_stats::known_run_range(&known)
-            .filter(|(lo, hi, _)| b_value >= lo - floor && b_value <= hi + floor)
-        {
-            significant = false;
-            let (div, sym) = ra.unit.scale_for(hi);
-            add_note(&mut row, format!(
-                "within what identical runs give on this machine: medians of processes {}–{} {sym} over A and {} earlier runs of its configuration",
-                yamba_results::units::format_sig(lo / div),
-                yamba_results::units::format_sig(hi / div),
-                runs - 1
-            ));
-        } else if let Some(Ok(levels)) =
-            yamba_stats::within_known_states(&sb, &known, confidence, floor)
-        {
-            significant = false;
-            add_note(
-                &mut row,
-                known_states_note(&levels, &ra.unit, earlier.len()),
-            );
-        }
-    }
-    row.verdict = if !significant {
-        Verdict::Same
-    } else if (est > 0.0) != higher_better {
-        Verdict::Slower
-    } else {
-        Verdict::Faster
+        _ => None,
     };
-    row
+    if let Some(c) = &cycles {
+        row.change_cycles_pct = Some(to_pct(c.diff, logs));
+        row.p_cycles = Some(c.p_two_sided());
+    }
+    // What the threshold is judged against: the cycles where measured (a
+    // time holds the host's clock step besides the code's change: a 2%
+    // change measured 5–7% in time across a 2.7% turbo step).
+    let judged_diff = cycles.as_ref().unwrap_or(&time).diff;
+    row.worse_pct = Some(to_pct(
+        if higher_better {
+            -judged_diff
+        } else {
+            judged_diff
+        },
+        logs,
+    ));
+    row.verdict = Verdict::Same;
+    let clocks = cycles.as_ref().map(|_| {
+        (
+            fmt_mhz(&ra.certainty.as_ref().unwrap().core_mhz),
+            fmt_mhz(&rb.certainty.as_ref().unwrap().core_mhz),
+        )
+    });
+    row.judged = Some(Judged {
+        time,
+        cycles,
+        logs,
+        higher_better,
+        known_state: known_state(ra, rb, &sa, &sb, earlier, confidence),
+        clocks,
+    });
+    (row, None, false)
+}
+
+/// Whether B's processes lie where A's and earlier runs of its
+/// configuration lay (docs/certainty.md, "Machine states"): the note that
+/// says so, or `None`.
+fn known_state(
+    ra: &BenchResult,
+    rb: &BenchResult,
+    sa: &[f64],
+    sb: &[f64],
+    earlier: &[Vec<f64>],
+    confidence: f64,
+) -> Option<String> {
+    if earlier.is_empty() {
+        return None;
+    }
+    let known: Vec<Vec<f64>> = std::iter::once(sa.to_vec())
+        .chain(earlier.iter().cloned())
+        .collect();
+    let floor = [ra, rb]
+        .iter()
+        .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
+        .fold(0.0, f64::max);
+    let b_value = yamba_stats::run_value(sb).unwrap_or(f64::NAN);
+    if let Some((lo, hi, runs)) = yamba_stats::known_run_range(&known)
+        .filter(|(lo, hi, _)| b_value >= lo - floor && b_value <= hi + floor)
+    {
+        let (div, sym) = ra.unit.scale_for(hi);
+        return Some(format!(
+            "within what identical runs give on this machine: medians of processes {}–{} {sym} over A and {} earlier runs of its configuration",
+            yamba_results::units::format_sig(lo / div),
+            yamba_results::units::format_sig(hi / div),
+            runs - 1
+        ));
+    }
+    if let Some(Ok(levels)) = yamba_stats::within_known_states(sb, &known, confidence, floor) {
+        return Some(known_states_note(&levels, &ra.unit, earlier.len()));
+    }
+    None
 }
 
 /// Adds `text` to the row's note (after what is there).
@@ -582,45 +1056,6 @@ pub const MIN_CHANGE_PCT: f64 = 0.1;
 
 fn finite(v: &[f64]) -> Vec<f64> {
     v.iter().copied().filter(|x| x.is_finite()).collect()
-}
-
-/// The change of `b` relative to `a` in percent, with its interval: from
-/// the Hodges-Lehmann ratio when every value is positive (timings, rates),
-/// otherwise from the Hodges-Lehmann shift relative to A's median (a loop
-/// time after subtracting the dummy loop can be ≤ 0).
-pub fn relative_change(a: &[f64], b: &[f64], confidence: f64) -> Option<(f64, f64, f64)> {
-    if let Some((r, lo, hi)) = yamba_stats::hodges_lehmann_ratio_ci(a, b, confidence) {
-        return Some(((r - 1.0) * 100.0, (lo - 1.0) * 100.0, (hi - 1.0) * 100.0));
-    }
-    let med_a = yamba_stats::Summary::of(a)?.median;
-    if med_a == 0.0 {
-        return None;
-    }
-    let (d, lo, hi) = hodges_lehmann_shift_ci(a, b, confidence)?;
-    let pct = |x: f64| x / med_a.abs() * 100.0;
-    Some((pct(d), pct(lo), pct(hi)))
-}
-
-/// Hodges-Lehmann estimate of the shift b − a with its distribution-free
-/// interval (the Mann-Whitney null distribution, normal approximation):
-/// the same construction as `yamba_stats::hodges_lehmann_ratio_ci`, on the
-/// values rather than their logarithms.
-pub fn hodges_lehmann_shift_ci(a: &[f64], b: &[f64], confidence: f64) -> Option<(f64, f64, f64)> {
-    if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|v| !v.is_finite()) {
-        return None;
-    }
-    let mut diffs: Vec<f64> = a
-        .iter()
-        .flat_map(|x| b.iter().map(move |y| y - x))
-        .collect();
-    diffs.sort_by(|x, y| x.total_cmp(y));
-    let m = diffs.len();
-    let est = yamba_stats::percentile_sorted(&diffs, 50.0);
-    let (n1, n2) = (a.len() as f64, b.len() as f64);
-    let z = yamba_stats::z_quantile(confidence);
-    let k = (n1 * n2 / 2.0 - z * (n1 * n2 * (n1 + n2 + 1.0) / 12.0).sqrt()).floor();
-    let k = (k.max(0.0) as usize).min(m - 1);
-    Some((est, diffs[k], diffs[m - 1 - k]))
 }
 
 /// The median of some core-clock readings, in GHz.
@@ -850,23 +1285,33 @@ pub fn table(c: &Comparison) -> String {
         let _ = writeln!(out, "warning: {w}");
     }
     let ci_head = format!("{:.0}% CI", c.confidence * 100.0);
-    let mut lines = vec![[
+    let gated = c.gate.is_some();
+    let mut lines = vec![vec![
         "benchmark".to_string(),
         "A".into(),
         "B".into(),
         "change".into(),
         ci_head,
         "p".into(),
+        "q".into(),
         "processes".into(),
-        "verdict".into(),
     ]];
+    if gated {
+        lines[0].push("gate".into());
+    }
+    lines[0].push("verdict".into());
+    let p_fmt = |p: Option<f64>| match p {
+        Some(p) if p < 0.001 => format!("{p:.0e}"),
+        Some(p) => format!("{p:.3}"),
+        None => "-".into(),
+    };
     for r in &c.rows {
         let verdict = match (&r.note, r.verdict) {
             (Some(n), Verdict::NotCompared | Verdict::TooFew) => n.clone(),
             (Some(n), Verdict::Same) => format!("~ ({n})"),
             _ => r.verdict.as_str().to_string(),
         };
-        lines.push([
+        let mut line = vec![
             r.key.clone(),
             fmt_val(r.median_a, &r.unit),
             fmt_val(r.median_b, &r.unit),
@@ -874,14 +1319,28 @@ pub fn table(c: &Comparison) -> String {
             r.ci_pct
                 .map(|(lo, hi)| format!("[{}, {}]", fmt_pct(lo), fmt_pct(hi)))
                 .unwrap_or_else(|| "-".into()),
-            r.p_value
-                .map(|p| format!("{p:.3}"))
-                .unwrap_or_else(|| "-".into()),
+            p_fmt(r.p_value),
+            p_fmt(r.q_value),
             format!("{}+{}", r.blocks_a, r.blocks_b),
-            verdict,
-        ]);
+        ];
+        if gated {
+            line.push(
+                match r.gate {
+                    Some(GateLine::Regression) => "REGRESSION",
+                    Some(GateLine::Pass) => "pass",
+                    Some(GateLine::Dismissed) => "pass (known)",
+                    Some(GateLine::Undecided) => "undecided",
+                    Some(GateLine::OneProcess) => "not gated",
+                    None => "-",
+                }
+                .into(),
+            );
+        }
+        line.push(verdict);
+        lines.push(line);
     }
-    let mut widths = [0usize; 8];
+    let cols = lines[0].len();
+    let mut widths = vec![0usize; cols];
     for l in &lines {
         for (w, cell) in widths.iter_mut().zip(l.iter()) {
             *w = (*w).max(cell.chars().count());
@@ -889,9 +1348,9 @@ pub fn table(c: &Comparison) -> String {
     }
     for l in &lines {
         let mut line = String::new();
-        for (i, (cell, w)) in l.iter().zip(widths).enumerate() {
+        for (i, (cell, w)) in l.iter().zip(&widths).enumerate() {
             let pad = w - cell.chars().count();
-            if i == 0 || i == 7 {
+            if i == 0 || i + 1 == cols || (gated && i + 2 == cols) {
                 line.push_str(cell);
                 line.push_str(&" ".repeat(pad));
             } else {
@@ -913,23 +1372,130 @@ pub fn table(c: &Comparison) -> String {
         count(Verdict::NotCompared),
     );
     let _ = writeln!(out, "{}", footer(c));
+    if let Some(g) = &c.gate {
+        let _ = writeln!(out, "{}", gate_footer(g));
+    }
     out
 }
 
-/// The test, its sample unit and its minimum counts, in words.
+/// The test, its sample unit, its correction and its minimum counts, in words.
 pub fn footer(c: &Comparison) -> String {
     format!(
-        "test: exact two-sided Mann-Whitney U at {}% on per-process medians (one sample = one process of the run; \
-         observations inside a process are not independent); needs ≥ {} processes a side (yamba run's default is {}; \
-         --quick runs have 1); change: Hodges-Lehmann on the process medians; a time is called only when its core cycles \
-         (the processes' measured core clock) moved too; changes under {}% are not called; \
-         --threshold fails only on a significant slowdown larger than it (in core cycles where they were measured); {}",
-        c.confidence * 100.0,
-        c.min_blocks,
-        yamba_results::results::PRECISE_BLOCKS,
-        c.min_change_pct,
-        states_footer(c)
+        "test: Welch's t on the logarithms of per-process values (one sample = one process of the run; \
+         observations inside a process are not independent); change: ratio of geometric means, with its \
+         {conf}% interval; valid from {min} processes a side (yamba run's default is {blocks}, more where they \
+         spread; --quick runs have 1), where the interval is wide: with 3 a side about ±2.3–3.5 times the \
+         processes' spread; which lines moved: Benjamini–Hochberg over the {m} compared lines at \
+         false-discovery rate {q} (q: the adjusted p-value); a time is called only when its core cycles (the \
+         processes' measured core clock) moved too; changes under {minc}% are not called; {states}",
+        conf = c.confidence * 100.0,
+        min = c.min_blocks,
+        blocks = yamba_results::results::PRECISE_BLOCKS,
+        m = c.compared,
+        q = fmt_level(1.0 - c.confidence),
+        minc = c.min_change_pct,
+        states = states_footer(c)
     )
+}
+
+/// A level such as 0.05, without float noise.
+fn fmt_level(x: f64) -> String {
+    let s = format!("{x:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Why lines could not be tested, in words, with counts.
+fn undecided_reasons(g: &Gate) -> String {
+    let n = |why: TooFewWhy| g.undecided.iter().filter(|(_, w)| *w == why).count();
+    let mut parts = Vec::new();
+    let one = n(TooFewWhy::OneProcessRun);
+    if one > 0 {
+        parts.push(format!(
+            "{one} measured in one process by a --quick or --repeat 1 run (batches inside one process \
+             are not independent between runs)"
+        ));
+    }
+    let shared = n(TooFewWhy::SharedCore);
+    if shared > 0 {
+        parts.push(format!(
+            "{shared} left with fewer than {MIN_BLOCKS} processes a side once those a shared core moved were left out"
+        ));
+    }
+    let other = n(TooFewWhy::Other);
+    if other > 0 {
+        parts.push(format!(
+            "{other} with fewer than {MIN_BLOCKS} processes measured a side"
+        ));
+    }
+    parts.join("; ")
+}
+
+/// What the gate tested, at what level, with which correction, and what
+/// it could not test.
+pub fn gate_footer(g: &Gate) -> String {
+    let mut s = format!(
+        "gate: {} lines tested against a {}% threshold ({} in core cycles): one-sided Welch on logs of \
+         \"B is worse than A by at most {}%\", Holm–Bonferroni at family-wise α = {} (the chance that any \
+         line of two runs without such a slowdown fails is at most α): {} regression(s)",
+        g.tested,
+        g.threshold_pct,
+        g.tested_in_cycles,
+        g.threshold_pct,
+        fmt_level(g.alpha),
+        g.regressions.len(),
+    );
+    if !g.dismissed.is_empty() {
+        let _ = write!(
+            s,
+            ", {} rejected but not regressions (a known state of the machine, or the core clock)",
+            g.dismissed.len()
+        );
+    }
+    if g.undecided.is_empty() {
+        s.push_str("; every line the runs replicated was tested");
+    } else {
+        let _ = write!(
+            s,
+            "; {} could not be tested: {}",
+            g.undecided.len(),
+            undecided_reasons(g)
+        );
+    }
+    if !g.one_process.is_empty() {
+        let _ = write!(
+            s,
+            "; {} not gated: measured in one process by design (curves and sweeps a precise run does not \
+             replicate; they do not make the gate undecided)",
+            g.one_process.len()
+        );
+    }
+    let _ = write!(
+        s,
+        "; outcome: {} (exit {})",
+        match g.outcome {
+            GateOutcome::Pass => "pass",
+            GateOutcome::Regression => "regression",
+            GateOutcome::Undecided => "undecided",
+        },
+        g.outcome.exit_code()
+    );
+    s
+}
+
+/// The one line a gate that could not decide says (`None` when it decided).
+pub fn undecided_line(g: &Gate) -> Option<String> {
+    (g.outcome == GateOutcome::Undecided).then(|| {
+        format!(
+            "undecided: {} line(s) could not be tested against the {}% threshold — {}; nothing was found \
+             worse among the {} tested. Compare runs with ≥ {MIN_BLOCKS} processes a side (a precise run \
+             has {}) to decide",
+            g.undecided.len(),
+            g.threshold_pct,
+            undecided_reasons(g),
+            g.tested,
+            yamba_results::results::PRECISE_BLOCKS
+        )
+    })
 }
 
 /// What the machine-states check had to go on.

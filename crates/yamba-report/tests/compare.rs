@@ -1,11 +1,13 @@
 //! compare: one sample is one process. A known 10% shift between runs is
 //! found, no shift is (almost) never claimed even when processes differ
 //! from run to run far more than observations inside one process do, too
-//! few processes call nothing, and nothing is dropped silently.
+//! few processes call nothing, and nothing is dropped silently. The gate
+//! over a simulated suite: its family-wise false-alarm rate, the table's
+//! false-discovery rate, its power, and a gate that cannot decide.
 
 mod support;
 
-use yamba_report::compare::{compare, hodges_lehmann_shift_ci, table, Verdict};
+use yamba_report::compare::{compare, table, Verdict};
 use yamba_results::units::Unit;
 use yamba_results::{Mode, Status};
 
@@ -50,8 +52,9 @@ fn detects_a_ten_percent_slowdown() {
     let (a, b) = pair(7, 0.10, Unit::Nanoseconds);
     let r = &compare(&a, &b, 0.95).rows[0];
     assert!((r.change_pct.unwrap() - 10.0).abs() < 4.0, "{r:?}");
-    // Complete separation of 6 and 6: the exact p is 2 / C(12, 6).
-    assert!(r.p_value.unwrap() <= 2.0 / 924.0 + 1e-12, "{r:?}");
+    // 10% against a 2% spread, 6 a side: Welch's p is far below what the
+    // exact rank test could give (2 / C(12, 6) at complete separation).
+    assert!(r.p_value.unwrap() <= 2.0 / 924.0, "{r:?}");
     assert!(c_regression(&a, &b, 5.0) && !c_regression(&a, &b, 20.0));
 }
 
@@ -70,8 +73,8 @@ fn bandwidth_up_is_faster() {
     assert!(c_regression(&b, &a, 5.0));
 }
 
-/// With no shift, "significant" at 95% comes up in at most 5% of pairs
-/// (the exact test is conservative): at most 7% over 400 seeds. The
+/// With no shift, "significant" at 95% comes up in about 5% of pairs
+/// (Welch's test keeps its level): at most 7% over 400 seeds. The
 /// processes differ by 2% from run to run while a process's median is
 /// known to ±1%: a test on observations would call most pairs different.
 #[test]
@@ -130,8 +133,10 @@ fn too_few_processes_call_nothing() {
     assert!(c.regressions(5.0).is_empty());
     let t = table(&c);
     assert!(t.contains("too few processes: 1 in A, 1 in B"), "{t}");
-    assert!(t.contains("needs ≥ 4 processes a side"), "{t}");
-    // Three a side cannot reach 95% either (the smallest exact p is 0.1).
+    assert!(t.contains("the test needs ≥ 2 a side"), "{t}");
+    assert!(t.contains("valid from 2 processes a side"), "{t}");
+    // Three a side is enough for Welch's test (the exact rank test's
+    // smallest p was 0.1: it could call nothing here) ...
     let three = |seed: u64, median: f64| {
         support::file(vec![support::blocked(
             "cpu.x",
@@ -141,7 +146,21 @@ fn too_few_processes_call_nothing() {
         )])
     };
     let r = &compare(&three(1, 100.0), &three(2, 150.0), 0.95).rows[0];
-    assert_eq!(r.verdict, Verdict::TooFew, "{r:?}");
+    assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    assert!(r.p_value.unwrap() < 0.001, "{r:?}");
+    // ... and two: the interval is wide then, and says so.
+    let two = |seed: u64, median: f64| {
+        support::file(vec![support::blocked(
+            "cpu.x",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            support::processes(seed, 2, 30, median, 0.01, 0.01),
+        )])
+    };
+    let r = &compare(&two(1, 100.0), &two(2, 105.0), 0.95).rows[0];
+    assert_eq!((r.blocks_a, r.blocks_b), (2, 2), "{r:?}");
+    let (lo, hi) = r.ci_pct.unwrap();
+    assert!(hi - lo > 4.0, "{r:?}");
 }
 
 #[test]
@@ -195,7 +214,7 @@ fn lists_everything_not_compared() {
     }
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     assert!(
-        t.contains("\n0 slower, 0 faster, 0 unchanged, 3 with too few processes, 5 not compared\ntest: exact two-sided Mann-Whitney U at 95% on per-process medians"),
+        t.contains("\n0 slower, 0 faster, 0 unchanged, 3 with too few processes, 5 not compared\ntest: Welch's t on the logarithms of per-process values"),
         "{t}"
     );
 }
@@ -294,11 +313,10 @@ fn warns_when_the_mitigations_changed() {
 
 #[test]
 fn values_at_or_below_zero_use_the_shift() {
-    // A loop time after subtracting the dummy loop can be ≤ 0.
+    // A loop time after subtracting the dummy loop can be ≤ 0: no
+    // logarithm, so Welch on the values, the change relative to A's mean.
     let a: Vec<f64> = (0..30).map(|i| -1.0 + i as f64 * 0.1).collect();
     let b: Vec<f64> = a.iter().map(|v| v + 2.0).collect();
-    let (d, lo, hi) = hodges_lehmann_shift_ci(&a, &b, 0.95).unwrap();
-    assert!((d - 2.0).abs() < 1e-9 && lo < 2.0 && hi > 2.0);
     let run = |v: &[f64]| {
         support::file(vec![support::blocked(
             "cpu.y",
@@ -309,6 +327,10 @@ fn values_at_or_below_zero_use_the_shift() {
     };
     let r = &compare(&run(&a), &run(&b), 0.95).rows[0];
     assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    // A's 6 block medians average 0.45; B's are 2 more: +2/0.45.
+    let (change, (lo, hi)) = (r.change_pct.unwrap(), r.ci_pct.unwrap());
+    assert!((change - 2.0 / 0.45 * 100.0).abs() < 1e-6, "{r:?}");
+    assert!(lo < change && change < hi, "{r:?}");
 }
 
 /// Large processes (BASE keeps 20 000 observations) compare in bounded
@@ -329,7 +351,13 @@ fn large_samples_compare_quickly() {
     assert!(t.elapsed().as_secs_f64() < 5.0, "took {:?}", t.elapsed());
     assert_eq!(r.verdict, Verdict::Slower);
     let (lo, hi) = r.ci_pct.unwrap();
-    assert!(lo < 10.0 && 10.0 < hi && hi - lo < 4.0, "[{lo}, {hi}]");
+    let change = r.change_pct.unwrap();
+    // The processes differ by 0.5% (a σ of 0.3% on the 6-process means'
+    // difference): the estimate is within 1.5% of 10%, the interval
+    // around it narrow. (Whether this one draw's 95% interval holds 10.0
+    // is a coin of 95%, not what this test is about.)
+    assert!((change - 10.0).abs() < 1.5, "{change}");
+    assert!(lo < change && change < hi && hi - lo < 4.0, "[{lo}, {hi}]");
     assert_eq!((r.n_a, r.n_b), (120_000, 120_000));
 }
 
@@ -420,11 +448,20 @@ fn processes_a_shared_core_moved_are_left_out() {
     assert_eq!(r.verdict, Verdict::Same, "{r:?}");
     assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
     assert!(r.note.as_deref().unwrap().contains("shared core"), "{r:?}");
-    // A real 10% slowdown beside a shared process is still called.
+    // A real 10% slowdown beside the shared processes is still called.
     let slow: Vec<f64> = b_medians.iter().map(|m| m * 1.10).collect();
-    let b = shared_run(&slow, &[ALONE, 2.2, ALONE, ALONE, ALONE, ALONE], "2");
+    let b = shared_run(&slow, &[ALONE, 2.2, ALONE, 2.3, ALONE, ALONE], "2");
     let r = &compare(&a, &b, 0.95).rows[0];
     assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
+    // One of them on a core nobody shared: a process 37% above the others
+    // that nothing explains is variation a user meets, and it stays in —
+    // Welch's interval widens to hold it (a rank test would not notice).
+    let b = shared_run(&slow, &[ALONE, 2.2, ALONE, ALONE, ALONE, ALONE], "2");
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!((r.blocks_a, r.blocks_b), (6, 5), "{r:?}");
+    let (lo, hi) = r.ci_pct.unwrap();
+    assert!(lo < 10.0 && hi > 30.0, "{r:?}");
     // Three of B's six shared: half, so B describes a shared core and
     // keeps them all (and its spread says so: nothing called).
     let b = shared_run(
@@ -537,4 +574,458 @@ fn another_build_of_the_same_version_is_named() {
     assert!(!d.iter().any(|w| w.contains("build")), "{d:?}");
     b.tool.build = a.tool.build.clone();
     assert!(yamba_report::compare::configuration_differences(&a, &b).is_empty());
+}
+
+/// A simulated suite: [`SUITE`] lines, each with its own spread between
+/// processes (CV 0.2%–3%, log-uniform: a dependent chain's 0.2% to a
+/// file system call's 3%), drawn once from a seeded generator.
+mod suite {
+    use super::support;
+    use rand::{Rng, SeedableRng};
+    use yamba_report::compare::{compare, Comparison, GateOutcome, Verdict};
+    use yamba_results::units::Unit;
+    use yamba_results::{Mode, ResultsFile};
+
+    pub const SUITE: usize = 150;
+    pub const PAIRS: usize = 400;
+
+    pub struct Line {
+        pub value: f64,
+        pub cv: f64,
+    }
+
+    pub fn lines(seed: u64) -> Vec<Line> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..SUITE)
+            .map(|_| Line {
+                value: 10f64.powf(rng.gen_range(0.0..4.0)),
+                cv: (rng.gen_range(0.002f64.ln()..0.03f64.ln())).exp(),
+            })
+            .collect()
+    }
+
+    pub fn normal(rng: &mut rand::rngs::StdRng) -> f64 {
+        let (u1, u2): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen());
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+
+    /// One precise run of the suite: line i in `blocks(i)` processes whose
+    /// medians are log-normal around its value × `factor(i)`.
+    pub fn run(
+        rng: &mut rand::rngs::StdRng,
+        lines: &[Line],
+        blocks: impl Fn(usize, &mut rand::rngs::StdRng) -> usize,
+        factor: impl Fn(usize) -> f64,
+    ) -> ResultsFile {
+        let results = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let n = blocks(i, rng);
+                let processes = (0..n)
+                    .map(|_| vec![l.value * factor(i) * (l.cv * normal(rng)).exp(); 3])
+                    .collect();
+                support::blocked(
+                    &format!("sim.l{i}"),
+                    Mode::Hot,
+                    Unit::Nanoseconds,
+                    processes,
+                )
+            })
+            .collect();
+        let mut f = support::file(results);
+        f.config =
+            serde_json::json!({"quick": false, "repetitions": 3, "cpu": null, "no_pin": false});
+        f
+    }
+
+    /// 3 to 6 processes, as a precise run's two-stage rule gives.
+    pub fn three_to_six(_: usize, rng: &mut rand::rngs::StdRng) -> usize {
+        rng.gen_range(3..=6)
+    }
+
+    /// A pair of runs compared and gated at 5%.
+    pub fn pair(
+        rng: &mut rand::rngs::StdRng,
+        lines: &[Line],
+        blocks: impl Fn(usize, &mut rand::rngs::StdRng) -> usize + Copy,
+        factor_b: impl Fn(usize) -> f64,
+    ) -> Comparison {
+        let a = run(rng, lines, blocks, |_| 1.0);
+        let b = run(rng, lines, blocks, factor_b);
+        compare(&a, &b, 0.95).gated(5.0)
+    }
+
+    pub fn called(c: &Comparison) -> Vec<usize> {
+        c.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r.verdict, Verdict::Slower | Verdict::Faster))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    pub fn failed(c: &Comparison) -> bool {
+        c.gate.as_ref().unwrap().outcome != GateOutcome::Pass
+    }
+
+    pub fn gated(c: &Comparison, line: usize) -> bool {
+        c.gate
+            .as_ref()
+            .unwrap()
+            .regressions
+            .contains(&format!("sim.l{line}@hot"))
+    }
+}
+
+/// Identical pairs of a 150-line suite, 3–6 processes a side: the gate
+/// (threshold 5%, Holm at α = 0.05) fails in at most 5% of pairs, and the
+/// table's Benjamini–Hochberg calls are false in at most 5% of pairs
+/// (with nothing changed, every call is false: its false-discovery rate is
+/// the share of pairs with any call). With 15 lines really changed by
+/// 2–10%, false calls are at most 5% of the calls.
+#[test]
+fn a_suite_gate_holds_its_false_alarm_and_discovery_rates() {
+    use rand::{Rng, SeedableRng};
+    let lines = suite::lines(1);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    let (mut failed, mut any_call, mut calls) = (0, 0, 0);
+    for _ in 0..suite::PAIRS {
+        let c = suite::pair(&mut rng, &lines, suite::three_to_six, |_| 1.0);
+        assert_eq!(c.compared, suite::SUITE);
+        let g = c.gate.as_ref().unwrap();
+        assert_eq!((g.tested, g.undecided.len()), (suite::SUITE, 0));
+        failed += usize::from(suite::failed(&c));
+        let n = suite::called(&c).len();
+        calls += n;
+        any_call += usize::from(n > 0);
+    }
+    let rate = failed as f64 / suite::PAIRS as f64;
+    let fdr = any_call as f64 / suite::PAIRS as f64;
+    eprintln!(
+        "identical pairs: gate failed in {failed} of {} ({:.2}%); BH called {calls} lines in {any_call} pairs (FDR {:.2}%)",
+        suite::PAIRS,
+        rate * 100.0,
+        fdr * 100.0
+    );
+    assert!(rate <= 0.05, "gate false-alarm rate {rate}");
+    assert!(fdr <= 0.05, "false-discovery rate {fdr}");
+    // 15 lines really changed, by ±2–10%.
+    let (mut false_calls, mut all_calls, mut fdp_sum, mut true_calls) = (0, 0, 0.0, 0);
+    for p in 0..suite::PAIRS {
+        let changes: Vec<f64> = (0..suite::SUITE)
+            .map(|i| {
+                if (i + p) % 10 == 0 {
+                    let size = rng.gen_range(0.02..0.10);
+                    if rng.gen() {
+                        1.0 + size
+                    } else {
+                        1.0 / (1.0 + size)
+                    }
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let c = suite::pair(&mut rng, &lines, suite::three_to_six, |i| changes[i]);
+        let called = suite::called(&c);
+        let v = called.iter().filter(|&&i| changes[i] == 1.0).count();
+        false_calls += v;
+        all_calls += called.len();
+        true_calls += called.len() - v;
+        fdp_sum += v as f64 / called.len().max(1) as f64;
+    }
+    let fdr = fdp_sum / suite::PAIRS as f64;
+    eprintln!(
+        "15 of 150 lines changed by 2–10%: {all_calls} calls, {false_calls} false ({:.2}% of calls; mean FDP {:.2}%), {true_calls} of {} changes found",
+        false_calls as f64 / all_calls as f64 * 100.0,
+        fdr * 100.0,
+        15 * suite::PAIRS
+    );
+    assert!(fdr <= 0.05, "false-discovery rate {fdr}");
+    assert!(false_calls as f64 <= 0.05 * all_calls as f64);
+}
+
+/// A planted 8% slowdown in one line of a 150-line suite, 3 processes a
+/// side, against a 5% threshold: the gate must show, after Holm's
+/// correction over 150 lines (each line's one-sided p ≤ 0.05/150), that
+/// the line is worse by more than 5% — a margin of 2.9% in logs. How often
+/// it can depends on the line's spread between processes: gated in ≥ 90%
+/// of pairs at CV 0.1% (a dependent chain, a system call in core cycles),
+/// and the power at wider spreads is printed. With CV 1% no test
+/// controlling the family-wise rate could reach 90% on 3 processes a side
+/// (even knowing the variance, the z-test's power is 52%); a precise run
+/// gives such a line more processes (its interval ±2.5% on 3 is wider than
+/// the 1% the two-stage rule stops at), and with 10 a side the gate
+/// catches it in ≥ 90%. A planted 5% — at the threshold itself — is by
+/// construction gated in about α/150 of pairs; the table calls it.
+#[test]
+fn a_planted_slowdown_is_gated() {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let power = |rng: &mut rand::rngs::StdRng, cv: f64, blocks: usize, slow: f64| {
+        let mut lines = suite::lines(1);
+        lines[0].cv = cv;
+        let (mut gated, mut called, mut false_alarm) = (0, 0, 0);
+        for _ in 0..suite::PAIRS {
+            let c = suite::pair(
+                rng,
+                &lines,
+                move |i, rng| {
+                    if i == 0 {
+                        blocks
+                    } else {
+                        suite::three_to_six(i, rng)
+                    }
+                },
+                |i| if i == 0 { slow } else { 1.0 },
+            );
+            gated += usize::from(suite::gated(&c, 0));
+            called += usize::from(c.rows[0].verdict == yamba_report::compare::Verdict::Slower);
+            false_alarm += usize::from(
+                c.gate
+                    .as_ref()
+                    .unwrap()
+                    .regressions
+                    .iter()
+                    .any(|k| k != "sim.l0@hot"),
+            );
+        }
+        let share = |n: usize| n as f64 / suite::PAIRS as f64;
+        eprintln!(
+            "planted {:+.0}% at CV {:.1}%, {blocks} processes a side: gated in {:.1}% of pairs, called slower in {:.1}%; another line gated in {false_alarm}",
+            (slow - 1.0) * 100.0,
+            cv * 100.0,
+            share(gated) * 100.0,
+            share(called) * 100.0
+        );
+        assert_eq!(false_alarm, 0);
+        (share(gated), share(called))
+    };
+    let (gated, called) = power(&mut rng, 0.001, 3, 1.08);
+    assert!(gated >= 0.90, "8% at CV 0.1%, 3 a side: gated in {gated}");
+    assert!(called >= 0.99, "{called}");
+    for cv in [0.002, 0.005, 0.01] {
+        power(&mut rng, cv, 3, 1.08);
+    }
+    let (gated, _) = power(&mut rng, 0.01, 10, 1.08);
+    assert!(gated >= 0.90, "8% at CV 1%, 10 a side: gated in {gated}");
+    // 5%, at the threshold itself, on a line of CV 0.5% with 3–6 a side:
+    // not gated (that is the threshold's meaning), but called.
+    let mut lines = suite::lines(1);
+    lines[0].cv = 0.005;
+    let (mut gated, mut called) = (0, 0);
+    for _ in 0..suite::PAIRS {
+        let c = suite::pair(&mut rng, &lines, suite::three_to_six, |i| {
+            if i == 0 {
+                1.05
+            } else {
+                1.0
+            }
+        });
+        gated += usize::from(suite::gated(&c, 0));
+        called += usize::from(c.rows[0].verdict == Verdict::Slower);
+    }
+    eprintln!(
+        "planted +5% at CV 0.5%, 3–6 a side: gated (threshold 5%) in {gated} of {}, called slower in {called}",
+        suite::PAIRS
+    );
+    assert!(gated * 20 <= suite::PAIRS, "{gated}");
+}
+
+/// Two quick runs (one process each: their batches are not independent
+/// between runs) with a 2× regression: the gate cannot decide, and says
+/// so — never passes. A regression found elsewhere still fails it.
+#[test]
+fn a_gate_that_cannot_decide_does_not_pass() {
+    use yamba_report::compare::{gate_footer, undecided_line, GateLine, GateOutcome, TooFewWhy};
+    use yamba_results::{BlockKind, Certainty};
+    let quick = |median: f64| {
+        let mut r = support::result(
+            "ipc.shm",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            support::lognormal(4, 400, median, 0.01),
+        );
+        r.certainty = Certainty::within_process(&r.observations, 0.0, None);
+        assert_eq!(r.certainty.as_ref().unwrap().block, BlockKind::Batch);
+        let mut f = support::file(vec![r]);
+        f.config =
+            serde_json::json!({"quick": true, "repetitions": 1, "cpu": null, "no_pin": false});
+        f
+    };
+    let c = compare(&quick(100.0), &quick(200.0), 0.95).gated(5.0);
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!(g.outcome, GateOutcome::Undecided);
+    assert_eq!(g.outcome.exit_code(), 3);
+    assert_eq!(
+        g.undecided,
+        vec![("ipc.shm@hot".to_string(), TooFewWhy::OneProcessRun)]
+    );
+    assert_eq!(c.rows[0].gate, Some(GateLine::Undecided));
+    let line = undecided_line(g).unwrap();
+    assert!(
+        line.starts_with("undecided: 1 line(s) could not be tested"),
+        "{line}"
+    );
+    assert!(line.contains("--quick"), "{line}");
+    assert!(table(&c).contains(&gate_footer(g)));
+    // The same runs with a replicated line that did regress: exit 1.
+    let with = |median: f64, slow: f64| {
+        let mut f = quick(median);
+        f.results.push(support::blocked(
+            "cpu.x",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            support::processes(9, 4, 30, 100.0 * slow, 0.002, 0.01),
+        ));
+        f
+    };
+    let c = compare(&with(100.0, 1.0), &with(200.0, 1.5), 0.95).gated(5.0);
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!(
+        (g.outcome, g.regressions.len(), g.undecided.len()),
+        (GateOutcome::Regression, 1, 1)
+    );
+    assert_eq!(g.outcome.exit_code(), 1);
+    assert!(undecided_line(g).is_none());
+}
+
+/// Precise runs: a curve a precise run measures in one process by design
+/// (batches in both, the runs replicated everything else) is listed as
+/// not gated and does not make the gate undecided.
+#[test]
+fn curves_of_precise_runs_are_not_gated_and_decide_nothing() {
+    use yamba_report::compare::{gate_footer, GateLine, GateOutcome};
+    use yamba_results::Certainty;
+    let precise = |scale: f64| {
+        let mut curve = support::result(
+            "mem.latency",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            support::lognormal(5, 300, 80.0 * scale, 0.02),
+        );
+        curve.certainty = Certainty::within_process(&curve.observations, 0.0, None);
+        let mut f = support::file(vec![
+            support::blocked(
+                "cpu.x",
+                Mode::Hot,
+                Unit::Nanoseconds,
+                support::processes(3, 3, 30, 100.0, 0.003, 0.01),
+            ),
+            curve,
+        ]);
+        f.config =
+            serde_json::json!({"quick": false, "repetitions": 3, "cpu": null, "no_pin": false});
+        f
+    };
+    let c = compare(&precise(1.0), &precise(1.3), 0.95).gated(5.0);
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!(g.outcome, GateOutcome::Pass, "{g:?}");
+    assert_eq!(g.one_process, vec!["mem.latency@hot".to_string()]);
+    assert!(g.undecided.is_empty());
+    assert_eq!(c.rows[1].gate, Some(GateLine::OneProcess));
+    assert!(
+        c.rows[1]
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("measured in one process by design"),
+        "{:?}",
+        c.rows[1]
+    );
+    assert!(gate_footer(g).contains("1 not gated: measured in one process by design"));
+    // A --repeat 1 run measures everything in one process: not by design.
+    let mut one = precise(1.0);
+    one.config["repetitions"] = serde_json::json!(1);
+    one.results[0] = {
+        let mut r = support::result(
+            "cpu.x",
+            Mode::Hot,
+            Unit::Nanoseconds,
+            support::lognormal(6, 300, 100.0, 0.01),
+        );
+        r.certainty = Certainty::within_process(&r.observations, 0.0, None);
+        r
+    };
+    let g = compare(&one, &one.clone(), 0.95).gated(5.0).gate.unwrap();
+    assert_eq!(g.outcome, GateOutcome::Undecided, "{g:?}");
+    assert_eq!(g.undecided.len(), 2, "{g:?}");
+}
+
+/// A run of `cpu.x` whose processes ran at these core clocks (MHz), with
+/// these medians (tight observations).
+fn clocked(medians: &[f64], mhz: &[f64]) -> yamba_results::ResultsFile {
+    use yamba_results::{BlockKind, Certainty};
+    let processes: Vec<Vec<f64>> = medians
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| support::lognormal(i as u64 + 1, 30, m, 0.0005))
+        .collect();
+    let mut r = support::blocked("cpu.x", Mode::Hot, Unit::Nanoseconds, processes.clone());
+    let medians = processes
+        .iter()
+        .map(|p| yamba_stats::Summary::of(p).unwrap().median)
+        .collect();
+    r.certainty = Certainty::from_blocks(
+        BlockKind::Process,
+        medians,
+        processes.iter().map(Vec::len).collect(),
+        0.0,
+        mhz.to_vec(),
+    );
+    let mut f = support::file(vec![r]);
+    f.config = serde_json::json!({"quick": false, "repetitions": 3, "cpu": null, "no_pin": false});
+    f
+}
+
+/// A time that moved with the host's clock is not a change, and not a
+/// regression; one whose cycles moved as far is both; one whose cycles
+/// moved as far but unevenly (a disturbed clock reading) is not called,
+/// and says so rather than blaming the clock.
+#[test]
+fn the_core_clock_is_judged_in_cycles() {
+    use yamba_report::compare::{GateLine, GateOutcome};
+    let a = clocked(&[100.0, 100.1, 99.9], &[3700.0, 3700.0, 3700.0]);
+    // 8% more time at a clock 8% slower: the same cycles.
+    let b = clocked(&[108.0, 108.1, 107.9], &[3426.0, 3426.0, 3426.0]);
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .starts_with("follows the core clock"),
+        "{r:?}"
+    );
+    assert!(r.change_cycles_pct.unwrap().abs() < 0.5, "{r:?}");
+    assert_eq!(r.gate, Some(GateLine::Pass), "{r:?}");
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!((g.outcome, g.tested_in_cycles), (GateOutcome::Pass, 1));
+    // 8% more cycles at the same clock: slower, and a regression past 5%.
+    let b = clocked(&[108.0, 108.1, 107.9], &[3700.0, 3700.0, 3700.0]);
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    assert_eq!(c.rows[0].verdict, Verdict::Slower, "{:?}", c.rows[0]);
+    assert_eq!(
+        c.rows[0].gate,
+        Some(GateLine::Regression),
+        "{:?}",
+        c.rows[0]
+    );
+    assert!((c.rows[0].worse_pct.unwrap() - 8.0).abs() < 0.3);
+    // The same, with one of A's clock readings disturbed (a process whose
+    // multiply chains were sliced read 3425 MHz: seen on a busy guest).
+    let a = clocked(&[100.0, 100.1, 99.9], &[3700.0, 3700.0, 3425.0]);
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .starts_with("not confirmed in core cycles"),
+        "{r:?}"
+    );
+    assert_eq!(r.gate, Some(GateLine::Pass), "{r:?}");
 }

@@ -2,8 +2,10 @@
 //!
 //! Everything a number needs before it can be trusted: a summary of a sample
 //! with confidence intervals, a rank test to compare two samples whose
-//! distributions are skewed (as timings are), a least-squares fit, and the
-//! seed's outlier layers (mean ± 2σ, repeatable).
+//! distributions are skewed (as timings are), Welch's t test on two runs'
+//! blocks with the Holm and Benjamini–Hochberg corrections for testing a
+//! whole suite at once, a least-squares fit, and the seed's outlier layers
+//! (mean ± 2σ, repeatable).
 
 mod blocks;
 mod fit;
@@ -11,6 +13,7 @@ mod outliers;
 mod rank;
 mod states;
 mod summary;
+mod welch;
 
 pub use blocks::{
     batch_medians, between_blocks, between_blocks_two_stage, mann_whitney_exact_p,
@@ -25,6 +28,7 @@ pub use states::{
     STATE_GAP_FACTOR, STATE_MIN_GAP,
 };
 pub use summary::{median_ci_ranks, percentile_sorted, Interval, Summary};
+pub use welch::{benjamini_hochberg, holm, Welch};
 
 /// Two-sided Student t quantile for `confidence` (e.g. 0.95) with `df` degrees of freedom.
 pub fn t_quantile(confidence: f64, df: f64) -> f64 {

@@ -1,6 +1,8 @@
 //! `yamba compare A.json B.json`: change, confidence interval, p-value and
 //! verdict per result, with warnings when the runs' machines differ. A run
 //! in the history is named `@ID`; `--last 2` compares the two newest.
+//! `--threshold T` gates: exit 1 on a regression, 3 when undecided
+//! ([`EXIT_CODES`]).
 
 use yamba_report::compare;
 
@@ -15,7 +17,17 @@ enum Format {
     Json,
 }
 
+/// The exit statuses of a gate, for `--help` of `compare` and `run`.
+pub const EXIT_CODES: &str = "Exit status: 0 passed (or no --threshold); 1 a regression: some result is worse \
+than the baseline by more than the threshold (for `run`, also a failure under --strict or a results file \
+not written); 2 a usage error (or, for `run`, a history store that could not be written); 3 undecided: \
+nothing was found worse, but some result could not be tested — fewer than 2 processes a side, as in a \
+--quick run (curves and sweeps a precise run measures in one process by design are listed as not gated \
+and do not make it undecided). A regression found makes the status 1 even when other results were \
+undecided. See docs/certainty.md.";
+
 #[derive(clap::Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct Args {
     /// The baseline run: a results file, or @ID for a run in the history.
     #[arg(required_unless_present = "last")]
@@ -29,10 +41,17 @@ pub struct Args {
     last: Option<usize>,
     #[command(flatten)]
     store: super::history::StoreArg,
-    /// Exit with status 1 when a result got significantly slower by more than P percent.
+    /// Gate: exit with status 1 when a result is worse than A by more than
+    /// P percent (per result, the one-sided Welch test of "worse by at most
+    /// P%" on the processes' logarithms, in core cycles where measured;
+    /// Holm–Bonferroni over all results at 1 − confidence, so identical
+    /// runs fail with probability ≤ 1 − confidence), and with status 3
+    /// ("undecided") when none is but some result had too few processes
+    /// to test (a --quick run has 1).
     #[arg(long, value_name = "P")]
     threshold: Option<f64>,
-    /// Confidence level of the intervals and of the significance test.
+    /// Confidence level of the intervals; 1 − confidence is the table's
+    /// false-discovery rate and the gate's family-wise level.
     #[arg(long, default_value_t = 0.95)]
     confidence: f64,
     #[arg(long, value_enum, default_value = "table")]
@@ -75,26 +94,42 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         _ => anyhow::bail!("compare needs two runs (files or @ID), or --last 2"),
     };
     let earlier = earlier_runs(&mut resolver, &a, &b, args.history_runs);
-    let c = compare::compare_with(&a, &b, args.confidence, &earlier);
+    let mut c = compare::compare_with(&a, &b, args.confidence, &earlier);
+    if let Some(t) = args.threshold {
+        c = c.gated(t);
+    }
     match args.format {
         Format::Table => super::obs::write_stdout(&compare::table(&c))?,
         Format::Json => super::obs::write_stdout(&(serde_json::to_string_pretty(&c)? + "\n"))?,
     }
-    let Some(t) = args.threshold else {
-        return Ok(0);
+    Ok(gate_status(&c, ""))
+}
+
+/// Says on stderr what the gate found — each regression, and the one line
+/// of an undecided gate — and returns its exit status (0 without a gate).
+/// `against`: words after "slower" (e.g. " than the baseline").
+pub fn gate_status(c: &compare::Comparison, against: &str) -> i32 {
+    let Some(g) = &c.gate else {
+        return 0;
     };
-    let bad = c.regressions(t);
-    if bad.is_empty() {
-        return Ok(0);
-    }
-    for r in &bad {
+    for r in c.rows.iter().filter(|r| g.regressions.contains(&r.key)) {
+        let cycles = if r.change_cycles_pct.is_some() {
+            " in core cycles"
+        } else {
+            ""
+        };
         eprintln!(
-            "yamba: {} is {:.1}% slower (more than the {t}% threshold)",
+            "yamba: {} is {:.1}% slower{against}{cycles} (more than the {}% threshold; Holm-adjusted p {:.2e})",
             r.key,
-            r.worse_pct.unwrap_or(f64::NAN)
+            r.worse_pct.unwrap_or(f64::NAN),
+            g.threshold_pct,
+            r.p_gate_holm.unwrap_or(f64::NAN)
         );
     }
-    Ok(1)
+    if let Some(line) = compare::undecided_line(g) {
+        eprintln!("yamba: {line}");
+    }
+    g.outcome.exit_code()
 }
 
 /// Whether a stored run can be of `file`'s configuration and start no

@@ -23,6 +23,7 @@ pub enum ModeArg {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = super::compare::EXIT_CODES)]
 pub struct Args {
     /// Benchmarks or areas to run (ids, areas such as `cpu`, or dotted prefixes); default: the default suite.
     pub names: Vec<String>,
@@ -106,8 +107,11 @@ pub struct Args {
     /// run against when it ends (the same table as `yamba compare BASELINE NEW`).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// With --baseline: exit with status 1 when a result got significantly
-    /// slower than the baseline by more than P percent.
+    /// With --baseline: gate — exit with status 1 when a result is worse
+    /// than the baseline by more than P percent (the test of `yamba compare
+    /// --threshold`: Holm–Bonferroni over all results at 95%), and with
+    /// status 3 ("undecided") when none is but some result had too few
+    /// processes to test (a --quick run has 1).
     #[arg(long, value_name = "P", requires = "baseline")]
     pub threshold: Option<f64>,
     /// Exit with status 1 when any benchmark failed or was withheld.
@@ -253,7 +257,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             eprint!("{t}");
         }
     }
-    let mut regressions = 0;
+    let mut gate = 0;
     if let Some(base) = &baseline {
         // Earlier runs of the baseline's configuration tell a state of the
         // machine from a change (docs/certainty.md).
@@ -263,7 +267,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
             super::compare::earlier_runs(&mut h, base, file, super::compare::HISTORY_RUNS)
         };
-        let c = yamba_report::compare::compare_with(base, file, 0.95, &earlier);
+        let mut c = yamba_report::compare::compare_with(base, file, 0.95, &earlier);
+        if let Some(t) = args.threshold {
+            c = c.gated(t);
+        }
         if args.format == Format::Table {
             println!(
                 "\nagainst the baseline {}:",
@@ -271,16 +278,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
             print!("{}", yamba_report::compare::table(&c));
         }
-        if let Some(t) = args.threshold {
-            for r in c.regressions(t) {
-                regressions += 1;
-                eprintln!(
-                    "yamba: {} is {:.1}% slower than the baseline (threshold {t}%)",
-                    r.key,
-                    r.worse_pct.unwrap_or(f64::NAN)
-                );
-            }
-        }
+        gate = super::compare::gate_status(&c, " than the baseline");
     }
     // Whatever happened to the results file, the table above was printed.
     let not_saved = super::saved::report(
@@ -314,15 +312,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
-    Ok(
-        if (args.strict && bad > 0) || regressions > 0 || not_saved {
-            1
-        } else if unrecorded {
-            2
-        } else {
-            0
-        },
-    )
+    Ok(if (args.strict && bad > 0) || gate == 1 || not_saved {
+        1
+    } else if gate == yamba_report::compare::EXIT_UNDECIDED {
+        yamba_report::compare::EXIT_UNDECIDED
+    } else if unrecorded {
+        2
+    } else {
+        0
+    })
 }
 
 fn config_from(args: &Args) -> anyhow::Result<RunConfig> {

@@ -518,7 +518,7 @@ fn withheld_section(runs: &[Run]) -> String {
 
 fn comparison_section(runs: &[Run], confidence: f64) -> String {
     let mut s = format!(
-        "<section id=\"comparison\"><h2>Comparison</h2><p class=\"lede\">Each run against the first ({}), as <code>yamba compare</code> judges it: one sample per process, the change with its {:.0}% interval, the exact Mann–Whitney p-value, and a verdict only when both agree.</p>",
+        "<section id=\"comparison\"><h2>Comparison</h2><p class=\"lede\">Each run against the first ({}), as <code>yamba compare</code> judges it: one sample per process, the change (ratio of geometric means, Welch's t on the logarithms) with its {:.0}% interval and p-value, and a verdict only where Benjamini–Hochberg over all results calls it and the interval agrees.</p>",
         escape(&runs[0].label),
         confidence * 100.0
     );

@@ -16,10 +16,28 @@
 //! control — a call to a function that only returns — shows what the call
 //! itself costs without a crossing. The three are reported side by side in
 //! one table, next to what /sys/devices/system/cpu/vulnerabilities says.
+//!
+//! Test only: `--set cpu.syscall.getppid.extra_muls=N` plants a slowdown
+//! of known size — P becomes the call followed by N dependent multiplies
+//! on its result — for the tests of `compare`'s gate. Unset (0), P is the
+//! call alone, measured by the very loop it always was.
 
-use super::adapter::{self, shapes};
+use super::adapter::{self, opaque::Opaque, shapes};
 use serde_json::json;
-use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Measured, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Machine, Measured, Mode, Setting, Unit};
+
+/// `--set cpu.syscall.getppid.extra_muls=N` (test only): N dependent
+/// 64-bit multiplies after each getppid call, in every shape.
+pub const EXTRA_MULS: Setting = Setting {
+    key: "cpu.syscall.getppid.extra_muls",
+    kind: Kind::Integer {
+        min: 0,
+        max: 1_000_000,
+    },
+    default: "0",
+    help: "test only: N dependent multiplies after each getppid call, a planted slowdown of known size (for testing compare's gate)",
+    aliases: &[],
+};
 
 pub static GETPPID: Benchmark = Benchmark {
     id: "cpu.syscall.getppid",
@@ -29,6 +47,7 @@ pub static GETPPID: Benchmark = Benchmark {
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
     run: run_getppid,
+    settings: &[EXTRA_MULS],
     ..Benchmark::TEMPLATE
 };
 
@@ -91,6 +110,7 @@ pub const RETURN_MITIGATIONS: &[&str] = &[
 fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
     // SAFETY: getppid has no preconditions.
     let expected = unsafe { libc::getppid() } as i64;
+    let extra = ctx.integer(EXTRA_MULS.key)?.unwrap_or(0);
     let mut results = Vec::new();
     for shape in Shape::ALL {
         let (mut calls, mut wrong) = (0u64, 0u64);
@@ -99,11 +119,18 @@ fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
             wrong += u64::from(got != expected);
         };
         let m = match shape {
-            Shape::Inline => ctx.measure(|| check(shapes::getppid_inline())),
-            Shape::Call => ctx.measure(|| check(shapes::getppid_call())),
-            Shape::Libc => ctx.measure(|| check(shapes::getppid_libc())),
+            Shape::Inline => planted(ctx, extra, shapes::getppid_inline, &mut check),
+            Shape::Call => planted(ctx, extra, shapes::getppid_call, &mut check),
+            Shape::Libc => planted(ctx, extra, shapes::getppid_libc, &mut check),
         };
         let mut r = shaped(ctx, shape, m, "getppid(2)");
+        if extra > 0 {
+            r.param("extra_muls", extra);
+            r.warn(format!(
+                "test only: a planted slowdown — {extra} dependent multiplies after each call (--set {})",
+                EXTRA_MULS.key
+            ));
+        }
         r.add_evidence(
             "every call entered the kernel and returned the parent's pid",
             format!("{expected} from all {calls} calls"),
@@ -114,6 +141,31 @@ fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
     }
     finish(ctx, "getppid", results);
     Ok(())
+}
+
+/// P = `call`, checked; with `extra` > 0 (test only), P = `call` followed
+/// by `extra` dependent multiplies on its result, each through `opaque`
+/// so that none is folded, and the result checked unchanged.
+fn planted(
+    ctx: &mut Ctx,
+    extra: u64,
+    call: impl Fn() -> i64,
+    check: &mut impl FnMut(i64),
+) -> Measured {
+    if extra == 0 {
+        return ctx.measure(|| check(call()));
+    }
+    let zero = 0u64.opaque();
+    ctx.measure(|| {
+        let got = call();
+        let mut x = got as u64;
+        for _ in 0..extra {
+            x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15).opaque();
+        }
+        // The chain's end joins what is checked (plus zero, which the
+        // compiler cannot know), so it cannot be skipped.
+        check(got + (x & zero) as i64);
+    })
 }
 
 fn run_read_devzero(ctx: &mut Ctx) -> Result<(), String> {
