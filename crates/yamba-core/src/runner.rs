@@ -401,7 +401,7 @@ pub fn more_blocks(
             }
         }
     }
-    wants.sort_by(|a, b| b.0.cmp(&a.0));
+    wants.sort_by_key(|w| std::cmp::Reverse(w.0));
     wants.into_iter().map(|(_, b, m)| (b, m)).collect()
 }
 

@@ -163,7 +163,7 @@ pub fn between_blocks(medians: &[f64], resolution: f64, confidence: f64) -> Opti
 /// which stopping as soon as the usual interval looks narrow does not.
 pub fn two_stage_blocks(pilot: &[f64], half_width: f64, confidence: f64) -> usize {
     let n0 = pilot.len();
-    if n0 < 2 || !(half_width > 0.0) {
+    if n0 < 2 || half_width.is_nan() || half_width <= 0.0 {
         return n0;
     }
     let mean = pilot.iter().sum::<f64>() / n0 as f64;
