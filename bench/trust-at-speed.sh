@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Trust at lmbench's speed (issue 25's benchmark), in one session, yamba and
+# lmbench 3 pinned to the same CPU:
+#
+# 1. time: one precise default `yamba run`, one `--quick` run of the same
+#    suite, one lmbench pass of the same programs (lat_fs bounded with
+#    `timeout -s KILL`: it ignores SIGTERM);
+# 2. RUNS identical precise default runs (default 20, i.e. 10 pairs):
+#    leave-one-out coverage of every result's 95% interval (how often it
+#    holds the median of the other runs' values; bench/between-runs.py),
+#    for lmbench's summary primitives and over all results;
+# 3. the same runs as pairs (1-2, 3-4, …) under `yamba compare
+#    --threshold 5`: how many exit non-zero; then B runs with a planted
+#    ~5% slowdown in cpu.syscall.getppid (extra dependent multiplies after
+#    each call, their count chosen here from a measured ratio) against
+#    the same A runs: how often getppid is called slower and the gate
+#    fails;
+# 4. the inline getppid loop compiled in C at 32 placements (2-byte steps
+#    inside a 64-byte line) and at 64 KiB-spread placements: the mean
+#    over placements, and how often yamba's getppid interval (from part
+#    2's runs) holds it.
+# Part 1 of bench/certainty-vs-lmbench.sh gives the CV of medians over
+# interleaved rounds beside lmbench's.
+#
+# Usage: bench/trust-at-speed.sh [RUNS]      KEEP=DIR keeps the files
+# Needs: cargo, jq, cc, python3, the peers' lmbench (built here if missing).
+set -euo pipefail
+runs=${1:-20}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+peers=""
+for d in "$repo/../shared/peers" /work/shared/peers; do
+  [ -x "$d/build-lmbench.sh" ] && { peers=$d; break; }
+done
+lmb=${LMBENCH_DIR:-/tmp/lmbench}
+if [ ! -x "$lmb/bin/x86/lat_syscall" ]; then
+  [ -n "$peers" ] || { echo "no shared/peers/build-lmbench.sh to build lmbench with" >&2; exit 1; }
+  "$peers/build-lmbench.sh" "$lmb" >/dev/null
+fi
+for t in jq cc python3; do command -v $t >/dev/null || { echo "$t not found" >&2; exit 1; }; done
+(cd "$repo" && cargo build --release -q -p yamba-cli)
+yamba="$repo/target/release/yamba"
+bin="$lmb/bin/x86"
+cpu=$(( $(nproc) - 1 ))
+out=${KEEP:-$(mktemp -d)}
+mkdir -p "$out"
+export YAMBA_HISTORY="$out/history.sqlite"   # the runs' own history, as a user's would fill
+y() { "$yamba" "$@" --cpu "$cpu"; }
+
+echo "== 1. time for one pass (s), pinned to CPU $cpu" >&2
+s=$SECONDS; y run --no-history --timings --out "$out/precise0.json" >"$out/precise0.txt" 2>&1 || true; tp=$((SECONDS - s))
+s=$SECONDS; y run --no-history --quick --out "$out/quick0.json" >/dev/null 2>&1 || true; tq=$((SECONDS - s))
+s=$SECONDS
+dd if=/dev/zero of=/tmp/lmb.dat bs=1M count=64 status=none
+for c in "lat_syscall null" "lat_syscall read" "lat_syscall write" "lat_syscall stat /tmp/lmb.dat" \
+         "lat_syscall open /tmp/lmb.dat" "lat_sig install" "lat_sig catch" "lat_sig prot /tmp/lmb.dat" \
+         "lat_proc fork" "lat_proc exec" "lat_proc shell" "lat_ctx -s 0 2" "lat_ctx -s 16 2 4 8" \
+         "lat_pipe" "lat_unix" "lat_udp localhost" "lat_connect localhost" "lat_mmap 64m /tmp/lmb.dat" \
+         "lat_pagefault /tmp/lmb.dat" "bw_pipe" "bw_unix" "bw_mem 64m rd" "bw_mem 64m wr" "bw_mem 64m cp" \
+         "bw_file_rd 64m io_only /tmp/lmb.dat" "lat_mem_rd 64m 128"; do
+  taskset -c "$cpu" $bin/$c >/dev/null 2>&1 || true
+done
+taskset -c "$cpu" "$bin/lat_tcp" -s >/dev/null 2>&1; sleep 0.2
+taskset -c "$cpu" "$bin/lat_tcp" localhost >/dev/null 2>&1 || true
+"$bin/lat_tcp" -S localhost >/dev/null 2>&1 || true
+taskset -c "$cpu" "$bin/bw_tcp" -s >/dev/null 2>&1; sleep 0.2
+taskset -c "$cpu" "$bin/bw_tcp" localhost >/dev/null 2>&1 || true
+"$bin/bw_tcp" -S localhost >/dev/null 2>&1 || true
+(cd /tmp && timeout -s KILL 240 taskset -c "$cpu" $bin/lat_fs /tmp >/dev/null 2>&1) || true
+tl=$((SECONDS - s)); rm -f /tmp/lmb.dat
+printf 'precise default run: %d s\nquick run:           %d s (precise/quick %.2f)\nlmbench pass:        %d s (precise/lmbench %.2f)\n' \
+  "$tp" "$tq" "$(awk -v a=$tp -v b=$tq 'BEGIN{print a/b}')" "$tl" "$(awk -v a=$tp -v b=$tl 'BEGIN{print a/b}')"
+sed -n '/where the time went/,$p' "$out/precise0.txt" | tail -4
+
+echo "== 2. $runs identical precise default runs" >&2
+for i in $(seq 1 "$runs"); do
+  [ -f "$out/r$i.json" ] || y run --out "$out/r$i.json" >/dev/null 2>&1 || true
+  echo "  run $i done" >&2
+done
+files=$(for i in $(seq 1 "$runs"); do echo "$out/r$i.json"; done)
+echo; echo "leave-one-out coverage of the 95% intervals over $runs runs (all results with process blocks):"
+python3 "$repo/bench/between-runs.py" $files | tail -15
+echo; echo "lmbench's summary primitives:"
+python3 "$repo/bench/between-runs.py" $files | grep -E "cpu.syscall.getppid(\.libc)?@|read_devzero(\.libc)?@|write_devnull|fs.meta.stat@|cpu.syscall.open@|signal.sigaction@|signal.roundtrip.same|signal.fault@|proc.fork.light@|proc.fork_exec@|proc.shell@|ipc.ctxsw.pipe@|ipc.rtt.pipe.same_cpu@|ipc.rtt.unix_stream.same_cpu@|net.tcp.rtt@|net.udp.rtt@|net.tcp.connect@|mem.pagefault|mem.mmap" || true
+
+echo; echo "== 3. the gate over the whole suite: $((runs / 2)) pairs, compare --threshold 5"
+fails=0; called=0; lines=0
+for i in $(seq 1 2 "$runs"); do
+  a=$out/r$i.json b=$out/r$((i + 1)).json
+  st=0; "$yamba" compare "$a" "$b" --threshold 5 >"$out/cmp$i.txt" 2>&1 || st=$?
+  [ "$st" -ne 0 ] && fails=$((fails + 1))
+  "$yamba" compare "$a" "$b" --format json >"$out/cmp$i.json" 2>/dev/null || true
+  called=$((called + $(jq '[.rows[] | select(.verdict == "slower" or .verdict == "faster")] | length' "$out/cmp$i.json")))
+  lines=$((lines + $(jq '[.rows[] | select(.verdict != "not_compared")] | length' "$out/cmp$i.json")))
+  echo "  pair $i: exit $st" >&2
+done
+printf 'identical pairs exiting non-zero: %d of %d; lines called slower/faster: %d of %d\n' "$fails" $((runs / 2)) "$called" "$lines"
+
+# The planted slowdown: N dependent multiplies after each getppid, N
+# chosen so that getppid measures ~5% slower than without, in one run.
+muls=8
+for step in 1 2 3 4 5 6; do
+  y run --no-history --repeat 3 cpu.syscall.getppid --out "$out/p0.json" >/dev/null 2>&1 || true
+  y run --no-history --repeat 3 cpu.syscall.getppid --set "cpu.syscall.getppid.extra_muls=$muls" --out "$out/p1.json" >/dev/null 2>&1 || true
+  r=$(jq -s '[.[] | .results[] | select(.id=="cpu.syscall.getppid") | .certainty.estimate] | .[1] / .[0]' "$out/p0.json" "$out/p1.json")
+  echo "  $muls multiplies: ×$r" >&2
+  if awk -v r="$r" 'BEGIN{exit !(r > 1.04 && r < 1.07)}'; then break; fi
+  muls=$(awk -v m=$muls -v r="$r" 'BEGIN{ d = (r > 1.0) ? (r - 1) : 0.005; n = int(m * 0.05 / d + 0.5); if (n < m + 1 && r < 1.04) n = m + 4; if (n > 400) n = 400; print n }')
+done
+echo "planted: $muls multiplies after each getppid (×$r in one run)"
+pfails=0; pcalled=0
+for i in $(seq 1 2 "$runs"); do
+  a=$out/r$i.json b=$out/planted$i.json
+  [ -f "$b" ] || y run --set "cpu.syscall.getppid.extra_muls=$muls" --out "$b" >/dev/null 2>&1 || true
+  st=0; "$yamba" compare "$a" "$b" --threshold 5 >"$out/pcmp$i.txt" 2>&1 || st=$?
+  [ "$st" -ne 0 ] && pfails=$((pfails + 1))
+  "$yamba" compare "$a" "$b" --format json >"$out/pcmp$i.json" 2>/dev/null || true
+  v=$(jq -r '.rows[] | select(.key == "cpu.syscall.getppid@hot") | "\(.verdict) \(.change_pct)"' "$out/pcmp$i.json")
+  echo "  planted pair $i: exit $st, getppid $v" >&2
+  [ "${v%% *}" = slower ] && pcalled=$((pcalled + 1))
+done
+printf 'planted ~5%% on getppid: called slower in %d of %d pairs; --threshold 5 failed in %d\n' "$pcalled" $((runs / 2)) "$pfails"
+
+echo; echo "== 4. the inline getppid loop at placements, in C"
+cat >"$out/place.c" <<'C'
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
+/* The loop, position-independent: 8 raw getppid per turn. */
+__attribute__((noinline, aligned(64))) static void loop8(long n) {
+    for (long i = 0; i < n; i += 8) {
+        __asm__ volatile(".rept 8\n mov $110, %%eax\n syscall\n .endr" ::: "rax", "rcx", "r11", "memory");
+    }
+}
+__attribute__((noinline)) static void loop8_end(void) {}
+static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return (x > y) - (x < y); }
+int main(int argc, char **argv) {
+    int cpu = atoi(argv[1]), step = atoi(argv[2]), places = atoi(argv[3]);
+    cpu_set_t s; CPU_ZERO(&s); CPU_SET(cpu, &s); sched_setaffinity(0, sizeof s, &s);
+    size_t len = (char *)loop8_end - (char *)loop8;
+    char *m = mmap(0, (size_t)step * places + 4096 + len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    double med[4096], sum = 0;
+    for (int p = 0; p < places; p++) {
+        char *at = m + (size_t)p * step;
+        memcpy(at, (void *)loop8, len);
+        void (*f)(long) = (void (*)(long))at;
+        double t[31];
+        f(1000);
+        for (int r = 0; r < 31; r++) { double t0 = now(); f(4000); t[r] = (now() - t0) / 4000; }
+        qsort(t, 31, sizeof t[0], cmp);
+        med[p] = t[15]; sum += t[15];
+    }
+    qsort(med, places, sizeof med[0], cmp);
+    printf("%.2f %.2f %.2f\n", med[0], sum / places, med[places - 1]);
+    return 0;
+}
+C
+cc -O2 -o "$out/place" "$out/place.c"
+fine=$("$out/place" "$cpu" 2 32)     # 2-byte steps in a line (the syscall-shapes test's reference)
+wide=$("$out/place" "$cpu" 1040 64)  # 64 placements a KiB and 16 bytes apart
+read -r flo fmean fhi <<<"$fine"; read -r wlo wmean whi <<<"$wide"
+echo "C, 32 placements 2 bytes apart: $flo–$fhi ns, mean $fmean"
+echo "C, 64 placements 1040 bytes apart: $wlo–$whi ns, mean $wmean"
+held=0; tried=0
+for i in $(seq 1 "$runs"); do
+  read -r lo hi < <(jq -r '.results[] | select(.id=="cpu.syscall.getppid" and .mode=="hot") | "\(.certainty.ci.lo) \(.certainty.ci.hi)"' "$out/r$i.json")
+  [ -n "${lo:-}" ] || continue
+  tried=$((tried + 1))
+  awk -v l="$lo" -v h="$hi" -v m="$wmean" 'BEGIN{exit !(m >= l && m <= h)}' && held=$((held + 1))
+done
+echo "yamba's getppid interval held the C placements' mean ($wmean ns) in $held of $tried runs"
