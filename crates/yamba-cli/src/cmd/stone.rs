@@ -255,8 +255,9 @@ fn read_comparison(p: &Path, runs: Option<usize>) -> anyhow::Result<Vec<f64>> {
     if runs.is_some_and(|n| n < 3) {
         bail!("--compare needs at least 3 runs (-n 3): ministat needs 3 values");
     }
-    let text =
-        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let bytes = yamba_report::select::read_file_bounded(p).map_err(anyhow::Error::msg)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("{}: not text: {e}", p.display()))?;
     let v = stone::parse_log(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if v.len() < 3 {
         bail!(

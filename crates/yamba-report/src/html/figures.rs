@@ -39,8 +39,8 @@ impl Figure {
             .map(|c| format!("<p>{}</p>", escape(c)))
             .collect();
         format!(
-            "<figure class=\"fig\" id=\"fig-{}\"><h4>{}</h4>{}<figcaption>{caps}</figcaption></figure>",
-            escape(&self.id),
+            "<figure class=\"fig\" id=\"{}\"><h4>{}</h4>{}<figcaption>{caps}</figcaption></figure>",
+            super::safe::id("fig-", &self.id),
             escape(&self.title),
             chart::render(&self.chart)
         )

@@ -298,6 +298,16 @@ fn read_datasets(
                 name: name.clone(),
                 reason: strerror(&e),
             })?;
+            // A device or a directory never ends (/dev/zero) or is no
+            // list of numbers: refused before a byte is read (the
+            // original would spin forever on /dev/zero). FIFOs and pipes
+            // are read as ever.
+            if let Err(e) = yamba_results::readable_input(std::path::Path::new(file)) {
+                return Err(MinistatError::CannotOpen {
+                    name: name.clone(),
+                    reason: e.to_string(),
+                });
+            }
             Dataset::read_named(name, &mut BufReader::new(opened), &invocation.format)
         })
         .collect()
