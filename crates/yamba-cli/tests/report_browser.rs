@@ -393,8 +393,18 @@ const HOSTILE: &[&str] = &[
 /// hostile keys added to the free-form maps.
 fn poison(v: &mut serde_json::Value, key: &str, n: &mut usize) {
     const KEEP: &[&str] = &[
-        "unit", "mode", "status", "schema", "kind", "started", "finished", "block_kind",
-        "resolution_kind", "stopped_because", "gate", "block",
+        "unit",
+        "mode",
+        "status",
+        "schema",
+        "kind",
+        "started",
+        "finished",
+        "block_kind",
+        "resolution_kind",
+        "stopped_because",
+        "gate",
+        "block",
     ];
     match v {
         serde_json::Value::String(s) if !KEEP.contains(&key) => {
@@ -457,10 +467,18 @@ fn a_hostile_results_file_runs_no_script_in_the_report() {
     assert_eq!(html.matches("<script").count(), 1, "script elements");
     assert_eq!(html.matches("<style").count(), 1, "style elements");
     assert!(html.contains("http-equiv=\"Content-Security-Policy\""));
-    for bad in ["<img", "<iframe", "<base", "onerror=", "onload=", "<svg onload"] {
+    for bad in [
+        "<img",
+        "<iframe",
+        "<base",
+        "onerror=",
+        "onload=",
+        "<svg onload",
+    ] {
         assert!(!html.contains(bad), "{bad} in the page");
     }
-    let Some(browser) = browser_or_skip("a_hostile_results_file_runs_no_script_in_the_report") else {
+    let Some(browser) = browser_or_skip("a_hostile_results_file_runs_no_script_in_the_report")
+    else {
         return;
     };
     let tab = browser.new_tab().unwrap();
