@@ -443,7 +443,10 @@ impl Checker<'_> {
 
     fn stmt(&mut self, s: &Stmt, ret: CType) {
         if self.depth >= MAX_CHECK_DEPTH {
-            self.err(s.span, format!("nested more deeply than {MAX_CHECK_DEPTH} levels"));
+            self.err(
+                s.span,
+                format!("nested more deeply than {MAX_CHECK_DEPTH} levels"),
+            );
             return;
         }
         self.depth += 1;
@@ -580,7 +583,10 @@ impl Checker<'_> {
 
     fn expr(&mut self, e: &Expr) -> Ty {
         if self.depth >= MAX_CHECK_DEPTH {
-            return self.err(e.span, format!("nested more deeply than {MAX_CHECK_DEPTH} levels"));
+            return self.err(
+                e.span,
+                format!("nested more deeply than {MAX_CHECK_DEPTH} levels"),
+            );
         }
         self.depth += 1;
         let t = self.expr_inner(e);

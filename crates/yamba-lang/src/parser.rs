@@ -960,7 +960,12 @@ impl<'a> Parser<'a> {
     fn postfix_chain(&mut self, chain: &mut u32) -> PResult<Expr> {
         let mut e = self.primary()?;
         loop {
-            if self.is_punct("(") || self.is_punct(".") || self.is_punct("[") || self.is_punct("++") || self.is_punct("--") {
+            if self.is_punct("(")
+                || self.is_punct(".")
+                || self.is_punct("[")
+                || self.is_punct("++")
+                || self.is_punct("--")
+            {
                 self.enter(1)?;
                 *chain += 1;
             }
