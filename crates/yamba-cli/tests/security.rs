@@ -83,28 +83,39 @@ fn run_bounded(mut c: Command, limit: Duration) -> Done {
     }
 }
 
-/// Waits for `pid` (killing it after `limit`): its status and peak RSS.
+/// The peak resident memory of the program `pid` runs now (VmHWM, KiB).
+/// Not wait4's ru_maxrss: that counts the test process's own memory too,
+/// which the child shared until its exec.
+fn vm_hwm(pid: i32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Waits for `pid` (killing it after `limit`): its status and peak RSS
+/// (the largest VmHWM seen, polled every 2 ms until it exits).
 fn wait_rss(pid: i32, t0: Instant, limit: Duration) -> (std::process::ExitStatus, u64, bool) {
     let mut killed = false;
+    let mut peak = 0u64;
     loop {
+        if let Some(h) = vm_hwm(pid) {
+            peak = peak.max(h);
+        }
         let mut status = 0;
         // SAFETY: rusage is plain data for wait4 to fill.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: our own child; status and ru are ours to fill.
         let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
         if r == pid {
-            return (
-                std::process::ExitStatus::from_raw(status),
-                ru.ru_maxrss as u64,
-                killed,
-            );
+            let _ = ru.ru_maxrss;
+            return (std::process::ExitStatus::from_raw(status), peak, killed);
         }
         if !killed && t0.elapsed() > limit {
             // SAFETY: kill of our own child.
             unsafe { libc::kill(pid, libc::SIGKILL) };
             killed = true;
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -156,11 +167,8 @@ fn out_never_replaces_a_device_a_fifo_a_socket_or_a_directory() {
     let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
     let subdir = dir.path().join("sub");
     std::fs::create_dir(&subdir).unwrap();
-    let mut targets: Vec<(&Path, &str)> = vec![
-        (&fifo, "FIFO"),
-        (&sock, "socket"),
-        (&subdir, "directory"),
-    ];
+    let mut targets: Vec<(&Path, &str)> =
+        vec![(&fifo, "FIFO"), (&sock, "socket"), (&subdir, "directory")];
     if have_dev {
         targets.push((&dev, "device"));
     }
@@ -189,9 +197,12 @@ fn out_never_replaces_a_device_a_fifo_a_socket_or_a_directory() {
             };
             assert!(same, "{args:?}: the {kind} was replaced");
             // `plot` refuses a name without .svg/.png before anything else.
+            // (The fixture's own warnings come first: its statistics were
+            // thinned with its observations.)
+            let errors: Vec<&str> = d.err.lines().filter(|l| !l.contains("warning:")).collect();
             if args[0] != "plot" {
                 assert!(
-                    d.err.contains("not a regular file") && one_line(&d.err),
+                    errors.len() == 1 && errors[0].contains("not a regular file"),
                     "{args:?}: {}",
                     d.err
                 );
@@ -202,10 +213,19 @@ fn out_never_replaces_a_device_a_fifo_a_socket_or_a_directory() {
     let svg_fifo = dir.path().join("p.svg");
     mkfifo(&svg_fifo);
     let mut c = yamba();
-    c.args(["plot", g, "cpu.base", "--output", svg_fifo.to_str().unwrap()]);
+    c.args([
+        "plot",
+        g,
+        "cpu.base",
+        "--output",
+        svg_fifo.to_str().unwrap(),
+    ]);
     let d = run_bounded(c, Duration::from_secs(60));
     assert_ne!(d.status.code(), Some(0));
-    assert!(std::fs::symlink_metadata(&svg_fifo).unwrap().file_type().is_fifo());
+    assert!(std::fs::symlink_metadata(&svg_fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
     // A regular file and a new name are still written.
     let new = dir.path().join("new.json");
     let mut c = yamba();
@@ -406,7 +426,7 @@ fn readers_refuse_dev_zero_at_once() {
         vec!["compare", "/dev/zero", FIXTURE],
         vec!["summary", "/dev/zero"],
         vec!["obs", "/dev/zero", "cpu.base"],
-        vec!["stone", "-n", "2", "--compare", "/dev/zero", "true"],
+        vec!["stone", "-n", "3", "--compare", "/dev/zero", "true"],
     ];
     for args in cmds {
         let mut c = yamba();
@@ -453,11 +473,17 @@ fn deep_nesting_is_a_located_error() {
         ),
         (
             "minus",
-            format!("yamba T {{\n  int f() {{ return {}1; }}\n}}\n", "-".repeat(n)),
+            format!(
+                "yamba T {{\n  int f() {{ return {}1; }}\n}}\n",
+                "-".repeat(n)
+            ),
         ),
         (
             "not",
-            format!("yamba T {{\n  int f() {{ return {}1; }}\n}}\n", "!".repeat(n)),
+            format!(
+                "yamba T {{\n  int f() {{ return {}1; }}\n}}\n",
+                "!".repeat(n)
+            ),
         ),
         (
             "sum",
@@ -468,7 +494,10 @@ fn deep_nesting_is_a_located_error() {
         ),
         (
             "calls",
-            format!("yamba T {{\n  int f() {{ return f{}; }}\n}}\n", "()".repeat(n)),
+            format!(
+                "yamba T {{\n  int f() {{ return f{}; }}\n}}\n",
+                "()".repeat(n)
+            ),
         ),
     ];
     for (name, src) in cases {
@@ -485,11 +514,16 @@ fn deep_nesting_is_a_located_error() {
         );
         assert_eq!(d.status.code(), Some(1), "{name}: {}{}", d.out, d.err);
         assert!(
-            d.out.contains("nested more deeply than") && d.out.contains(&format!("{name}.yamba:2:")),
+            d.out.contains("nested more deeply than")
+                && d.out.contains(&format!("{name}.yamba:2:")),
             "{name}: {}",
             &d.out[..d.out.len().min(2000)]
         );
-        assert!(d.out.len() < 20_000, "{name}: {} bytes of errors", d.out.len());
+        assert!(
+            d.out.lines().count() < 40,
+            "{name}: {} lines of errors",
+            d.out.lines().count()
+        );
     }
 }
 
@@ -509,7 +543,12 @@ fn a_broken_pipe_ends_quietly() {
     let cmds: Vec<Vec<String>> = vec![
         vec!["lang".into(), "check".into(), many.display().to_string()],
         vec!["list".into()],
-        vec!["export".into(), FIXTURE.into(), "--format".into(), "gobench".into()],
+        vec![
+            "export".into(),
+            FIXTURE.into(),
+            "--format".into(),
+            "gobench".into(),
+        ],
         vec!["compare".into(), FIXTURE.into(), FIXTURE.into()],
         vec!["obs".into(), FIXTURE.into(), "cpu.base@hot".into()],
     ];
@@ -526,7 +565,12 @@ fn a_broken_pipe_ends_quietly() {
         let _ = out.read(&mut b);
         drop(out);
         let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
         let st = child.wait().unwrap();
         eprintln!("{args:?} into a closed pipe: {st}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
@@ -566,10 +610,19 @@ fn control_characters_from_a_results_file_are_escaped() {
     let d = run_bounded(c, Duration::from_secs(60));
     assert_eq!(d.status.code(), Some(0), "{}", d.err);
     let runs: Vec<Vec<String>> = vec![
-        vec!["compare".into(), a.display().to_string(), b.display().to_string()],
+        vec![
+            "compare".into(),
+            a.display().to_string(),
+            b.display().to_string(),
+        ],
         vec!["history".into(), "show".into(), "1".into()],
         vec!["summary".into(), a.display().to_string()],
-        vec!["export".into(), a.display().to_string(), "--format".into(), "gobench".into()],
+        vec![
+            "export".into(),
+            a.display().to_string(),
+            "--format".into(),
+            "gobench".into(),
+        ],
         vec!["obs".into(), a.display().to_string(), "cpu".into()],
         vec!["history".into()],
     ];
@@ -598,7 +651,11 @@ fn an_include_outside_the_program_folder_shows_nothing() {
     std::fs::create_dir(&prog).unwrap();
     let main = prog.join("main.yamba");
     for inc in [secret.display().to_string(), "../secret.txt".to_string()] {
-        std::fs::write(&main, format!("include \"{inc}\";\nyamba T {{ int x = 1; }}\n")).unwrap();
+        std::fs::write(
+            &main,
+            format!("include \"{inc}\";\nyamba T {{ int x = 1; }}\n"),
+        )
+        .unwrap();
         let mut c = yamba();
         c.args(["lang", "check"]).arg(&main);
         let d = run_bounded(c, Duration::from_secs(60));
@@ -684,7 +741,14 @@ fn lang_run_has_a_timeout() {
     c.current_dir(dir.path())
         .args(["lang", "run"])
         .arg(&p)
-        .args(["--class", "Spin", "--quick", "--timeout", "2", "--no-history"])
+        .args([
+            "--class",
+            "Spin",
+            "--quick",
+            "--timeout",
+            "2",
+            "--no-history",
+        ])
         .arg("--out")
         .arg(dir.path().join("r.json"));
     let d = run_bounded(c, Duration::from_secs(60));
@@ -697,7 +761,12 @@ fn lang_run_has_a_timeout() {
     assert!(!d.killed, "ran past 60 s");
     assert!(d.took < Duration::from_secs(30), "{:?}", d.took);
     assert_ne!(d.status.code(), Some(0));
-    assert!(d.out.contains("timed out") || d.err.contains("timed out"), "{}{}", d.out, d.err);
+    assert!(
+        d.out.contains("timed out") || d.err.contains("timed out"),
+        "{}{}",
+        d.out,
+        d.err
+    );
 }
 
 /// A `--remote` run that fails against the agent exits non-zero.
@@ -718,6 +787,10 @@ fn a_failed_remote_run_exits_non_zero() {
         .arg("--out")
         .arg(dir.path().join("r.json"));
     let d = run_bounded(c, Duration::from_secs(120));
-    eprintln!("failed --remote run: exit {:?}: {}", d.status.code(), d.err.trim());
+    eprintln!(
+        "failed --remote run: exit {:?}: {}",
+        d.status.code(),
+        d.err.trim()
+    );
     assert_eq!(d.status.code(), Some(1), "{}{}", d.out, d.err);
 }
