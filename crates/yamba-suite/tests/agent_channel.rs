@@ -72,6 +72,24 @@ fn deep_dirs(base: i32, levels: usize) -> i32 {
 /// the opened path was skipped when readlink failed with ENAMETOOLONG).
 #[test]
 fn a_symlink_swapped_in_with_a_long_path_never_serves_outside_the_root() {
+    race(false);
+}
+
+/// §1 again, resolved as where the kernel has no openat2: a component at
+/// a time with O_NOFOLLOW from the root's descriptor, the position proven
+/// by walking back up.
+#[test]
+fn the_component_walk_holds_under_the_same_race() {
+    race(true);
+}
+
+/// The two races share the switch between the ways of resolving.
+static RESOLVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn race(walk: bool) {
+    let _one = RESOLVER.lock().unwrap_or_else(|e| e.into_inner());
+    yamba_suite::remote::paths::force_component_walk(walk);
+    let resolver = yamba_suite::remote::paths::resolver();
     let base = tempfile::tempdir().unwrap();
     let root = base.path().join("root");
     std::fs::create_dir(&root).unwrap();
@@ -83,12 +101,7 @@ fn a_symlink_swapped_in_with_a_long_path_never_serves_outside_the_root() {
     let secret = b"SECRET-outside-the-root-fedcba98".to_vec();
     // x/<12 levels>/M -> <12 more levels>; the file at the end.
     // SAFETY: open of a directory we made; closed below.
-    let xfd = unsafe {
-        libc::open(
-            cstr(&out).as_ptr(),
-            libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
+    let xfd = unsafe { libc::open(cstr(&out).as_ptr(), libc::O_DIRECTORY | libc::O_CLOEXEC) };
     assert!(xfd >= 0);
     let mid = deep_dirs(xfd, 12);
     let end = deep_dirs(mid, 12);
@@ -101,7 +114,12 @@ fn a_symlink_swapped_in_with_a_long_path_never_serves_outside_the_root() {
             0
         );
         let f = CString::new("f").unwrap();
-        let fd = libc::openat(end, f.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+        let fd = libc::openat(
+            end,
+            f.as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o644,
+        );
         assert!(fd >= 0);
         assert_eq!(
             libc::write(fd, secret.as_ptr().cast(), secret.len()),
@@ -160,12 +178,16 @@ fn a_symlink_swapped_in_with_a_long_path_never_serves_outside_the_root() {
     }
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
+    yamba_suite::remote::paths::force_component_walk(false);
     println!(
-        "long-path swap race: {attempts} requests in {:.1} s, {} swaps: {served_inside} served from inside, {refused} refused, {leaks} leaks",
+        "long-path swap race ({resolver}): {attempts} requests in {:.1} s, {} swaps: {served_inside} served from inside, {refused} refused, {leaks} leaks",
         t0.elapsed().as_secs_f64(),
         swaps.load(Ordering::Relaxed)
     );
-    assert_eq!(leaks, 0, "{leaks} of {attempts} requests got the file outside the root");
+    assert_eq!(
+        leaks, 0,
+        "{leaks} of {attempts} requests got the file outside the root"
+    );
     assert!(served_inside > 0 && refused > 0, "the race did not happen");
 }
 
@@ -225,10 +247,14 @@ fn guess_from(from: Ipv4Addr, to: SocketAddr, i: usize) -> String {
             }
         }
     });
-    let e = Client::connect(&via.to_string(), &format!("wrong-guess-{i:08}-padding-padding"), T)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_else(|| "let in with a wrong token".into());
+    let e = Client::connect(
+        &via.to_string(),
+        &format!("wrong-guess-{i:08}-padding-padding"),
+        T,
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_else(|| "let in with a wrong token".into());
     let _ = h.join();
     e
 }
@@ -248,7 +274,9 @@ fn wrong_guesses_from_the_clients_own_address_do_not_lock_it_out() {
         reasons.push(guess_from(Ipv4Addr::new(127, 0, 0, 1), to, i));
     }
     assert!(
-        reasons.iter().all(|r| r.contains("wrong token") || r.contains("too many failed")),
+        reasons
+            .iter()
+            .all(|r| r.contains("wrong token") || r.contains("too many failed")),
         "{reasons:?}"
     );
     let stop = Arc::new(AtomicBool::new(false));
@@ -425,12 +453,20 @@ fn a_relay_cannot_inject_requests_into_an_authenticated_session() {
         stolen.len(),
         String::from_utf8_lossy(&stolen)
     );
-    assert!(!leaked, "the relay read the served file through the victim's session");
+    assert!(
+        !leaked,
+        "the relay read the served file through the victim's session"
+    );
     // The victim's session is over, not silently shared.
     let next = victim.read("secret.dat", 0, 64).map(|b| b.to_vec());
-    assert!(next.is_err(), "the victim went on after the injection: {next:?}");
     assert!(
-        a.refusals().iter().any(|l| l.contains("failed authentication")),
+        next.is_err(),
+        "the victim went on after the injection: {next:?}"
+    );
+    assert!(
+        a.refusals()
+            .iter()
+            .any(|l| l.contains("failed authentication")),
         "{:?}",
         a.refusals()
     );
@@ -488,7 +524,9 @@ fn replayed_or_reordered_frames_are_refused() {
     println!("echo {first:?}, then {second:?}");
     assert!(first.is_ok() && second.is_err(), "{first:?} {second:?}");
     assert!(
-        a.refusals().iter().any(|l| l.contains("failed authentication")),
+        a.refusals()
+            .iter()
+            .any(|l| l.contains("failed authentication")),
         "{:?}",
         a.refusals()
     );

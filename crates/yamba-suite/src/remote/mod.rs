@@ -51,6 +51,7 @@ mod conn;
 pub mod paths;
 pub mod protocol;
 pub mod server;
+pub mod session;
 pub mod token;
 
 pub use client::{AgentError, Client};
