@@ -173,6 +173,7 @@ fn out_never_replaces_a_device_a_fifo_a_socket_or_a_directory() {
         targets.push((&dev, "device"));
     }
     let g = good.to_str().unwrap();
+    let mut attempts = 0;
     for (target, kind) in &targets {
         let t = target.to_str().unwrap();
         let cmds: Vec<Vec<&str>> = vec![
@@ -186,6 +187,7 @@ fn out_never_replaces_a_device_a_fifo_a_socket_or_a_directory() {
             let mut c = yamba();
             c.args(&args);
             let d = run_bounded(c, Duration::from_secs(60));
+            attempts += 1;
             assert!(!d.killed, "{args:?} hung");
             assert_ne!(d.status.code(), Some(0), "{args:?} wrote over a {kind}");
             let ft = std::fs::symlink_metadata(target).unwrap().file_type();
@@ -209,6 +211,14 @@ fn out_never_replaces_a_device_a_fifo_a_socket_or_a_directory() {
             }
         }
     }
+    println!(
+        "{attempts} writes over a {} : 0 replaced",
+        targets
+            .iter()
+            .map(|(_, k)| *k)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     // A results file name that is a FIFO, for `plot --output x.svg`.
     let svg_fifo = dir.path().join("p.svg");
     mkfifo(&svg_fifo);
@@ -334,7 +344,7 @@ fn a_file_claiming_many_observations_is_bounded() {
         z.write_all(&pair.as_bytes()[..2 * k as usize]).unwrap();
         left -= k;
     }
-    z.write_all(text[at..].as_bytes()).unwrap();
+    z.write_all(&text.as_bytes()[at..]).unwrap();
     z.finish().unwrap();
     drop(w);
     let decompressed = text.len() as u64 + 2 * n;

@@ -495,7 +495,7 @@ mod tests {
 
     #[test]
     fn capped_reader_stops_after_the_limit_only_when_there_is_more() {
-        let data = vec![b' '; 100];
+        let data = [b' '; 100];
         let mut exact = Capped::new(&data[..], 100);
         let mut sink = Vec::new();
         assert_eq!(exact.read_to_end(&mut sink).unwrap(), 100);

@@ -24,6 +24,18 @@ use yamba_suite::remote::protocol::{read_header, read_payload, write_frame, OP_R
 use yamba_suite::remote::{raise_fd_limit, Agent, AgentError, AgentHandle, Client, ServerConfig};
 
 const TOKEN: &str = "8c1f5a9e3d7b2c6f0a4e8d2b6f1c5a9e3d7b0f4c8e2a6d1b";
+
+/// Peak resident memory of this process (the agent runs in it), MiB.
+fn peak_rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let l = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+            l.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .unwrap_or(0)
+        / 1024
+}
 const T: Duration = Duration::from_secs(5);
 
 fn agent(root: Option<&Path>, tweak: impl FnOnce(&mut ServerConfig)) -> AgentHandle {
@@ -180,9 +192,10 @@ fn race(walk: bool) {
     swapper.join().unwrap();
     yamba_suite::remote::paths::force_component_walk(false);
     println!(
-        "long-path swap race ({resolver}): {attempts} requests in {:.1} s, {} swaps: {served_inside} served from inside, {refused} refused, {leaks} leaks",
+        "long-path swap race ({resolver}): {attempts} requests in {:.1} s, {} swaps: {served_inside} served from inside, {refused} refused, {leaks} leaks; peak RSS {} MiB",
         t0.elapsed().as_secs_f64(),
-        swaps.load(Ordering::Relaxed)
+        swaps.load(Ordering::Relaxed),
+        peak_rss_mib()
     );
     assert_eq!(
         leaks, 0,
@@ -387,9 +400,10 @@ fn a_flood_from_the_clients_own_address_does_not_evict_its_handshake() {
         f.join().unwrap();
     }
     println!(
-        "{} flood connections from 127.0.0.1; {} of 30 handshakes failed: {failures:?}",
+        "{} flood connections from 127.0.0.1; {} of 30 handshakes failed: {failures:?}; peak RSS {} MiB",
         opened.load(Ordering::Relaxed),
-        failures.len()
+        failures.len(),
+        peak_rss_mib()
     );
     assert!(opened.load(Ordering::Relaxed) > 1000, "the flood ran");
     assert!(failures.is_empty(), "{failures:?}");
