@@ -63,7 +63,7 @@ row "4a. zstd bomb (175 KB → 1 GiB)" "summary, report; 256M cap and default" \
 o=$(t yamba-cli security claiming_many)
 row "4b. 2×10⁷ observations in 7 KB .zst" "capped and default limit" \
     "$(grep -c 'exit Some(2)' <<<"$o") refused under the cap" \
-    "reader $(sed -n 's/.*default cap.*peak RSS \([0-9]*\) MiB = \([0-9.]*\)×.*/\1 MiB = \2× decompressed/p' <<<"$o")"
+    "reader $(sed -n 's/.*default cap.*peak RSS \([0-9]*\) MiB = \([0-9.]*\)×.*/\1 MiB = \2× decompressed (whole process)/p' <<<"$o")"
 o=$(t yamba-cli security reading_memory)
 row "4c. plain file ×1, ×8, ×32 (0.7–21 MB)" "summary" "-" \
     "reader $(sed -n 's/marginal RSS per byte of file: \(.*\)/\1 bytes per byte/p' <<<"$o")"
@@ -73,14 +73,14 @@ o=$(t yamba-suite agent_channel spread_over)
 row "5b. guesses spread over 127/8" "$(sed -n 's/^.*200 guesses over 127\/8 in \([0-9.]*\) s: \([0-9]*\) checked.*/200 in \1 s/p' <<<"$o")" \
     "$(sed -n 's/.*: \([0-9]*\) checked, \([0-9]*\) turned away.*/\1 checked, \2 turned away/p' <<<"$o")" "-"
 o=$(t yamba-suite agent_channel flood_from)
-row "5c. flood from the client's address" "$(sed -n 's/.* \([0-9]*\) flood connections.*/\1 connections/p' <<<"$o")" \
+row "5c. flood from the client's address" "$(grep -o '[0-9]* flood connections' <<<"$o" | sed 's/ flood//')" \
     "$(sed -n 's/.*; \([0-9]*\) of 30 handshakes failed.*/\1 of 30 handshakes failed/p' <<<"$o")" \
     "agent $(sed -n 's/.*peak RSS \([0-9]*\) MiB.*/\1 MiB/p' <<<"$o")"
 o=$(t yamba-suite agent_channel relay_cannot)
 row "6. relay injects READ + STAT" "2 injected requests" "$(sed -n 's/.*came back: \([0-9]*\) bytes.*//p;s/.*STAT: \([0-9]*\) bytes came back.*/\1 bytes answered/p' <<<"$o")" "-"
 o=$(t yamba-cli security deep_nesting)
 row "7. 10 000-deep nesting (6 shapes)" "lang check" "$(grep -c 'exit Some(1) signal None' <<<"$o") of 6 located errors, $(grep -c 'signal Some' <<<"$o") crashes" "-"
-o=$(t yamba-cli fuzz_results fuzz | grep -E 'runs|seed')
+o=$(t yamba-cli fuzz_results mutated_files | grep -E 'runs|seed')
 row "fuzz: reader + report (seed, cases)" "$(sed -n 's/^fuzz seed \(0x[0-9a-f]*\), \([0-9]*\) cases/seed \1, \2 cases/p' <<<"$o")" \
     "$(sed -n 's/.*: \([0-9]*\) read, \([0-9]*\) refused.*/\1 read, \2 refused in one line, 0 panics/p' <<<"$o")" \
     "$(sed -n 's/.*worst memory above the base for inputs over 1 MiB: \([0-9.]*\)×.*/≤ \1× decompressed/p' <<<"$o")"
