@@ -9,12 +9,14 @@
 //!   sequential rule whose false-failure rate is at most 0.1%.
 //! - [`premise_unmet!`]: a check whose premise this machine does not meet
 //!   says so, is recorded and returns.
+//! - [`fuzz_plan`]: fuzzers run a fixed number of cases from a fixed seed.
 //!
 //! Every outcome is recorded (`YAMBA_SKIP_LOG`, `YAMBA_CHECK_LOG`) so CI
 //! can list what it did not test.
 
 mod alone;
 mod check;
+mod fuzz;
 mod id;
 mod record;
 mod rule;
@@ -22,6 +24,7 @@ mod skip;
 
 pub use alone::{alone, Alone};
 pub use check::{Accept, Attempt, Check, Outcome, Verdict};
+pub use fuzz::fuzz_plan;
 pub use id::{test_id, TestId};
 pub use record::premise_unmet;
 pub use rule::{median_interval, ALPHA, PASS_LEVEL};
