@@ -270,7 +270,7 @@ fn three_shapes_measure_what_c_loops_of_those_shapes_measure() {
         "worst excess beyond the C range (1: overlapping shapes out of the C medians' order)",
         yamba_testkit::Accept::at_most(0.0)
     )
-    .attempts(5, 12)
+    .attempts(5, 15)
     .run(|| {
         // C, yamba, C: the reference brackets yamba's measurement in time.
         // Two processes each side: libc's code is where its process's

@@ -67,20 +67,28 @@ fn detected_clock_agrees_with_monotonic_raw() {
 }
 
 /// A 2 ms spin by the clock, timed by CLOCK_MONOTONIC_RAW: never shorter
-/// than asked (a spin ends only when the clock says so), and in the median
-/// not more than 5% longer (a clock running slow would spin long).
+/// than asked (a spin ends only when the clock says so; asserted for every
+/// spin), and not more than 5% longer (a clock running slow would spin
+/// long). A preemption lengthens a spin, so an attempt's value is the
+/// shortest of 3 spins; rule: its median in [0.99, 1.05].
 #[test]
 fn spin_waits_the_asked_time() {
     let _alone = alone();
     let clock = Clock::detect(20);
     check!(
-        "2 ms spin / 2 ms by CLOCK_MONOTONIC_RAW",
+        "shortest of 3 2 ms spins / 2 ms by CLOCK_MONOTONIC_RAW",
         Accept::between(0.99, 1.05)
     )
     .run(|| {
-        let r0 = monotonic_raw_ns();
-        clock.spin_ns(2_000_000.0);
-        (monotonic_raw_ns() - r0) as f64 / 2_000_000.0
+        (0..3)
+            .map(|_| {
+                let r0 = monotonic_raw_ns();
+                clock.spin_ns(2_000_000.0);
+                let r = (monotonic_raw_ns() - r0) as f64 / 2_000_000.0;
+                assert!(r >= 0.99, "a 2 ms spin ended after {r} of it");
+                r
+            })
+            .fold(f64::INFINITY, f64::min)
     });
 }
 

@@ -113,7 +113,7 @@ fn cache_knee_matches_a_memory_cgroup_limit() {
         "octaves from the cache size to the cgroup's limit, worse of 64 and 128 MiB",
         Accept::at_most(1.0)
     )
-    .attempts(5, 10)
+    .attempts(5, 15)
     .run(|| {
         let mut worst: f64 = 0.0;
         for limit in [64u64 << 20, 128 << 20] {
@@ -150,7 +150,7 @@ fn cached_reads_beat_uncached_ones() {
         "cached / uncached GB/s, lower of seq and random",
         Accept::at_least(1.0)
     )
-    .attempts(5, 10)
+    .attempts(5, 15)
     .run(|| {
         let mut lowest = f64::INFINITY;
         for bench in [&fs::read::SEQ, &fs::read::RANDOM] {

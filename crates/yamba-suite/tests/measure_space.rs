@@ -180,7 +180,7 @@ fn every_primitive_has_a_positive_plausible_cost() {
     let _alone = alone();
     let (s, _g) = session();
     check!("plausibility bounds broken", Accept::at_most(0.0))
-        .attempts(5, 10)
+        .attempts(5, 15)
         .run(|| {
             let mut kernel = std::collections::BTreeMap::new();
             let mut broken = 0;
@@ -278,7 +278,7 @@ fn a_machine_freeing_kernel_memory_withholds_or_stays_right() {
         "withheld (0), or |disturbed / calm - 1| / 15%",
         Accept::at_most(1.0)
     )
-    .attempts(5, 8)
+    .attempts(5, 15)
     .run(|| disturbed(s));
 }
 

@@ -243,11 +243,19 @@ impl Check {
     }
 
     /// Decides from the `min`-th attempt on, gives up undecided after
-    /// `max`. Panics unless `1 ≤ min ≤ max ≤ 1000`.
+    /// `max`. Panics unless `1 ≤ min ≤ max ≤ 1000` and `max` attempts can
+    /// fail the check at all (its 1 − α/L interval exists: with `min` 5,
+    /// `max` at least 15) — a check that cannot fail tests nothing.
     pub fn attempts(mut self, min: usize, max: usize) -> Self {
         assert!(
             (1..=max).contains(&min) && max <= 1000,
             "attempts({min}, {max})"
+        );
+        let looks = (max - min + 1) as f64;
+        let all: Vec<f64> = (0..max).map(|i| i as f64).collect();
+        assert!(
+            median_interval(&all, 1.0 - ALPHA / looks).is_some(),
+            "attempts({min}, {max}): {max} attempts can never fail the check at α = {ALPHA}"
         );
         self.min = min;
         self.max = max;
@@ -445,6 +453,14 @@ mod tests {
         // Passes happen too (the 95% interval is inside now and then):
         // also at most its level's share of the looks, far below half.
         assert!(passes < checks / 2, "{passes}");
+    }
+
+    #[test]
+    fn a_check_that_could_never_fail_is_refused() {
+        let c = || check(Accept::at_most(1.0));
+        assert_eq!(c().attempts(5, 15).max, 15);
+        assert!(std::panic::catch_unwind(|| c().attempts(5, 14)).is_err());
+        assert!(std::panic::catch_unwind(|| c().attempts(5, 10)).is_err());
     }
 
     #[test]
