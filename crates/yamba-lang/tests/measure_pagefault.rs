@@ -83,7 +83,8 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
     {
         skip!("{}", b.reason.as_deref().unwrap_or(""));
     }
-    check!("(Yamba - page-out) / built-in per fault", Accept::within(1.0, 0.10)).run(|| {
+    check!("(Yamba - page-out) / built-in per fault", Accept::within(1.0, 0.10))
+.attempts(5, 15).run(|| {
         let file = run();
         let find = |id: &str| {
             file.results

@@ -83,6 +83,7 @@ fn a_planted_kernel_memory_leak_is_detected_at_its_size() {
         "kernel memory above baseline / planted",
         Accept::between(0.8, 1.5)
     )
+    .attempts(5, 15)
     .run(|| {
         let (o, queues) = planted_run();
         assert!(queues > 0);
@@ -110,6 +111,7 @@ fn the_timeline_samples_kernel_memory_through_the_run() {
         "kernel-memory samples per second of stress",
         Accept::at_least(2.0)
     )
+    .attempts(5, 15)
     .run(|| {
         let o = run(&StressConfig {
             seed: Some(12),
@@ -150,31 +152,33 @@ fn a_cpu_bound_stressor_on_its_cpu_changes_the_pipe_round_trip_measurably() {
         measure_cpu: Some(cpu),
         ..config(dir.path())
     };
-    check!("Mann-Whitney p, idle vs stressed", Accept::at_most(0.01)).run(|| {
-        let o = run(&c);
-        let r = find(&o, "stress.cost.ipc.rtt.pipe.same_cpu");
-        let idle = find(&o, "ipc.rtt.pipe.same_cpu.idle");
-        let stressed = find(&o, "ipc.rtt.pipe.same_cpu.stressed");
-        assert!(
-            r.evidence
-                .iter()
-                .any(|e| e.check.starts_with("the stress ran for the whole") && e.ok),
-            "{:?}",
-            r.evidence
-        );
-        let bw = &r.extra["best_vs_worst"];
-        let lo = bw["ratio_ci95"][0].as_f64().unwrap_or(0.0);
-        let hi = bw["ratio_ci95"][1].as_f64().unwrap_or(f64::INFINITY);
-        let p = bw["mann_whitney_p"].as_f64().unwrap_or(1.0);
-        let ratio = bw["ratio_of_medians"].as_f64().unwrap_or(0.0);
-        eprintln!("ratio {ratio:.3}, CI {lo:.3}–{hi:.3}, p {p:.2e}");
-        let oks = [r.status, idle.status, stressed.status];
-        if oks.iter().any(|s| *s != Status::Ok) {
-            return Err(format!("{oks:?}: {:?}", r.reason));
-        }
-        if !(lo > 1.0 || hi < 1.0) || (lo > 1.0) != (ratio > 1.0) {
-            return Err(format!("ratio {ratio}, CI {lo}–{hi}"));
-        }
-        Ok(p)
-    });
+    check!("Mann-Whitney p, idle vs stressed", Accept::at_most(0.01))
+        .attempts(5, 15)
+        .run(|| {
+            let o = run(&c);
+            let r = find(&o, "stress.cost.ipc.rtt.pipe.same_cpu");
+            let idle = find(&o, "ipc.rtt.pipe.same_cpu.idle");
+            let stressed = find(&o, "ipc.rtt.pipe.same_cpu.stressed");
+            assert!(
+                r.evidence
+                    .iter()
+                    .any(|e| e.check.starts_with("the stress ran for the whole") && e.ok),
+                "{:?}",
+                r.evidence
+            );
+            let bw = &r.extra["best_vs_worst"];
+            let lo = bw["ratio_ci95"][0].as_f64().unwrap_or(0.0);
+            let hi = bw["ratio_ci95"][1].as_f64().unwrap_or(f64::INFINITY);
+            let p = bw["mann_whitney_p"].as_f64().unwrap_or(1.0);
+            let ratio = bw["ratio_of_medians"].as_f64().unwrap_or(0.0);
+            eprintln!("ratio {ratio:.3}, CI {lo:.3}–{hi:.3}, p {p:.2e}");
+            let oks = [r.status, idle.status, stressed.status];
+            if oks.iter().any(|s| *s != Status::Ok) {
+                return Err(format!("{oks:?}: {:?}", r.reason));
+            }
+            if !(lo > 1.0 || hi < 1.0) || (lo > 1.0) != (ratio > 1.0) {
+                return Err(format!("ratio {ratio}, CI {lo}–{hi}"));
+            }
+            Ok(p)
+        });
 }

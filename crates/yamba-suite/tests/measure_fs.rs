@@ -65,14 +65,16 @@ fn uncached_sequential_read_of_twice_the_bytes_takes_twice_the_time() {
     let pl = dir.path().join("large");
     files::write_file(&ps, small).unwrap();
     files::write_file(&pl, large).unwrap();
-    check!("uncached 32 MiB / 16 MiB time", Accept::between(1.6, 2.5)).run(|| {
-        let (mut ts, mut tl) = (Vec::new(), Vec::new());
-        for _ in 0..3 {
-            ts.push(uncached_pass(&ps, small, how).as_secs_f64());
-            tl.push(uncached_pass(&pl, large, how).as_secs_f64());
-        }
-        fs::point::median(&tl) / fs::point::median(&ts)
-    });
+    check!("uncached 32 MiB / 16 MiB time", Accept::between(1.6, 2.5))
+        .attempts(5, 15)
+        .run(|| {
+            let (mut ts, mut tl) = (Vec::new(), Vec::new());
+            for _ in 0..3 {
+                ts.push(uncached_pass(&ps, small, how).as_secs_f64());
+                tl.push(uncached_pass(&pl, large, how).as_secs_f64());
+            }
+            fs::point::median(&tl) / fs::point::median(&ts)
+        });
 }
 
 /// The cache-size curve inside a memory cgroup of 64 MiB and of 128 MiB:
@@ -174,12 +176,14 @@ fn eviction_fallback_reads_slower_than_the_cache() {
     }
     let mut config = RunConfig::quick();
     config.settings.insert("fs.uncached".into(), "evict".into());
-    check!("cached / uncached (evict) GB/s", Accept::at_least(1.0)).run(|| {
-        let rs = run_with(&fs::read::SEQ, config.clone());
-        let u = ok_median(find(&rs, "fs.read.seq.uncached"))?;
-        let c = ok_median(find(&rs, "fs.read.seq.cached"))?;
-        Ok::<f64, String>(c / u)
-    });
+    check!("cached / uncached (evict) GB/s", Accept::at_least(1.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run_with(&fs::read::SEQ, config.clone());
+            let u = ok_median(find(&rs, "fs.read.seq.uncached"))?;
+            let c = ok_median(find(&rs, "fs.read.seq.cached"))?;
+            Ok::<f64, String>(c / u)
+        });
 }
 
 /// fsync waits for the device; stat touches only cached metadata: rule,
@@ -187,11 +191,13 @@ fn eviction_fallback_reads_slower_than_the_cache() {
 #[test]
 fn fsync_costs_more_than_stat() {
     let _alone = alone();
-    check!("fs.meta.fsync / fs.meta.stat", Accept::at_least(5.0)).run(|| {
-        let stat = ok_median(find(&run(&fs::meta::STAT), "fs.meta.stat"))?;
-        let fsync = ok_median(find(&run(&fs::meta::FSYNC), "fs.meta.fsync"))?;
-        Ok::<f64, String>(fsync / stat)
-    });
+    check!("fs.meta.fsync / fs.meta.stat", Accept::at_least(5.0))
+        .attempts(5, 15)
+        .run(|| {
+            let stat = ok_median(find(&run(&fs::meta::STAT), "fs.meta.stat"))?;
+            let fsync = ok_median(find(&run(&fs::meta::FSYNC), "fs.meta.fsync"))?;
+            Ok::<f64, String>(fsync / stat)
+        });
 }
 
 /// Cached reads are CPU work: 8 readers on this machine's CPUs leave the
@@ -213,6 +219,7 @@ fn contention_slows_the_fixed_reader() {
         "8 readers / 1 reader, cached bandwidth",
         Accept::at_most(0.75)
     )
+    .attempts(5, 15)
     .run(|| {
         let rs = run(&fs::contention::CONTENTION);
         let c = find(&rs, "fs.contention.cached");

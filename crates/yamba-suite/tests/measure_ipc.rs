@@ -43,24 +43,26 @@ fn evidence<'a>(r: &'a BenchResult, starts: &str) -> &'a yamba_core::Evidence {
 fn peer_spinning_x_us_grows_the_round_trip_by_x() {
     let _alone = alone();
     let x_us = 50.0;
-    check!("round-trip growth / 50 µs", Accept::within(1.0, 0.02)).run(|| {
-        let rs = run_with(&ipc::rtt::PEER_DELAY, &[("delay_us", "50")]);
-        let r0 = find(&rs, "ipc.groundtruth.peer_delay.delay_0");
-        let r1 = find(&rs, "ipc.groundtruth.peer_delay.delay_x");
-        let grew = r1.median().unwrap() - r0.median().unwrap();
-        eprintln!(
-            "round trip {:.0} → {:.0} ns: grew {grew:.0} ns for {x_us} µs",
-            r0.median().unwrap(),
-            r1.median().unwrap()
-        );
-        let check = evidence(r1, "the round trip grew");
-        let within = ((grew - x_us * 1e3) / (x_us * 1e3)).abs() <= 0.02;
-        assert_eq!(check.ok, within, "{check:?}");
-        if r0.status != Status::Ok || (r1.status != Status::Ok && within) {
-            return Err(format!("{:?}/{:?} {:?}", r0.status, r1.status, r1.reason));
-        }
-        Ok(grew / (x_us * 1e3))
-    });
+    check!("round-trip growth / 50 µs", Accept::within(1.0, 0.02))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run_with(&ipc::rtt::PEER_DELAY, &[("delay_us", "50")]);
+            let r0 = find(&rs, "ipc.groundtruth.peer_delay.delay_0");
+            let r1 = find(&rs, "ipc.groundtruth.peer_delay.delay_x");
+            let grew = r1.median().unwrap() - r0.median().unwrap();
+            eprintln!(
+                "round trip {:.0} → {:.0} ns: grew {grew:.0} ns for {x_us} µs",
+                r0.median().unwrap(),
+                r1.median().unwrap()
+            );
+            let check = evidence(r1, "the round trip grew");
+            let within = ((grew - x_us * 1e3) / (x_us * 1e3)).abs() <= 0.02;
+            assert_eq!(check.ok, within, "{check:?}");
+            if r0.status != Status::Ok || (r1.status != Status::Ok && within) {
+                return Err(format!("{:?}/{:?} {:?}", r0.status, r1.status, r1.reason));
+            }
+            Ok(grew / (x_us * 1e3))
+        });
 }
 
 /// Each context-switch result carries the kernel's switch count as gating
@@ -76,6 +78,7 @@ fn context_switches_are_counted_by_the_kernel() {
             format!("{}: switch cost / round trip", b.id),
             Accept::between(1e-9, 0.5)
         )
+        .attempts(5, 15)
         .run(|| {
             let rs = run_with(b, &[]);
             let r = find(&rs, b.id);
@@ -159,6 +162,7 @@ fn round_trip_table_covers_every_transport_and_placement() {
             format!("{id} withheld by a check other than the peer's CPU (1) or not (0)"),
             Accept::at_most(0.0)
         )
+        .attempts(5, 15)
         .run(|| {
             let rs = run_with(&ipc::rtt::RTT, &[("transports", t.name())]);
             let r = find(&rs, &format!("ipc.rtt.{}.{p}", t.name()));
@@ -196,6 +200,7 @@ fn round_trip_table_covers_every_transport_and_placement() {
         "pipe on one CPU / shm spin across CPUs",
         Accept::at_least(5.0)
     )
+    .attempts(5, 15)
     .run(|| {
         let rs = run_with(&ipc::rtt::RTT, &[("transports", "shm_spin,pipe")]);
         let spin = find(&rs, "ipc.rtt.shm_spin.cross_cpu");
@@ -223,25 +228,27 @@ fn clock_offset_bound_finds_a_known_skew() {
     let (a, b) = (cpus[cpus.len() - 1], cpus[0]);
     let clock = Clock::detect(20);
     let skew_ns = 1_000_000.0;
-    check!("unskewed bound / skewed bound", Accept::at_most(0.1)).run(|| {
-        let skewed = ipc::clocksync::offset_bound_skewed(
-            &clock,
-            a,
-            b,
-            2000,
-            clock.ns_to_ticks(skew_ns) as i64,
-        )
-        .unwrap();
-        let plain = ipc::clocksync::offset_bound(&clock, a, b, 2000).unwrap();
-        eprintln!("skewed by 1 ms: {skewed:?}; no skew: {plain:?}");
-        assert!(plain.lo_ns <= plain.hi_ns);
-        if !(skewed.lo_ns <= skew_ns + 1.0 && skew_ns - 1.0 <= skewed.hi_ns)
-            || skewed.abs_bound_ns() < skew_ns * 0.99
-        {
-            return Err(format!("the skewed bound misses 1 ms: {skewed:?}"));
-        }
-        Ok(plain.abs_bound_ns() / skewed.abs_bound_ns())
-    });
+    check!("unskewed bound / skewed bound", Accept::at_most(0.1))
+        .attempts(5, 15)
+        .run(|| {
+            let skewed = ipc::clocksync::offset_bound_skewed(
+                &clock,
+                a,
+                b,
+                2000,
+                clock.ns_to_ticks(skew_ns) as i64,
+            )
+            .unwrap();
+            let plain = ipc::clocksync::offset_bound(&clock, a, b, 2000).unwrap();
+            eprintln!("skewed by 1 ms: {skewed:?}; no skew: {plain:?}");
+            assert!(plain.lo_ns <= plain.hi_ns);
+            if !(skewed.lo_ns <= skew_ns + 1.0 && skew_ns - 1.0 <= skewed.hi_ns)
+                || skewed.abs_bound_ns() < skew_ns * 0.99
+            {
+                return Err(format!("the skewed bound misses 1 ms: {skewed:?}"));
+            }
+            Ok(plain.abs_bound_ns() / skewed.abs_bound_ns())
+        });
 }
 
 /// Worst case above best case: a round trip after the initiator evicted
@@ -251,19 +258,21 @@ fn clock_offset_bound_finds_a_known_skew() {
 #[test]
 fn cold_round_trip_costs_more_than_hot() {
     let _alone = alone();
-    check!("pipe round trip, cold / hot", Accept::at_least(1.05)).run(|| {
-        let id = "ipc.rtt.pipe.same_cpu";
-        let hot = run_mode(&ipc::rtt::RTT, &[("transports", "pipe")], Mode::Hot);
-        let cold = run_mode(&ipc::rtt::RTT, &[("transports", "pipe")], Mode::Cold);
-        let (h, c) = (find(&hot, id), find(&cold, id));
-        assert_eq!(c.mode, Mode::Cold);
-        assert!(
-            c.method.as_ref().unwrap().kind == yamba_core::MethodKind::Single,
-            "{:?}",
-            c.method
-        );
-        let (hm, cm) = (h.median().unwrap(), c.median().unwrap());
-        eprintln!("pipe round trip: hot {hm:.0} ns, cold {cm:.0} ns");
-        cm / hm
-    });
+    check!("pipe round trip, cold / hot", Accept::at_least(1.05))
+        .attempts(5, 15)
+        .run(|| {
+            let id = "ipc.rtt.pipe.same_cpu";
+            let hot = run_mode(&ipc::rtt::RTT, &[("transports", "pipe")], Mode::Hot);
+            let cold = run_mode(&ipc::rtt::RTT, &[("transports", "pipe")], Mode::Cold);
+            let (h, c) = (find(&hot, id), find(&cold, id));
+            assert_eq!(c.mode, Mode::Cold);
+            assert!(
+                c.method.as_ref().unwrap().kind == yamba_core::MethodKind::Single,
+                "{:?}",
+                c.method
+            );
+            let (hm, cm) = (h.median().unwrap(), c.median().unwrap());
+            eprintln!("pipe round trip: hot {hm:.0} ns, cold {cm:.0} ns");
+            cm / hm
+        });
 }

@@ -104,32 +104,34 @@ fn add_chain(n: u64) -> u64 {
 fn core_clock_runs_a_known_chain_in_its_length_in_cycles() {
     let _alone = alone();
     pin();
-    check!("chain clock / cpu.mhz", Accept::within(1.0, 0.05)).run(|| {
-        let rs = run(&cpu::mhz::MHZ);
-        let r = find(&rs, "cpu.mhz");
-        let hz = ok(r)?;
-        // 0.1 s of chain in 1000 pieces, each timed: on a busy machine
-        // most pieces run without another task's time slice in them.
-        let n = 300_000u64;
-        let mut pieces: Vec<f64> = (0..1000)
-            .map(|_| {
-                let t = Instant::now();
-                std::hint::black_box(add_chain(n));
-                t.elapsed().as_secs_f64()
-            })
-            .collect();
-        pieces.sort_by(f64::total_cmp);
-        let chain_hz = n as f64 / pieces[pieces.len() / 2];
-        let core = &r.extra["core_clock"];
-        eprintln!(
+    check!("chain clock / cpu.mhz", Accept::within(1.0, 0.05))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&cpu::mhz::MHZ);
+            let r = find(&rs, "cpu.mhz");
+            let hz = ok(r)?;
+            // 0.1 s of chain in 1000 pieces, each timed: on a busy machine
+            // most pieces run without another task's time slice in them.
+            let n = 300_000u64;
+            let mut pieces: Vec<f64> = (0..1000)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(add_chain(n));
+                    t.elapsed().as_secs_f64()
+                })
+                .collect();
+            pieces.sort_by(f64::total_cmp);
+            let chain_hz = n as f64 / pieces[pieces.len() / 2];
+            let core = &r.extra["core_clock"];
+            eprintln!(
             "cpu.mhz {:.0} MHz; chain {:.0} MHz; time-stamp counter {:.0} MHz (core/counter {:.3})",
             hz / 1e6,
             chain_hz / 1e6,
             core["timer_counter_hz"].as_f64().unwrap() / 1e6,
             core["core_over_counter"].as_f64().unwrap(),
         );
-        Ok::<f64, String>(chain_hz / hz)
-    });
+            Ok::<f64, String>(chain_hz / hz)
+        });
 }
 
 /// Dependent adds take one cycle, a multiply more, a divide more than a
@@ -139,45 +141,47 @@ fn core_clock_runs_a_known_chain_in_its_length_in_cycles() {
 fn operation_latencies_order_as_the_hardware_does() {
     let _alone = alone();
     pin();
-    check!("latency criteria broken", Accept::at_most(0.0)).run(|| {
-        let rs = run(&cpu::ops::OPS);
-        assert_eq!(rs.len(), cpu::ops::PAIRS.len());
-        for r in &rs {
-            ok(r)?;
-        }
-        let cycles = |op: &str| {
-            find(&rs, &format!("cpu.ops.{op}")).params["cycles"]
-                .as_f64()
-                .unwrap()
-        };
-        let mut bad = Vec::new();
-        for op in ["i32.add", "i64.add", "i32.bit", "i64.bit"] {
-            if !cpu::ops::ONE_CYCLE.contains(&cycles(op)) {
-                bad.push(format!("{op} {:.2} cycles", cycles(op)));
+    check!("latency criteria broken", Accept::at_most(0.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&cpu::ops::OPS);
+            assert_eq!(rs.len(), cpu::ops::PAIRS.len());
+            for r in &rs {
+                ok(r)?;
             }
-        }
-        for (slow, fast) in [
-            ("i32.mul", "i32.add"),
-            ("i64.mul", "i64.add"),
-            ("i32.div", "i32.mul"),
-            ("i64.div", "i64.mul"),
-            ("f32.div", "f32.mul"),
-            ("f64.div", "f64.mul"),
-            ("f64.mul", "i64.add"),
-        ] {
-            if cycles(slow) <= 1.2 * cycles(fast) {
-                bad.push(format!(
-                    "{slow} {:.2} not above {fast} {:.2}",
-                    cycles(slow),
-                    cycles(fast)
-                ));
+            let cycles = |op: &str| {
+                find(&rs, &format!("cpu.ops.{op}")).params["cycles"]
+                    .as_f64()
+                    .unwrap()
+            };
+            let mut bad = Vec::new();
+            for op in ["i32.add", "i64.add", "i32.bit", "i64.bit"] {
+                if !cpu::ops::ONE_CYCLE.contains(&cycles(op)) {
+                    bad.push(format!("{op} {:.2} cycles", cycles(op)));
+                }
             }
-        }
-        if cfg!(target_arch = "x86_64") && !(2.7..=3.3).contains(&cycles("i64.mul")) {
-            bad.push(format!("i64.mul {:.2} cycles, not 3", cycles("i64.mul")));
-        }
-        Ok::<f64, String>(broken(&bad))
-    });
+            for (slow, fast) in [
+                ("i32.mul", "i32.add"),
+                ("i64.mul", "i64.add"),
+                ("i32.div", "i32.mul"),
+                ("i64.div", "i64.mul"),
+                ("f32.div", "f32.mul"),
+                ("f64.div", "f64.mul"),
+                ("f64.mul", "i64.add"),
+            ] {
+                if cycles(slow) <= 1.2 * cycles(fast) {
+                    bad.push(format!(
+                        "{slow} {:.2} not above {fast} {:.2}",
+                        cycles(slow),
+                        cycles(fast)
+                    ));
+                }
+            }
+            if cfg!(target_arch = "x86_64") && !(2.7..=3.3).contains(&cycles("i64.mul")) {
+                bad.push(format!("i64.mul {:.2} cycles, not 3", cycles("i64.mul")));
+            }
+            Ok::<f64, String>(broken(&bad))
+        });
 }
 
 /// Whether a parallelism curve rises (within noise) up to its maximum.
@@ -197,24 +201,26 @@ fn rises_to_its_peak(points: &[[f64; 2]]) -> bool {
 fn operation_parallelism_is_bounded_by_the_chains() {
     let _alone = alone();
     pin();
-    check!("parallelism criteria broken", Accept::at_most(0.0)).run(|| {
-        let rs = run(&cpu::ops::PARALLEL);
-        let mut bad = Vec::new();
-        for r in &rs {
-            let par = ok(r)?;
-            let pts = &r.series.as_ref().unwrap().points;
-            let kmax = pts.last().unwrap()[0];
-            if !(0.9..=kmax * 1.05).contains(&par) || !rises_to_its_peak(pts) {
-                bad.push(format!("{}: {par:.2}, curve {pts:?}", r.id));
+    check!("parallelism criteria broken", Accept::at_most(0.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&cpu::ops::PARALLEL);
+            let mut bad = Vec::new();
+            for r in &rs {
+                let par = ok(r)?;
+                let pts = &r.series.as_ref().unwrap().points;
+                let kmax = pts.last().unwrap()[0];
+                if !(0.9..=kmax * 1.05).contains(&par) || !rises_to_its_peak(pts) {
+                    bad.push(format!("{}: {par:.2}, curve {pts:?}", r.id));
+                }
             }
-        }
-        let par = |op: &str| ok(find(&rs, &format!("cpu.ops.parallel.{op}")));
-        let (add, div) = (par("i64.add")?, par("i64.div")?);
-        if add < 1.8 || add <= div {
-            bad.push(format!("i64 add overlaps {add:.2}, div {div:.2}"));
-        }
-        Ok::<f64, String>(broken(&bad))
-    });
+            let par = |op: &str| ok(find(&rs, &format!("cpu.ops.parallel.{op}")));
+            let (add, div) = (par("i64.add")?, par("i64.div")?);
+            if add < 1.8 || add <= div {
+                bad.push(format!("i64 add overlaps {add:.2}, div {div:.2}"));
+            }
+            Ok::<f64, String>(broken(&bad))
+        });
 }
 
 /// Memory-level parallelism: every chase ran the steps counted (asserted
@@ -224,21 +230,23 @@ fn operation_parallelism_is_bounded_by_the_chains() {
 #[test]
 fn memory_parallelism_is_bounded_by_the_chases() {
     let _alone = alone();
-    check!("memory parallelism criteria broken", Accept::at_most(0.0)).run(|| {
-        let rs = run(&mem::parallelism::PARALLELISM);
-        let r = find(&rs, "mem.parallelism");
-        let par = ok(r)?;
-        let steps = evidence(r, "every chase ran the steps counted");
-        assert!(steps.ok, "{steps:?}");
-        let pts = r.series.as_ref().unwrap().points.clone();
-        let kmax = pts.last().unwrap()[0];
-        let two = pts.iter().find(|p| p[0] == 2.0).unwrap()[1];
-        let mut bad = Vec::new();
-        if !(1.0..=kmax).contains(&par) || two < 1.5 || !rises_to_its_peak(&pts) {
-            bad.push(format!("par {par:.2}, par(2) {two:.2}, curve {pts:?}"));
-        }
-        Ok::<f64, String>(broken(&bad))
-    });
+    check!("memory parallelism criteria broken", Accept::at_most(0.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&mem::parallelism::PARALLELISM);
+            let r = find(&rs, "mem.parallelism");
+            let par = ok(r)?;
+            let steps = evidence(r, "every chase ran the steps counted");
+            assert!(steps.ok, "{steps:?}");
+            let pts = r.series.as_ref().unwrap().points.clone();
+            let kmax = pts.last().unwrap()[0];
+            let two = pts.iter().find(|p| p[0] == 2.0).unwrap()[1];
+            let mut bad = Vec::new();
+            if !(1.0..=kmax).contains(&par) || two < 1.5 || !rises_to_its_peak(&pts) {
+                bad.push(format!("par {par:.2}, par(2) {two:.2}, curve {pts:?}"));
+            }
+            Ok::<f64, String>(broken(&bad))
+        });
 }
 
 /// Known work: 4 MiB through the pipe takes 4 times as long as 1 MiB,
@@ -255,6 +263,7 @@ fn pipe_moves_four_times_the_bytes_in_four_times_the_time() {
         "time of 4 MiB / 1 MiB through a pipe",
         Accept::between(3.2, 4.8)
     )
+    .attempts(5, 15)
     .run(|| {
         let (mut one, mut four) = (Vec::new(), Vec::new());
         for _ in 0..3 {
@@ -281,28 +290,36 @@ fn context_switch_ring_switches_once_per_round() {
     let _alone = alone();
     let cpu = pin();
     let clock = Clock::detect(50);
-    check!("ring criteria broken", Accept::at_most(0.0)).run(|| {
-        assert!(ipc::adapter::set_batch(true).unwrap());
-        let p =
-            ipc::ctx_sweep::measure_point(&clock, cpu, 4, 16 << 10, 5, Duration::from_millis(20));
-        ipc::adapter::set_batch(false).unwrap();
-        let p = p.unwrap();
-        eprintln!("{p:?}");
-        assert_eq!(p.tokens_lost, 0);
-        assert_eq!(p.untouched, 0, "{:?}", p.untouched_first);
-        assert!(p.rounds > 0);
-        let mut bad = Vec::new();
-        if !(p.child_switches.0 >= 0.97 && p.child_switches.1 <= 1.3) {
-            bad.push(format!("switches per round {:?}", p.child_switches));
-        }
-        if p.round_ns / 4.0 <= p.alone_ns {
-            bad.push(format!(
-                "round {} ns / 4 <= alone {} ns",
-                p.round_ns, p.alone_ns
-            ));
-        }
-        broken(&bad)
-    });
+    check!("ring criteria broken", Accept::at_most(0.0))
+        .attempts(5, 15)
+        .run(|| {
+            assert!(ipc::adapter::set_batch(true).unwrap());
+            let p = ipc::ctx_sweep::measure_point(
+                &clock,
+                cpu,
+                4,
+                16 << 10,
+                5,
+                Duration::from_millis(20),
+            );
+            ipc::adapter::set_batch(false).unwrap();
+            let p = p.unwrap();
+            eprintln!("{p:?}");
+            assert_eq!(p.tokens_lost, 0);
+            assert_eq!(p.untouched, 0, "{:?}", p.untouched_first);
+            assert!(p.rounds > 0);
+            let mut bad = Vec::new();
+            if !(p.child_switches.0 >= 0.97 && p.child_switches.1 <= 1.3) {
+                bad.push(format!("switches per round {:?}", p.child_switches));
+            }
+            if p.round_ns / 4.0 <= p.alone_ns {
+                bad.push(format!(
+                    "round {} ns / 4 <= alone {} ns",
+                    p.round_ns, p.alone_ns
+                ));
+            }
+            broken(&bad)
+        });
 }
 
 /// Known work: the cost of mmap + writes + munmap grows with the pages
@@ -317,6 +334,7 @@ fn mmap_cost_grows_with_the_pages_written() {
         "cost growth ratio / pages growth ratio",
         Accept::between(0.7, 1.4)
     )
+    .attempts(5, 15)
     .run(|| {
         let rs = run(&mem::mmap::MMAP);
         assert_eq!(rs.len(), mem::mmap::SIZES.len());
@@ -337,29 +355,31 @@ fn create_and_delete_rates_add_up_to_the_time() {
     let _alone = alone();
     pin();
     let clock = Clock::detect(50);
-    check!("timed batches / wall time", Accept::between(0.3, 1.0)).run(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let t0 = Instant::now();
-        let rates = fs::create_delete::measure(
-            &clock,
-            &dir.path().join("cd"),
-            4096,
-            50,
-            20,
-            Duration::ZERO,
-        )
-        .unwrap();
-        let wall = t0.elapsed().as_secs_f64();
-        assert_eq!(rates.failed, 0);
-        let timed: f64 = rates
-            .create_per_s
-            .iter()
-            .chain(&rates.delete_per_s)
-            .map(|r| 50.0 / r)
-            .sum();
-        eprintln!("timed {timed:.4} s of {wall:.4} s");
-        timed / wall
-    });
+    check!("timed batches / wall time", Accept::between(0.3, 1.0))
+        .attempts(5, 15)
+        .run(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let t0 = Instant::now();
+            let rates = fs::create_delete::measure(
+                &clock,
+                &dir.path().join("cd"),
+                4096,
+                50,
+                20,
+                Duration::ZERO,
+            )
+            .unwrap();
+            let wall = t0.elapsed().as_secs_f64();
+            assert_eq!(rates.failed, 0);
+            let timed: f64 = rates
+                .create_per_s
+                .iter()
+                .chain(&rates.delete_per_s)
+                .map(|r| 50.0 / r)
+                .sum();
+            eprintln!("timed {timed:.4} s of {wall:.4} s");
+            timed / wall
+        });
 }
 
 /// Known work: opening a file 20 path components deeper costs more. Rule:
@@ -389,6 +409,7 @@ fn a_deeper_path_costs_more_to_open() {
         "open, 20 components deeper / shallow",
         Accept::at_least(1.2)
     )
+    .attempts(5, 15)
     .run(|| {
         let (s, d) = (t(&shallow)?, t(&deep)?);
         eprintln!("open: {s:.0} ns shallow, {d:.0} ns 20 components deeper");
@@ -403,13 +424,15 @@ fn a_deeper_path_costs_more_to_open() {
 fn shell_runs_the_command_and_costs_more_than_a_vfork() {
     let _alone = alone();
     pin();
-    check!("proc.shell / proc.vfork", Accept::at_least(3.0)).run(|| {
-        let rs = run(&proc::shell::SHELL_BENCH);
-        let shell = find(&rs, "proc.shell");
-        let sh = ok(shell)?;
-        assert!(evidence(shell, "every child really ran").ok);
-        let vfork = run(&proc::exec::VFORK);
-        let v = ok(find(&vfork, "proc.vfork"))?;
-        Ok::<f64, String>(sh / v)
-    });
+    check!("proc.shell / proc.vfork", Accept::at_least(3.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&proc::shell::SHELL_BENCH);
+            let shell = find(&rs, "proc.shell");
+            let sh = ok(shell)?;
+            assert!(evidence(shell, "every child really ran").ok);
+            let vfork = run(&proc::exec::VFORK);
+            let v = ok(find(&vfork, "proc.vfork"))?;
+            Ok::<f64, String>(sh / v)
+        });
 }

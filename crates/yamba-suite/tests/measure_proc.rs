@@ -34,6 +34,7 @@ fn child_spinning_x_lengthens_fork_wait_by_x() {
         "fork + wait growth / the child's 4 ms spin",
         Accept::within(1.0, 0.05)
     )
+    .attempts(5, 15)
     .run(|| {
         let plain = run(s, &fork::LIGHT, Mode::Hot)[0].median().unwrap();
         let r = &run(&spun, &fork::LIGHT, Mode::Hot)[0];
@@ -51,12 +52,14 @@ fn child_spinning_x_lengthens_fork_wait_by_x() {
 fn heavy_fork_costs_more_than_light() {
     let _alone = alone();
     let (s, _g) = session();
-    check!("heavy fork / light fork", Accept::at_least(1.5)).run(|| {
-        let light = run(s, &fork::LIGHT, Mode::Hot)[0].median().unwrap();
-        let r = &run(s, &fork::HEAVY, Mode::Hot)[0];
-        assert_ok(r, &["heap was resident"]);
-        r.median().unwrap() / light
-    });
+    check!("heavy fork / light fork", Accept::at_least(1.5))
+        .attempts(5, 15)
+        .run(|| {
+            let light = run(s, &fork::LIGHT, Mode::Hot)[0].median().unwrap();
+            let r = &run(s, &fork::HEAVY, Mode::Hot)[0];
+            assert_ok(r, &["heap was resident"]);
+            r.median().unwrap() / light
+        });
 }
 
 /// 2× the heap ⇒ 2× the page-table work: rule, the median ratio of what
@@ -77,6 +80,7 @@ fn heavy_fork_extra_cost_doubles_with_the_heap() {
         "extra over light, 64 MiB / 32 MiB",
         Accept::between(1.5, 2.5)
     )
+    .attempts(5, 15)
     .run(|| {
         let light = run(s, &fork::LIGHT, Mode::Hot)[0].median().unwrap();
         let a = run(&h32, &fork::HEAVY, Mode::Hot)[0].median().unwrap() - light;
@@ -97,6 +101,7 @@ fn phases_split_fork_and_add_up_to_at_most_the_whole() {
         "(create + exit_reap) / whole fork + wait",
         Accept::between(0.3, 1.05)
     )
+    .attempts(5, 15)
     .run(|| {
         let rs = run(s, &fork::PHASES, Mode::Hot);
         assert_eq!(rs.len(), 2);
@@ -118,11 +123,13 @@ fn phases_split_fork_and_add_up_to_at_most_the_whole() {
 fn fork_exec_costs_more_than_vfork() {
     let _alone = alone();
     let (s, _g) = session();
-    check!("fork + exec / vfork", Accept::at_least(1.5)).run(|| {
-        let vfork = &run(s, &exec::VFORK, Mode::Hot)[0];
-        assert_ok(vfork, &["every child really ran"]);
-        let fexec = &run(s, &exec::FORK_EXEC, Mode::Hot)[0];
-        assert_ok(fexec, &["every child really ran"]);
-        fexec.median().unwrap() / vfork.median().unwrap()
-    });
+    check!("fork + exec / vfork", Accept::at_least(1.5))
+        .attempts(5, 15)
+        .run(|| {
+            let vfork = &run(s, &exec::VFORK, Mode::Hot)[0];
+            assert_ok(vfork, &["every child really ran"]);
+            let fexec = &run(s, &exec::FORK_EXEC, Mode::Hot)[0];
+            assert_ok(fexec, &["every child really ran"]);
+            fexec.median().unwrap() / vfork.median().unwrap()
+        });
 }

@@ -43,6 +43,7 @@ fn injected_gaps_are_found_with_their_length() {
         "worse of |shortest gap / 30 µs - 1| / 1%, median (gap - spin) / 2 µs",
         Accept::at_most(1.0)
     )
+.attempts(5, 15)
     .run(|| {
         let mut injected: Vec<(u64, f64)> = Vec::with_capacity(1000);
         let period = clock.ns_to_ticks(3e6);
@@ -92,37 +93,39 @@ fn injected_gaps_are_found_with_their_length() {
 fn injected_sleeps_are_found_and_counted_voluntary() {
     let _alone = alone();
     let clock = Clock::detect(20);
-    check!("shortest sleep gap / 2 ms", Accept::at_least(1.0)).run(|| {
-        let sleep = Duration::from_millis(2);
-        let mut slept = Vec::new();
-        let mut first = 0u64;
-        let every = clock.ns_to_ticks(15e6);
-        let rec = gaps::record(&clock, 100e6, 250.0, 1 << 16, None, |now| {
-            if first == 0 {
-                first = now;
-            } else if slept.len() < 3 && now >= first + every * (slept.len() as u64 + 1) {
-                slept.push(now);
-                std::thread::sleep(sleep);
+    check!("shortest sleep gap / 2 ms", Accept::at_least(1.0))
+        .attempts(5, 15)
+        .run(|| {
+            let sleep = Duration::from_millis(2);
+            let mut slept = Vec::new();
+            let mut first = 0u64;
+            let every = clock.ns_to_ticks(15e6);
+            let rec = gaps::record(&clock, 100e6, 250.0, 1 << 16, None, |now| {
+                if first == 0 {
+                    first = now;
+                } else if slept.len() < 3 && now >= first + every * (slept.len() as u64 + 1) {
+                    slept.push(now);
+                    std::thread::sleep(sleep);
+                }
+            });
+            if slept.len() < 3 {
+                return Err(format!("the loop slept {} times of 3", slept.len()));
             }
+            if rec.voluntary < 3 {
+                return Err(format!(
+                    "kernel counted {} voluntary switches",
+                    rec.voluntary
+                ));
+            }
+            let mut shortest = f64::INFINITY;
+            for t in &slept {
+                let Some(g) = rec.gaps.iter().find(|g| g.start == *t) else {
+                    return Err("a sleep not found as a gap".into());
+                };
+                shortest = shortest.min(clock.ticks_to_ns(g.ticks()));
+            }
+            Ok::<f64, String>(shortest / 2e6)
         });
-        if slept.len() < 3 {
-            return Err(format!("the loop slept {} times of 3", slept.len()));
-        }
-        if rec.voluntary < 3 {
-            return Err(format!(
-                "kernel counted {} voluntary switches",
-                rec.voluntary
-            ));
-        }
-        let mut shortest = f64::INFINITY;
-        for t in &slept {
-            let Some(g) = rec.gaps.iter().find(|g| g.start == *t) else {
-                return Err("a sleep not found as a gap".into());
-            };
-            shortest = shortest.min(clock.ticks_to_ns(g.ticks()));
-        }
-        Ok::<f64, String>(shortest / 2e6)
-    });
 }
 
 /// sched.interruptions reports its three results with their units, and
@@ -133,37 +136,39 @@ fn injected_sleeps_are_found_and_counted_voluntary() {
 #[test]
 fn interruptions_are_reported_with_rate_and_lost_share() {
     let _alone = alone();
-    check!("interruption results not all ok", Accept::at_most(0.0)).run(|| {
-        let rs = run(&interruptions::INTERRUPTIONS);
-        let ids: Vec<&str> = rs.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(
-            ids,
-            [
-                "sched.interruptions",
-                "sched.interruptions.rate",
-                "sched.interruptions.lost"
-            ]
-        );
-        assert_eq!(rs[1].unit, yamba_core::Unit::PerSecond);
-        assert_eq!(rs[2].unit, yamba_core::Unit::Ratio);
-        let report = &rs[0].extra["noise_report"];
-        let lost = report["lost_share"].as_f64().unwrap();
-        let total: f64 = rs[0].observations.iter().sum::<f64>() / 1e9;
-        let span = report["duration_s"].as_f64().unwrap();
-        assert!(
-            (lost - total / span).abs() < 1e-6,
-            "{lost} vs {total}/{span}"
-        );
-        assert!(rs[0].observations.iter().all(|&g| g > 250.0));
-        let bad = rs
-            .iter()
-            .filter(|r| r.status != Status::Ok || !r.evidence.iter().all(|e| e.ok && e.gating))
-            .count();
-        for r in &rs {
-            eprintln!("{} {:?} {:?} {:?}", r.id, r.status, r.median(), r.reason);
-        }
-        (bad > 0) as u8 as f64
-    });
+    check!("interruption results not all ok", Accept::at_most(0.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&interruptions::INTERRUPTIONS);
+            let ids: Vec<&str> = rs.iter().map(|r| r.id.as_str()).collect();
+            assert_eq!(
+                ids,
+                [
+                    "sched.interruptions",
+                    "sched.interruptions.rate",
+                    "sched.interruptions.lost"
+                ]
+            );
+            assert_eq!(rs[1].unit, yamba_core::Unit::PerSecond);
+            assert_eq!(rs[2].unit, yamba_core::Unit::Ratio);
+            let report = &rs[0].extra["noise_report"];
+            let lost = report["lost_share"].as_f64().unwrap();
+            let total: f64 = rs[0].observations.iter().sum::<f64>() / 1e9;
+            let span = report["duration_s"].as_f64().unwrap();
+            assert!(
+                (lost - total / span).abs() < 1e-6,
+                "{lost} vs {total}/{span}"
+            );
+            assert!(rs[0].observations.iter().all(|&g| g > 250.0));
+            let bad = rs
+                .iter()
+                .filter(|r| r.status != Status::Ok || !r.evidence.iter().all(|e| e.ok && e.gating))
+                .count();
+            for r in &rs {
+                eprintln!("{} {:?} {:?} {:?}", r.id, r.status, r.median(), r.reason);
+            }
+            (bad > 0) as u8 as f64
+        });
 }
 
 /// Two CPU-bound threads on one CPU: the switches pair up, each costs far
@@ -173,21 +178,23 @@ fn interruptions_are_reported_with_rate_and_lost_share() {
 #[test]
 fn preemption_costs_little_next_to_the_slice() {
     let _alone = alone();
-    check!("10 x switch cost / time slice", Accept::at_most(1.0)).run(|| {
-        let rs = run(&preemption::PREEMPTION);
-        let r = &rs[0];
-        for e in &r.evidence {
-            eprintln!("  [{}] {}: {}", e.ok, e.check, e.observed);
-        }
-        let slice = r.extra["time_slice_median_ns"].as_f64().unwrap_or(f64::NAN);
-        let cost = r.median().unwrap_or(f64::NAN);
-        eprintln!(
-            "{:?} {:?}: switch {cost:.0} ns, slice {slice:.0} ns",
-            r.status, r.reason
-        );
-        if r.status != Status::Ok || cost <= 0.0 {
-            return Err(format!("{:?} {:?}, switch {cost}", r.status, r.reason));
-        }
-        Ok(cost * 10.0 / slice)
-    });
+    check!("10 x switch cost / time slice", Accept::at_most(1.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(&preemption::PREEMPTION);
+            let r = &rs[0];
+            for e in &r.evidence {
+                eprintln!("  [{}] {}: {}", e.ok, e.check, e.observed);
+            }
+            let slice = r.extra["time_slice_median_ns"].as_f64().unwrap_or(f64::NAN);
+            let cost = r.median().unwrap_or(f64::NAN);
+            eprintln!(
+                "{:?} {:?}: switch {cost:.0} ns, slice {slice:.0} ns",
+                r.status, r.reason
+            );
+            if r.status != Status::Ok || cost <= 0.0 {
+                return Err(format!("{:?} {:?}, switch {cost}", r.status, r.reason));
+            }
+            Ok(cost * 10.0 / slice)
+        });
 }

@@ -23,14 +23,16 @@ fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
 fn a_cold_self_signal_costs_more_than_a_hot_one() {
     let _alone = alone();
     let (s, _g) = session();
-    check!("self signal, cold / hot", Accept::at_least(1.05)).run(|| {
-        let hot = run(s, &deliver::SELF, Mode::Hot).remove(0);
-        let cold = run(s, &deliver::SELF, Mode::Cold).remove(0);
-        for r in [&hot, &cold] {
-            assert_ok(r, &["the handler ran once per signal sent"]);
-        }
-        cold.median().unwrap() / hot.median().unwrap()
-    });
+    check!("self signal, cold / hot", Accept::at_least(1.05))
+        .attempts(5, 15)
+        .run(|| {
+            let hot = run(s, &deliver::SELF, Mode::Hot).remove(0);
+            let cold = run(s, &deliver::SELF, Mode::Cold).remove(0);
+            for r in [&hot, &cold] {
+                assert_ok(r, &["the handler ran once per signal sent"]);
+            }
+            cold.median().unwrap() / hot.median().unwrap()
+        });
 }
 
 /// Two deliveries plus two wake-ups exceed one delivery to oneself: rule,
@@ -40,16 +42,18 @@ fn a_cold_self_signal_costs_more_than_a_hot_one() {
 fn a_round_trip_costs_more_than_a_signal_to_oneself() {
     let _alone = alone();
     let (s, _g) = session();
-    check!("cheaper round trip / self signal", Accept::at_least(1.2)).run(|| {
-        let own = run(s, &deliver::SELF, Mode::Hot)[0].median().unwrap();
-        let rs = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
-        rs.iter()
-            .map(|r| {
-                assert_ok(r, &["peer's handler ran once per round trip"]);
-                r.median().unwrap() / own
-            })
-            .fold(f64::INFINITY, f64::min)
-    });
+    check!("cheaper round trip / self signal", Accept::at_least(1.2))
+        .attempts(5, 15)
+        .run(|| {
+            let own = run(s, &deliver::SELF, Mode::Hot)[0].median().unwrap();
+            let rs = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
+            rs.iter()
+                .map(|r| {
+                    assert_ok(r, &["peer's handler ran once per round trip"]);
+                    r.median().unwrap() / own
+                })
+                .fold(f64::INFINITY, f64::min)
+        });
 }
 
 /// A peer that spins a known 200 µs before replying lengthens the round
@@ -73,6 +77,7 @@ fn a_peer_delay_of_x_lengthens_the_round_trip_by_x() {
         "worse placement's round-trip growth / 200 µs, scaled to its bound",
         Accept::at_most(1.0)
     )
+    .attempts(5, 15)
     .run(|| {
         let plain = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
         let delayed = run(&slow, &roundtrip::ROUNDTRIP, Mode::Hot);
@@ -104,6 +109,7 @@ fn a_protection_fault_costs_more_than_its_handlers_mprotect() {
         "handled fault / its mprotect, cheaper mode",
         Accept::at_least(1.0)
     )
+    .attempts(5, 15)
     .run(|| {
         [Mode::Hot, Mode::Cold]
             .into_iter()
