@@ -108,7 +108,7 @@ fn cache_knee_matches_a_memory_cgroup_limit() {
         serde_json::from_str(&out).map_err(|_| out)
     };
     // Not permitted here (not root, no memory controller): skip, saying why.
-    if let Err(why) = adapter::run_in_memory_cgroup(64 << 20, || String::new()) {
+    if let Err(why) = adapter::run_in_memory_cgroup(64 << 20, String::new) {
         skip!("no memory cgroup to measure in: {why}");
     }
     check!(

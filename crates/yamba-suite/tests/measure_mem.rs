@@ -177,13 +177,11 @@ fn reported_dtlb_entries() -> Vec<(String, u64)> {
                     }
                 }
             }
-            b"AuthenticAMD" | b"HygonGenuine" => {
-                if cpuid(0x8000_0000, 0).eax >= 0x8000_0006 {
-                    let l1 = (cpuid(0x8000_0005, 0).ebx >> 16) & 0xff;
-                    let l2 = (cpuid(0x8000_0006, 0).ebx >> 16) & 0xfff;
-                    out.push(("AMD L1 DTLB".into(), u64::from(l1)));
-                    out.push(("AMD L2 DTLB".into(), u64::from(l2)));
-                }
+            b"AuthenticAMD" | b"HygonGenuine" if cpuid(0x8000_0000, 0).eax >= 0x8000_0006 => {
+                let l1 = (cpuid(0x8000_0005, 0).ebx >> 16) & 0xff;
+                let l2 = (cpuid(0x8000_0006, 0).ebx >> 16) & 0xfff;
+                out.push(("AMD L1 DTLB".into(), u64::from(l1)));
+                out.push(("AMD L2 DTLB".into(), u64::from(l2)));
             }
             _ => {}
         }

@@ -45,14 +45,12 @@ pub fn median_interval(sorted: &[f64], level: f64) -> Option<(f64, f64)> {
     let cdf = binomial_half_cdf(n);
     let miss = 1.0 - level;
     // k − 1 = j: the interval [x(j+1), x(n−j)] misses with 2·cdf[j].
-    let mut best = None;
-    for j in 0..n.div_ceil(2) {
-        if 2.0 * cdf[j] <= miss {
-            best = Some(j);
-        } else {
-            break;
-        }
-    }
+    let best = cdf
+        .iter()
+        .take(n.div_ceil(2))
+        .take_while(|&&c| 2.0 * c <= miss)
+        .count()
+        .checked_sub(1);
     best.map(|j| (sorted[j], sorted[n - 1 - j]))
 }
 
