@@ -1,8 +1,8 @@
 //! lmbench's view of a constructed results file: each figure lands in
 //! lmbench's column, in lmbench's unit, and a missing or withheld figure is
 //! an explained blank. The export is read by lmbench's own getsummary
-//! (from the peers' source tarball) and must put the same figures in the
-//! same columns.
+//! (a fixture: tests/data/lmbench/getsummary, GPL v2, see its header) and
+//! must put the same figures in the same columns.
 
 mod support;
 
@@ -157,42 +157,18 @@ fn lmbench_number_format() {
     assert_eq!(num(Some(12_500.0), 6), " 12.5K");
 }
 
-/// The lmbench source tarball the peers directory holds, if this checkout
-/// has it beside it (as CI does) or the machine has it.
-fn lmbench_tarball() -> Option<std::path::PathBuf> {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        std::env::var("YAMBA_LMBENCH_SRC").ok().map(Into::into),
-        Some(manifest.join("../../../shared/peers/lmbench-src.tar.gz")),
-        Some("/work/shared/peers/lmbench-src.tar.gz".into()),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p: &std::path::PathBuf| p.is_file())
-}
+/// lmbench 3's own scripts/getsummary, kept as a test fixture.
+const GETSUMMARY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lmbench/getsummary");
 
 #[test]
 fn lmbenchs_own_getsummary_reads_the_export() {
-    let Some(tarball) = lmbench_tarball() else {
-        eprintln!("skipped: no lmbench-src.tar.gz beside the checkout (../shared/peers) to take getsummary from");
-        return;
-    };
     let dir = tempfile::tempdir().unwrap();
-    let st = std::process::Command::new("tar")
-        .args(["-xzf"])
-        .arg(&tarball)
-        .arg("-C")
-        .arg(dir.path())
-        .arg("scripts/getsummary")
-        .status()
-        .unwrap();
-    assert!(st.success(), "cannot extract getsummary from {tarball:?}");
     let f = constructed();
     let results = dir.path().join("linux/testhost.0");
     std::fs::create_dir_all(results.parent().unwrap()).unwrap();
     std::fs::write(&results, export(&f)).unwrap();
     let out = std::process::Command::new("perl")
-        .arg(dir.path().join("scripts/getsummary"))
+        .arg(GETSUMMARY)
         .arg(&results)
         .output()
         .expect("perl runs lmbench's scripts");
