@@ -17,8 +17,8 @@
 //! [`covers_as_often_as_it_says`].
 
 use std::path::Path;
-use yamba_testkit::alone;
 use std::process::Command;
+use yamba_testkit::alone;
 
 /// One precise run of `testing.*` with `args`: the first result's
 /// (estimate, interval low, interval high, blocks).
