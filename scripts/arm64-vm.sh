@@ -39,6 +39,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=aarch64-unknown-linux-gnu
 ASSETS=${YAMBA_ARM64_DIR:-/var/cache/yamba-arm64}
 WORK=$ROOT/target/arm64-vm
+# The cross build's own target directory: it never waits for the host
+# build's lock (CI runs it beside the host's tests), and its profile
+# (no debug info) would not share the host's build scripts anyway.
+CROSS=$ROOT/target/cross
 SYSROOT=/usr/aarch64-linux-gnu
 
 say() { echo "arm64-vm: $*" >&2; }
@@ -79,6 +83,7 @@ fetch() {
 cross_cargo() {
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
   export CARGO_PROFILE_RELEASE_DEBUG=0
+  export CARGO_TARGET_DIR=$CROSS
   if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx $TARGET; then
     cargo "$@"
   elif [ -d /usr/lib/rustlib/$TARGET ]; then
@@ -254,7 +259,7 @@ image() {
   # The tree's sources at their host path (test data, schema), and the binaries.
   (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard) |
     sed -z "s|^|$ROOT/|" | xargs -0 cp --parents -t "$ir"
-  local yamba=$ROOT/target/$TARGET/release/yamba
+  local yamba=$CROSS/$TARGET/release/yamba
   [ -x "$yamba" ] || die "$yamba is missing: build first"
   copy_bin "$ir" "$yamba"
   ln -s "$yamba" "$ir/bin/yamba"

@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
 # Checks the results files of a smoke run (`yamba run --quick ...`):
 # every result is ok, withheld with a reason, or skipped with a reason —
-# never failed (a crash, a hang past its timeout, an error) — and every
-# run completed. Prints ok/withheld/skipped/failed counts per area, then
-# each problem on a line of its own; exits 1 on any problem.
+# never failed (a crash, a hang past its timeout, an error) — every run
+# completed, and every area has at least one result ok (an area whose
+# every result is skipped or withheld tested nothing). Prints
+# ok/withheld/skipped/failed counts per area, then each problem on a line
+# of its own; exits 1 on any problem.
 #
-#   scripts/check-results.sh [--no-adapter] FILE...
+#   scripts/check-results.sh [--no-adapter] [--ok-list LIST] FILE...
 #
 # --no-adapter: the files come from a build without platform adapters
 # (`--features yamba-suite/no-adapters`): every result whose adapter is
-# "none" must also be skipped with "no adapter for this platform (…)".
+# "none" must also be skipped with "no adapter for this platform (…)"
+# (there an area may have nothing ok).
+# --ok-list LIST: every result id LIST names (one per line, `#` comments;
+# `id@mode` for a mode other than hot) must be in the files and ok — what
+# a smoke run gives on every machine of CI's kinds (.ci/smoke-ok).
 set -euo pipefail
 
 no_adapter=false
-if [ "${1:-}" = "--no-adapter" ]; then
-  no_adapter=true
-  shift
-fi
-[ $# -gt 0 ] || { echo "usage: $0 [--no-adapter] FILE..." >&2; exit 2; }
+ok_list=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-adapter) no_adapter=true; shift ;;
+    --ok-list) ok_list=${2:?--ok-list needs a file}; shift 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "usage: $0 [--no-adapter] [--ok-list LIST] FILE..." >&2; exit 2; }
+[ -z "$ok_list" ] || [ -f "$ok_list" ] || { echo "$0: no list $ok_list" >&2; exit 2; }
 command -v jq >/dev/null || { echo "$0: jq is needed (apt-get install -y jq)" >&2; exit 2; }
 
 problems=0
@@ -50,6 +61,35 @@ for f in "$@"; do
     problems=$((problems + $(printf '%s\n' "$out" | wc -l)))
   fi
 done
+
+# Every area tested something.
+if ! $no_adapter; then
+  out=$(awk -F'\t' '{ seen[$1] = 1; if ($2 == "ok") ok[$1]++ }
+    END { for (a in seen) if (!ok[a]) printf "PROBLEM area %s: no result ok (every one skipped or withheld)\n", a }' "$counts" | sort)
+  if [ -n "$out" ]; then
+    echo "$out"
+    problems=$((problems + $(printf '%s\n' "$out" | wc -l)))
+  fi
+fi
+
+# Every result the list names is there and ok.
+if [ -n "$ok_list" ]; then
+  have=$(mktemp)
+  jq -r '.results[] | "\(.id)@\(.mode)\t\(.status)\t\(.reason // "")"' "$@" 2>/dev/null >"$have" || true
+  while read -r want _; do
+    case "$want" in '' | '#'*) continue ;; esac
+    [[ "$want" == *@* ]] || want="$want@hot"
+    line=$(awk -F'\t' -v w="$want" '$1 == w' "$have" | head -1)
+    if [ -z "$line" ]; then
+      echo "PROBLEM $want (listed in $ok_list): not in the results"
+      problems=$((problems + 1))
+    elif [ "$(cut -f2 <<<"$line")" != ok ]; then
+      echo "PROBLEM $want (listed in $ok_list): $(cut -f2 <<<"$line"): $(cut -f3 <<<"$line")"
+      problems=$((problems + 1))
+    fi
+  done <"$ok_list"
+  rm -f "$have"
+fi
 
 printf '%-10s %4s %9s %8s %7s\n' area ok withheld skipped failed
 awk -F'\t' '{ n[$1, $2]++; areas[$1] = 1 }

@@ -343,10 +343,7 @@ fn compressed_files_read_everywhere() {
 fn postgres_store_through_the_command() {
     let server = match pg::PgServer::start() {
         Ok(s) => s,
-        Err(why) => {
-            eprintln!("SKIPPED postgres_store_through_the_command: {why}");
-            return;
-        }
+        Err(why) => yamba_testkit::skip!("{why}"),
     };
     let url = server.url();
     let dir = tempfile::tempdir().unwrap();

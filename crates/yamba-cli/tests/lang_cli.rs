@@ -90,8 +90,7 @@ fn disasm_lists_the_seeds_listing_and_run_refuses_an_abstract_class() {
 #[test]
 fn asm_measures_and_writes_a_results_file() {
     if !cfg!(target_arch = "x86_64") {
-        println!("SKIPPED: x86-64 sequence on {}", std::env::consts::ARCH);
-        return;
+        yamba_testkit::skip!("x86-64 sequence on {}", std::env::consts::ARCH);
     }
     let dir = tempfile::tempdir().unwrap();
     let out_file = dir.path().join("asm.json");

@@ -10,9 +10,15 @@
 //! - the two-stage rule: `testing.work` with a known spread between
 //!   processes (2%, normal); the interval must cover the work's cost
 //!   without the spread (measured in the same test) as often as it says.
+//!
+//! Measurement checks (docs/testing.md), each holding
+//! yamba_testkit::alone() throughout. They decide on coverage counts, not
+//! with a median `Check`: the rule and its false-failure rate are at
+//! [`covers_as_often_as_it_says`].
 
 use std::path::Path;
 use std::process::Command;
+use yamba_testkit::alone;
 
 /// One precise run of `testing.*` with `args`: the first result's
 /// (estimate, interval low, interval high, blocks).
@@ -57,6 +63,7 @@ fn covers_as_often_as_it_says(mut cover: impl FnMut() -> bool) -> (usize, usize)
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn placement_as_a_random_factor_covers_the_all_placements_mean() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let positions: Vec<f64> = (0..4)
@@ -102,6 +109,7 @@ fn placement_as_a_random_factor_covers_the_all_placements_mean() {
 
 #[test]
 fn the_two_stage_rule_keeps_the_coverage_on_real_timings() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let truth = run(d, &["testing.work", "--repeat", "6"]).0;

@@ -11,8 +11,9 @@
 //! observations thinned to at most 100 per result to keep it small — the
 //! report reads them, it does not recompute the summaries).
 //!
-//! Skips, saying why, only when no browser can be found or started; set
-//! YAMBA_REQUIRE_BROWSER=1 to make that a failure instead.
+//! Skips, saying why, only when no browser can be found or started
+//! (`yamba_testkit::skip!`): under YAMBA_CI=1 that fails the test, since
+//! .ci/skips does not list it.
 
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
@@ -56,21 +57,6 @@ fn browser() -> Result<Browser, String> {
         ..Default::default()
     };
     Browser::new(opts).map_err(|e| format!("{} does not start: {e}", path.display()))
-}
-
-fn browser_or_skip(test: &str) -> Option<Browser> {
-    match browser() {
-        Ok(b) => Some(b),
-        Err(why) => {
-            if std::env::var("YAMBA_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
-                panic!("{test}: no browser ({why}) and YAMBA_REQUIRE_BROWSER=1");
-            }
-            eprintln!(
-                "{test}: SKIPPED — no headless browser: {why} (.ci/install installs chromium)"
-            );
-            None
-        }
-    }
 }
 
 /// Console errors, `console.error`/`assert` calls and uncaught exceptions
@@ -260,8 +246,11 @@ fn check_page(tab: &Tab, errors: &Arc<Mutex<Vec<String>>>, want_figures: &[&str]
 
 #[test]
 fn report_renders_in_chromium() {
-    let Some(browser) = browser_or_skip("report_renders_in_chromium") else {
-        return;
+    let browser = match browser() {
+        Ok(b) => b,
+        Err(why) => {
+            yamba_testkit::skip!("no headless browser: {why} (.ci/install installs chromium)")
+        }
     };
     let dir = tempfile::tempdir().unwrap();
     // Two runs: the file and a copy (a second column and a comparison).
@@ -338,8 +327,11 @@ fn report_renders_in_chromium() {
 /// error and an empty figure is caught on each count.
 #[test]
 fn the_browser_check_catches_broken_pages() {
-    let Some(browser) = browser_or_skip("the_browser_check_catches_broken_pages") else {
-        return;
+    let browser = match browser() {
+        Ok(b) => b,
+        Err(why) => {
+            yamba_testkit::skip!("no headless browser: {why} (.ci/install installs chromium)")
+        }
     };
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("broken.html");

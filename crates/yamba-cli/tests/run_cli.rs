@@ -435,8 +435,7 @@ fn baseline_is_compared_at_the_end() {
 #[test]
 fn isolated_benchmarks_can_place_a_peer_on_another_cpu() {
     if yamba_core::affinity::usable_cpus().len() < 2 {
-        eprintln!("skipped: this machine lets the tests use one CPU only");
-        return;
+        yamba_testkit::skip!("this machine lets the tests use one CPU only");
     }
     let dir = tempfile::tempdir().unwrap();
     let (v, _) = run_ok(

@@ -51,28 +51,3 @@ pub fn measure_base(clock: &Clock, n: usize) -> Base {
         observations,
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base_is_small_and_mostly_narrow() {
-        let clock = Clock::detect(20);
-        let b = measure_base(&clock, 10_000);
-        assert_eq!(b.observations.len(), 10_000);
-        assert!(b.base_ns > 0.0 && b.base_ns < 5_000.0, "{}", b.base_ns);
-        assert_eq!(b.summary.min, b.base_ns);
-        assert!(b.share_within_2x_min > 0.5, "{}", b.share_within_2x_min);
-        // The mean lies within a quantum above the minimum (readings round
-        // to the neighbouring quanta of the true cost).
-        let (mean, quantum) = (b.mean_ns.unwrap(), b.quantum_ns.unwrap());
-        assert!(mean >= b.base_ns, "{mean} < {}", b.base_ns);
-        assert!(
-            mean <= b.base_ns + 2.0 * quantum.max(clock.info().tick_ns),
-            "{mean} {} {quantum}",
-            b.base_ns
-        );
-        assert_eq!(b.subtract_ns(), mean);
-    }
-}

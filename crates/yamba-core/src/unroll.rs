@@ -58,12 +58,15 @@ pub fn run_unrolled<F: FnMut()>(m: u32, groups: u64, op: &mut F) {
 /// pointer of this type ([`crate::placement`]). Nothing but the loop is
 /// in it: no dispatch on the degree (a jump table's targets would lead a
 /// copy back to the original).
-pub type LoopFn<F> = unsafe extern "C-unwind" fn(u64, *mut F);
+///
+/// The operation comes as `&mut F`, not a raw pointer: a reference
+/// argument tells the compiler nothing else can see the operation's state,
+/// so it keeps that state in registers across the calls the operation
+/// makes (a call chain stays a chain through `rax`, not through memory).
+pub type LoopFn<F> = unsafe extern "C-unwind" fn(u64, &mut F);
 
 #[inline(never)]
-unsafe extern "C-unwind" fn looped<F: FnMut(), const M: u32>(groups: u64, op: *mut F) {
-    // SAFETY: the caller hands a valid, exclusive pointer (see LoopFn).
-    let op = unsafe { &mut *op };
+unsafe extern "C-unwind" fn looped<F: FnMut(), const M: u32>(groups: u64, op: &mut F) {
     match M {
         1 => looped!(groups, op()),
         2 => looped!(groups, x2(op)),

@@ -29,10 +29,7 @@ fn database(server: &PgServer, name: &str) -> StoreSpec {
 fn postgres_history_round_trips_trends_and_takes_concurrent_writers() {
     let server = match PgServer::start() {
         Ok(s) => s,
-        Err(why) => {
-            eprintln!("SKIPPED postgres_history: {why}");
-            return;
-        }
+        Err(why) => yamba_testkit::skip!("{why}"),
     };
 
     // Round trip, bit for bit.

@@ -80,9 +80,7 @@ fn pagefault_func_5_is_the_seeds_listing_by_objdump() {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
         Ok(o) => panic!("objdump failed: {}", String::from_utf8_lossy(&o.stderr)),
         Err(e) => {
-            // .ci/install installs binutils; say so plainly where it is missing.
-            println!("SKIPPED: objdump not available ({e}); install binutils");
-            return;
+            yamba_testkit::skip!("objdump not available ({e}); .ci/install installs binutils")
         }
     };
     // Lines like "   0:\t55                   \tpush   rbp"

@@ -1,11 +1,12 @@
-//! The parser and checker, fuzzed for a fixed time: random mutations of
+//! The parser and checker, fuzzed for a fixed number of cases from a fixed
+//! seed (yamba_testkit::fuzz_plan; printed): random mutations of
 //! the shipped examples (bytes deleted, duplicated, swapped, tokens
 //! inserted) never panic, and every error they produce has a location
 //! inside its file that renders as file:line:col with the line and a caret.
 
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use yamba_lang::Program;
 
 const TOKENS: &[&str] = &[
@@ -86,16 +87,13 @@ fn mutated_examples_never_panic_and_every_error_has_a_location() {
         .collect();
     assert!(files.len() >= 4);
     let dir = tempfile::tempdir().unwrap();
-    let seed = std::env::var("YAMBA_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random::<u64>);
-    println!("seed {seed} (YAMBA_FUZZ_SEED reruns it)");
+    // A fixed count (under emulation ~13 cases a second, natively
+    // hundreds), never a time budget's.
+    let (n, seed) = yamba_testkit::fuzz_plan(300, 24);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let budget = Duration::from_secs(3);
     let start = Instant::now();
     let (mut cases, mut with_errors) = (0, 0);
-    while start.elapsed() < budget {
+    while cases < n {
         // Every example beside the mutated one, so includes resolve.
         for f in &files {
             std::fs::copy(f, dir.path().join(f.file_name().unwrap())).unwrap();
@@ -145,8 +143,9 @@ fn mutated_examples_never_panic_and_every_error_has_a_location() {
         "{cases} mutations, {with_errors} with errors, in {:?}",
         start.elapsed()
     );
+    // Most mutations break the program: the errors' checks above ran.
     assert!(
-        cases > 50 && with_errors > 10,
-        "{cases} cases, {with_errors} with errors"
+        with_errors * 5 > cases,
+        "{cases} cases, only {with_errors} with errors"
     );
 }

@@ -13,13 +13,10 @@ fn generated_code_pages_are_read_execute_only() {
     let (file, class) = match Isa::host() {
         Some(Isa::X86_64) => ("pagefault_x86_64.yamba", "Y_pagefault_x86_64"),
         Some(Isa::Aarch64) => ("pagefault_aarch64.yamba", "Y_pagefault_aarch64"),
-        _ => {
-            println!(
-                "SKIPPED: no example class for this host's instruction set ({})",
-                std::env::consts::ARCH
-            );
-            return;
-        }
+        _ => yamba_testkit::skip!(
+            "no example class for this host's instruction set ({})",
+            std::env::consts::ARCH
+        ),
     };
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let (prog, _) = Program::load(&[examples.join(file)]).unwrap();

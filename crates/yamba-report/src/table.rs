@@ -712,7 +712,7 @@ mod tests {
             .insert("comparison_table".into(), serde_json::json!("shapes"));
         head.extra
             .insert("comparison_rows".into(), serde_json::json!("call"));
-        // The pooled headline of the inline shape: six processes.
+        // The pooled headline of the inline shape: several processes.
         head.certainty = yamba_results::Certainty::from_blocks(
             yamba_results::BlockKind::Process,
             vec![231.5, 201.2, 201.7, 201.5, 201.2, 201.7],

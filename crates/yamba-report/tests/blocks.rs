@@ -100,9 +100,9 @@ fn same_bytes_as_the_seed_awk_pipeline() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn();
-    let Ok(mut child) = child else {
-        eprintln!("SKIPPED: no sh");
-        return;
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => yamba_testkit::skip!("no sh ({e})"),
     };
     child
         .stdin
@@ -111,10 +111,11 @@ fn same_bytes_as_the_seed_awk_pipeline() {
         .write_all(blocks.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    if !out.status.success() || out.stdout.is_empty() {
-        eprintln!("SKIPPED: awk or sort missing ({})", out.status);
-        return;
-    }
+    assert!(
+        out.status.success() && !out.stdout.is_empty(),
+        "the seed's awk pipeline failed ({}): awk or sort missing?",
+        out.status
+    );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), EXPECTED_AWK);
     assert_eq!(
         render_awk(&aggregate([blocks.as_str()]), None),

@@ -333,10 +333,11 @@ fn values_at_or_below_zero_use_the_shift() {
     assert!(lo < change && change < hi, "{r:?}");
 }
 
-/// Large processes (BASE keeps 20 000 observations) compare in bounded
-/// time and memory, and a 10% shift is still measured as 10%.
+/// Large processes (BASE keeps 20 000 observations): a 10% shift is still
+/// measured as 10% (the time it takes is a measurement check,
+/// measure_compare.rs).
 #[test]
-fn large_samples_compare_quickly() {
+fn large_samples_compare_right() {
     let run = |seed: u64, median: f64| {
         support::file(vec![support::blocked(
             "cpu.base",
@@ -346,9 +347,7 @@ fn large_samples_compare_quickly() {
         )])
     };
     let (a, b) = (run(5, 100.0), run(6, 110.0));
-    let t = std::time::Instant::now();
     let r = &compare(&a, &b, 0.95).rows[0];
-    assert!(t.elapsed().as_secs_f64() < 5.0, "took {:?}", t.elapsed());
     assert_eq!(r.verdict, Verdict::Slower);
     let (lo, hi) = r.ci_pct.unwrap();
     let change = r.change_pct.unwrap();

@@ -53,12 +53,9 @@ fn the_real_ministat_reads_the_log() {
     std::fs::write(&b, log_text(&[2.5, 1.5, 4.5, 3.5, 5.5])).unwrap();
     let out = match Command::new("ministat").arg(&a).arg(&b).output() {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!(
-                "SKIPPED: the original ministat is not installed ({e}; apt-get install ministat)"
-            );
-            return;
-        }
+        Err(e) => yamba_testkit::skip!(
+            "the original ministat is not installed ({e}; .ci/install installs it)"
+        ),
     };
     assert!(
         out.status.success(),

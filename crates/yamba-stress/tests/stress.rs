@@ -4,12 +4,13 @@
 //! expectation in the error table is reported with a seed whose replay
 //! gives the same report; a crashing and a hanging call are reported and
 //! the tests go on; a crashing worker is reported with its operation; a
-//! 10 s stress leaves fds, processes and kernel memory at their baseline;
-//! a CPU-bound stressor on the measurement's CPU makes the pipe round
-//! trip slower than idle, in one run.
+//! stress of a fixed number of operations leaves fds, processes and kernel
+//! memory at their baseline. The planted kernel memory's size, the
+//! timeline's sampling and what a CPU-bound stressor does to a measurement
+//! are measurement checks (measure_stress.rs).
 //!
 //! The tests run one at a time: they count this process's fds and the
-//! machine's memory, and the measurement needs its CPU.
+//! machine's memory.
 
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -164,63 +165,6 @@ fn planted_mapping_and_file_leaks_are_detected() {
     }
 }
 
-/// Removes the planted message queues however the test ends.
-struct RemovePlantedQueues;
-
-impl Drop for RemovePlantedQueues {
-    fn drop(&mut self) {
-        yamba_stress::plant::remove_kernel_leak();
-    }
-}
-
-#[test]
-fn a_planted_kernel_memory_leak_is_detected_at_its_size() {
-    let _g = serial();
-    let _remove = RemovePlantedQueues;
-    let dir = tempfile::tempdir().unwrap();
-    let mib = 64;
-    let o = run(&StressConfig {
-        seed: Some(11),
-        ops: Some(500),
-        workers: 1,
-        stressors: vec![Kind::Pipe, Kind::Eventfd],
-        error_tests: false,
-        settle: Duration::from_secs(1),
-        plant: Plant {
-            kernel_leak_mib: Some(mib),
-            ..Plant::default()
-        },
-        ..config(dir.path())
-    });
-    let queues = yamba_stress::plant::remove_kernel_leak();
-    if queues == 0 {
-        eprintln!("skipped: no System V message queue could be made here (msgget)");
-        return;
-    }
-    let k = find(&o, "stress.invariant.kernel_memory");
-    if k.status == Status::Skipped {
-        eprintln!("skipped: {:?}", k.reason);
-        return;
-    }
-    assert_eq!(k.status, Status::Failed, "{:?}", k.evidence);
-    assert_eq!(o.exit_code(), 1);
-    // Ground truth: 64 MiB of message text, in 4 KiB slab objects (a few
-    // percent of headers on top); others' passing allocations are netted
-    // out or small beside it.
-    let dev = k.extra["after_minus_baseline_bytes"].as_f64().unwrap();
-    let planted = (mib << 20) as f64;
-    assert!(
-        (0.8 * planted..=1.5 * planted).contains(&dev),
-        "kernel memory {:.1} MiB above its baseline for {mib} MiB planted",
-        dev / 1048576.0
-    );
-    // Nothing else is blamed: the census of fds, processes and the cleanup held.
-    for name in ["fds", "processes", "mappings", "workers", "cleanup"] {
-        let r = find(&o, &format!("stress.invariant.{name}"));
-        assert_eq!(r.status, Status::Ok, "{name}: {:?}", r.reason);
-    }
-}
-
 #[test]
 fn a_planted_wrong_error_code_is_reported_with_a_seed_that_replays_it() {
     let _g = serial();
@@ -372,20 +316,23 @@ fn own_children() -> Vec<i32> {
         .collect()
 }
 
+/// A fixed amount of work from a fixed seed (3000 operations per worker
+/// and 3000 error-test calls), so every count asserted is one the work
+/// guarantees, not one a time budget allows.
 #[test]
-fn ten_seconds_of_stress_leave_fds_processes_and_kernel_memory_at_baseline() {
+fn a_stress_leaves_fds_processes_and_kernel_memory_at_baseline() {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let fds = own_fds();
     assert!(own_children().is_empty());
     let o = run(&StressConfig {
-        time: Some(Duration::from_secs(10)),
+        seed: Some(10),
+        ops: Some(3000),
         ..config(dir.path())
     });
     assert_eq!(o.exit_code(), 0, "{:?}\n{}", ids(&o), o.text());
     assert_invariants_held(&o);
-    // It did stress: every kind was created and destroyed many times (a
-    // few thousand times on a quiet machine; far fewer when others load it).
+    // It did stress: every kind was created and destroyed many times.
     for k in Kind::default_set().into_iter().filter(|k| k.pooled()) {
         let r = find(&o, &format!("stress.churn.{}", k.name()));
         let created = r.params["created"].as_u64().unwrap();
@@ -404,9 +351,6 @@ fn ten_seconds_of_stress_leave_fds_processes_and_kernel_memory_at_baseline() {
         dev <= tol,
         "kernel memory {dev} B above its baseline (tolerance {tol})"
     );
-    // Sampled through the run: one reading every 250 ms, 40 in 10 s.
-    let samples = k.series.as_ref().map_or(0, |s| s.points.len());
-    assert!(samples >= 20, "{samples} samples of kernel memory in 10 s");
     // The results file is yamba's schema.
     let file = o.results_file(vec!["yamba".into(), "stress".into()]);
     let v = serde_json::to_value(&file).unwrap();
@@ -424,66 +368,6 @@ fn ten_seconds_of_stress_leave_fds_processes_and_kernel_memory_at_baseline() {
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-}
-
-/// A CPU-bound stressor on the measured CPU changes the pipe round trip,
-/// and the cost result says so: significant, its interval off 1 on the
-/// side its medians are. Which side depends on the machine: on an Intel
-/// KVM guest the round trip got slower; on an AMD EPYC guest it got
-/// *faster* (×0.77, idle 7.0 µs → 5.4 µs, three attempts alike), because
-/// an idle vCPU halts when both ends block and each wake-up pays the exit
-/// from the halt, while the spinner keeps the vCPU running.
-#[test]
-fn a_cpu_bound_stressor_on_its_cpu_changes_the_pipe_round_trip_measurably() {
-    let _g = serial();
-    let dir = tempfile::tempdir().unwrap();
-    let cpu = yamba_core::affinity::default_cpu();
-    let c = StressConfig {
-        seed: Some(3),
-        time: Some(Duration::from_millis(500)),
-        workers: 1,
-        cpus: vec![cpu],
-        stressors: vec![Kind::Cpu],
-        error_tests: false,
-        measure: vec!["ipc.rtt.pipe".into()],
-        measure_cpu: Some(cpu),
-        ..config(dir.path())
-    };
-    let mut last = String::new();
-    for attempt in 1..=3 {
-        let o = run(&c);
-        let r = find(&o, "stress.cost.ipc.rtt.pipe.same_cpu");
-        let idle = find(&o, "ipc.rtt.pipe.same_cpu.idle");
-        let stressed = find(&o, "ipc.rtt.pipe.same_cpu.stressed");
-        assert!(
-            r.evidence
-                .iter()
-                .any(|e| e.check.starts_with("the stress ran for the whole") && e.ok),
-            "{:?}",
-            r.evidence
-        );
-        let bw = &r.extra["best_vs_worst"];
-        let lo = bw["ratio_ci95"][0].as_f64().unwrap_or(0.0);
-        let hi = bw["ratio_ci95"][1].as_f64().unwrap_or(f64::INFINITY);
-        let p = bw["mann_whitney_p"].as_f64().unwrap_or(1.0);
-        let ratio = bw["ratio_of_medians"].as_f64().unwrap_or(0.0);
-        eprintln!("attempt {attempt}: ratio {ratio:.3}, CI {lo:.3}–{hi:.3}, p {p:.2e}");
-        if r.status == Status::Ok
-            && idle.status == Status::Ok
-            && stressed.status == Status::Ok
-            && (lo > 1.0 || hi < 1.0)
-            && p < 0.01
-        {
-            // The interval and the medians agree on the side.
-            assert_eq!(lo > 1.0, ratio > 1.0, "ratio {ratio}, CI {lo}–{hi}");
-            return;
-        }
-        last = format!(
-            "{:?} {:?} {:?}: ratio {ratio}, CI {lo}–{hi}, p {p}",
-            r.status, r.reason, idle.status
-        );
-    }
-    panic!("the stressor's effect was not measured as significant in 3 attempts: {last}");
 }
 
 #[test]

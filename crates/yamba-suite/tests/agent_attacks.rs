@@ -4,8 +4,8 @@
 //! another host would; the original lock-out (16 one-byte
 //! connections) comes from the client's own address.
 //!
-//! - §1 a slowloris and a connect flood do not keep a client with the
-//!   token out: it authenticates and reads a file within 1 s in every try;
+//! - §1 (a slowloris and a connect flood do not keep a client with the
+//!   token out: a measurement check, measure_agent_attacks.rs);
 //! - §2 failing requests with 1 MiB paths cost a bounded reply and a
 //!   bounded log, however many;
 //! - §3 the token never crosses the wire, a recorded handshake cannot be
@@ -18,15 +18,14 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener, TcpStream};
 use std::os::fd::FromRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use yamba_suite::remote::protocol::{
     hello_payload, nonce, proof, read_header, read_payload, write_frame, Prover, HELLO_LEN,
     OP_AUTH, OP_HELLO, OP_STAT, ST_OK, ST_REFUSED,
 };
 use yamba_suite::remote::server::{REFUSALS_KEPT, REFUSAL_LINE_MAX};
-use yamba_suite::remote::{raise_fd_limit, Agent, AgentError, AgentHandle, Client, ServerConfig};
+use yamba_suite::remote::{Agent, AgentError, AgentHandle, Client, ServerConfig};
 
 const TOKEN: &str = "5d2b8f0c7e1a4d3b9f6c2e8a0b4d7f1c3e5a9b2d6f8c0e4a";
 const T: Duration = Duration::from_secs(5);
@@ -105,95 +104,6 @@ fn raw_auth(s: &mut TcpStream, token: &str) -> Result<(), String> {
     let mine = proof(token.as_bytes(), Prover::Client, &sn, &cn);
     let _ = write_frame(s, OP_AUTH, &mine, &mut scratch);
     frame(s, &mut p)
-}
-
-/// §1. The attacks together, for 4 s: 16 one-byte connections
-/// from the client's own address (which filled every slot before), a
-/// slowloris from 127.0.0.2 (one byte per connection, up to 300 held) and
-/// a flood of connects from 127.0.0.3 (500 held at once, then renewed).
-/// A client with the token connects, authenticates and reads a 64 KiB
-/// file in under 1 s, ten times.
-#[test]
-fn slowloris_and_flood_do_not_lock_out_a_client_with_the_token() {
-    raise_fd_limit();
-    let dir = tempfile::tempdir().unwrap();
-    let data: Vec<u8> = (0..65_536u32).map(|i| (i * 7 % 251) as u8).collect();
-    std::fs::write(dir.path().join("f.dat"), &data).unwrap();
-    let a = agent(Some(dir.path()), |_| {});
-    let to = a.addr();
-    let stop = Arc::new(AtomicBool::new(false));
-    let attempts = Arc::new(AtomicUsize::new(0));
-    let deadline = Instant::now() + Duration::from_secs(4);
-
-    let same_address: Vec<TcpStream> = (0..16)
-        .map(|_| {
-            let mut s = TcpStream::connect(to).unwrap();
-            s.write_all(&[OP_HELLO]).unwrap();
-            s
-        })
-        .collect();
-    let slowloris = {
-        let (stop, attempts) = (stop.clone(), attempts.clone());
-        std::thread::spawn(move || {
-            let mut held = std::collections::VecDeque::new();
-            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
-                if let Ok(mut s) = connect_from(Ipv4Addr::new(127, 0, 0, 2), to) {
-                    let _ = s.write_all(&[OP_HELLO]);
-                    held.push_back(s);
-                    attempts.fetch_add(1, Ordering::Relaxed);
-                }
-                if held.len() > 300 {
-                    held.pop_front();
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-        })
-    };
-    let flood = {
-        let (stop, attempts) = (stop.clone(), attempts.clone());
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
-                let batch: Vec<TcpStream> = (0..500)
-                    .filter_map(|_| connect_from(Ipv4Addr::new(127, 0, 0, 3), to).ok())
-                    .collect();
-                attempts.fetch_add(batch.len(), Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(300));
-                drop(batch);
-            }
-        })
-    };
-    std::thread::sleep(Duration::from_millis(500));
-    let mut times = Vec::new();
-    for _ in 0..10 {
-        let t0 = Instant::now();
-        let mut c = Client::connect(&to.to_string(), TOKEN, T).unwrap();
-        assert_eq!(c.read("f.dat", 0, 65_536).unwrap(), &data[..]);
-        times.push(t0.elapsed());
-        drop(c);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    stop.store(true, Ordering::Relaxed);
-    slowloris.join().unwrap();
-    flood.join().unwrap();
-    drop(same_address);
-    let worst = times.iter().max().unwrap();
-    println!(
-        "{} attack connections; client tries took {:?}",
-        attempts.load(Ordering::Relaxed),
-        times
-    );
-    assert!(
-        *worst < Duration::from_secs(1),
-        "a client with the token waited {worst:?} under attack: {times:?}"
-    );
-    assert!(attempts.load(Ordering::Relaxed) >= 500, "the attack ran");
-    let log = a.refusals();
-    assert!(
-        log.iter()
-            .any(|l| l.contains("too many unauthenticated connections from 127.0.0.2")),
-        "{:?}",
-        &log[..log.len().min(5)]
-    );
 }
 
 /// §2. Twenty failing requests with a 1 MiB path: each answer is short,

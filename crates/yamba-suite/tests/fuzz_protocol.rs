@@ -1,4 +1,5 @@
-//! The agent protocol fuzzed both ways, for a fixed time each (issue 13):
+//! The agent protocol fuzzed both ways, each for a fixed number of cases
+//! from a fixed seed (yamba_testkit::fuzz_plan, printed) (issue 13):
 //! random and mutated frames at the agent — before the handshake and after
 //! it — and random and mutated replies at the client from a peer that
 //! completes the handshake. Neither side may panic, hang past its timeout
@@ -8,7 +9,7 @@
 use rand::{Rng, SeedableRng};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use yamba_suite::remote::protocol::{
     hello_payload, nonce, proof, read_header, read_payload, write_frame, Prover, MAGIC, OP_AUTH,
     OP_HELLO, ST_OK,
@@ -16,7 +17,6 @@ use yamba_suite::remote::protocol::{
 use yamba_suite::remote::{Agent, Client, ServerConfig};
 
 const TOKEN: &str = "c1e5a9d3f7b2e6a0c4d8f2b6e0a4c8d2f6b0e4a8c2d6f0b4";
-const BUDGET: Duration = Duration::from_secs(3);
 
 fn rng(seed: u64) -> rand::rngs::StdRng {
     rand::rngs::StdRng::seed_from_u64(seed)
@@ -96,11 +96,12 @@ fn the_agent_takes_random_frames_before_and_after_the_handshake() {
     .unwrap()
     .spawn()
     .unwrap();
-    let mut r = rng(21);
-    let t0 = Instant::now();
+    // ~0.15 s a connection (50 ms read timeouts).
+    let (cases, seed) = yamba_testkit::fuzz_plan(20, 21);
+    let mut r = rng(seed);
     let mut connections = 0;
     let mut sink = vec![0u8; 1 << 16];
-    while t0.elapsed() < BUDGET {
+    while connections < cases {
         let mut s = TcpStream::connect(a.addr()).unwrap();
         s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
         s.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
@@ -120,15 +121,15 @@ fn the_agent_takes_random_frames_before_and_after_the_handshake() {
     // Still serving, and not holding the fuzzed connections.
     let mut c = Client::connect(&a.addr().to_string(), TOKEN, Duration::from_secs(5)).unwrap();
     assert_eq!(c.stat("f.dat").unwrap(), 10_000);
-    assert!(connections > 10);
 }
 
 #[test]
 fn the_client_takes_random_replies() {
-    let mut r = rng(22);
-    let t0 = Instant::now();
+    // ~0.3–2 s a try (the client's and the peer's timeouts).
+    let (cases, seed) = yamba_testkit::fuzz_plan(8, 22);
+    let mut r = rng(seed);
     let mut tries = 0;
-    while t0.elapsed() < BUDGET {
+    while tries < cases {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
         let seed: u64 = r.gen();
@@ -173,5 +174,4 @@ fn the_client_takes_random_replies() {
         tries += 1;
     }
     println!("{tries} fuzzed agents");
-    assert!(tries > 5);
 }

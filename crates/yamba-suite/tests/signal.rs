@@ -1,7 +1,7 @@
 //! Ground truth for the `signal` area: the handler ran exactly once per
-//! signal sent and per fault triggered, costs order as they must (a round
-//! trip > a signal to oneself; a handled fault > the mprotect inside it),
-//! and a count mismatch withholds the number.
+//! signal sent and per fault triggered, and a count mismatch withholds the
+//! number. How the costs order and what a peer's delay adds are
+//! measurement checks (measure_signal.rs).
 
 mod support;
 
@@ -32,14 +32,11 @@ fn self_signal_runs_the_handler_once_per_signal_hot_and_cold() {
     for r in [&hot, &cold] {
         assert_ok(r, &["the handler ran once per signal sent"]);
     }
-    // Worst case (caches and predictors disturbed) costs more than best.
-    assert!(cold.median().unwrap() > hot.median().unwrap());
 }
 
 #[test]
-fn round_trip_runs_both_handlers_once_per_trip_and_costs_more_than_self() {
+fn round_trip_runs_both_handlers_once_per_trip() {
     let (s, _g) = session();
-    let own = run(s, &deliver::SELF, Mode::Hot)[0].median().unwrap();
     let rs = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
     assert_eq!(rs.len(), 2, "same_cpu and other_cpu on a 2-CPU machine");
     for r in &rs {
@@ -52,8 +49,6 @@ fn round_trip_runs_both_handlers_once_per_trip_and_costs_more_than_self() {
         );
         let one_way = r.extra["one_way_ns"].as_f64().unwrap();
         assert!((one_way * 2.0 - r.median().unwrap()).abs() < 1e-6);
-        // Two deliveries plus two wake-ups exceed one delivery to oneself.
-        assert!(r.median().unwrap() > own, "{} vs self {own}", r.id);
     }
     assert!(rs.iter().any(|r| r.id.ends_with(".same_cpu")));
     assert!(rs.iter().any(|r| r.id.ends_with(".other_cpu")));
@@ -63,57 +58,13 @@ fn round_trip_runs_both_handlers_once_per_trip_and_costs_more_than_self() {
     }
 }
 
-/// A peer that spins a known 200 µs before replying lengthens the round
-/// trip by 200 µs: within 5% when both share a CPU. Across CPUs the
-/// initiator's CPU goes idle during the spin and pays a wake-up on top (on
-/// this kind of VM ~20 µs, a real cost, not an error), so there the round
-/// trip must grow by at least the delay and by no more than 1.25×.
-#[test]
-fn a_peer_delay_of_x_lengthens_the_round_trip_by_x() {
-    let (s, _g) = session();
-    let x_us = 200.0;
-    let mut slow = s.clone();
-    slow.config
-        .settings
-        .insert("signal.peer_delay_us".into(), x_us.to_string());
-    let mut last = String::new();
-    for _attempt in 0..3 {
-        let plain = run(s, &roundtrip::ROUNDTRIP, Mode::Hot);
-        let delayed = run(&slow, &roundtrip::ROUNDTRIP, Mode::Hot);
-        let mut ok = true;
-        last.clear();
-        for (p, d) in plain.iter().zip(&delayed) {
-            assert_ok(d, &["peer's handler ran once per round trip"]);
-            let diff_us = (d.median().unwrap() - p.median().unwrap()) / 1e3;
-            last += &format!("{}: +{diff_us:.1} µs; ", d.id);
-            let ratio = diff_us / x_us;
-            ok &= if d.id.ends_with("same_cpu") {
-                (ratio - 1.0).abs() < 0.05
-            } else {
-                (0.95..1.25).contains(&ratio)
-            };
-        }
-        eprintln!("{last}");
-        if ok {
-            return;
-        }
-    }
-    panic!("round trip did not grow by the peer's {x_us} µs delay: {last}");
-}
-
 #[test]
 fn every_protection_fault_is_handled_exactly_once() {
     let (s, _g) = session();
     for mode in [Mode::Hot, Mode::Cold] {
         let r = &run(s, &fault::FAULT, mode)[0];
         assert_ok(r, &["one handled fault per touch", "every store completed"]);
-        let mprotect = r.extra["handler_mprotect_ns"].as_f64().unwrap();
-        // The fault includes the handler's mprotect, and a signal delivery.
-        assert!(
-            r.median().unwrap() > mprotect,
-            "{:?} vs {mprotect}",
-            r.median()
-        );
+        assert!(r.extra["handler_mprotect_ns"].as_f64().unwrap() > 0.0);
     }
 }
 

@@ -34,13 +34,27 @@
 //! table — the code runs where the build put it and the result says why.
 
 #[cfg_attr(all(target_os = "linux", target_arch = "x86_64"), path = "x86_64.rs")]
+#[cfg_attr(all(target_os = "linux", target_arch = "aarch64"), path = "aarch64.rs")]
 #[cfg_attr(
-    not(all(target_os = "linux", target_arch = "x86_64")),
+    not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )),
     path = "unsupported.rs"
 )]
 mod arch;
+// AArch64's instruction arithmetic, built everywhere so its tests run on
+// every CI host.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+mod a64;
+// Where the copies go and how long a function is: the operating system's part.
+#[cfg_attr(target_os = "linux", path = "linux.rs")]
+#[cfg_attr(not(target_os = "linux"), path = "other_os.rs")]
+mod os;
 #[cfg(target_os = "linux")]
 mod symbols;
+
+use os::{function_size, page_size, Mapping};
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -165,100 +179,6 @@ impl Placed {
     pub fn entries(&self, slot: usize) -> [usize; 2] {
         debug_assert!(self.map.len > 0);
         self.entries[slot]
-    }
-}
-
-fn function_size(addr: usize) -> Result<usize, String> {
-    #[cfg(target_os = "linux")]
-    return symbols::function_size(addr);
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = addr;
-        Err("code placement reads the ELF symbol table: Linux only".into())
-    }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
-    }
-}
-
-/// A private anonymous mapping within a rel32's reach of the executable's
-/// code, writable until [`Mapping::install`] makes it executable (and no
-/// longer writable: W^X).
-struct Mapping {
-    addr: usize,
-    len: usize,
-}
-
-impl Mapping {
-    fn near(code: usize, len: usize) -> Result<Mapping, String> {
-        const STEP: usize = 64 << 20;
-        let base = code & !(STEP - 1);
-        for k in 1..=12usize {
-            for hint in [base.checked_sub(k * STEP), base.checked_add(k * STEP)] {
-                let Some(hint) = hint else { continue };
-                // SAFETY: a new private anonymous mapping; MAP_FIXED_NOREPLACE
-                // never replaces an existing one.
-                let p = unsafe {
-                    libc::mmap(
-                        hint as *mut libc::c_void,
-                        len,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
-                        -1,
-                        0,
-                    )
-                };
-                if p == libc::MAP_FAILED {
-                    continue;
-                }
-                let m = Mapping {
-                    addr: p as usize,
-                    len,
-                };
-                // A kernel older than MAP_FIXED_NOREPLACE takes it as a hint.
-                if m.addr.abs_diff(code) < (1 << 30) {
-                    return Ok(m);
-                }
-            }
-        }
-        Err("no free address range within reach of the executable's code".into())
-    }
-
-    /// Writes `bytes` (the whole mapping) and makes it read-execute.
-    fn install(&self, bytes: &[u8]) -> Result<(), String> {
-        assert_eq!(bytes.len(), self.len);
-        // SAFETY: the mapping is ours, `len` bytes, writable.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.addr as *mut u8, self.len) };
-        // SAFETY: changing the protection of our own mapping.
-        let r = unsafe {
-            libc::mprotect(
-                self.addr as *mut libc::c_void,
-                self.len,
-                libc::PROT_READ | libc::PROT_EXEC,
-            )
-        };
-        if r != 0 {
-            return Err(format!(
-                "cannot make the placed code executable: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: unmapping our own mapping; nothing calls into it after
-        // its `Placed` is gone.
-        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
     }
 }
 

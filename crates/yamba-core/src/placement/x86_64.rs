@@ -8,6 +8,13 @@ pub fn supported() -> Result<(), String> {
     Ok(())
 }
 
+/// How far the copies may sit from the executable's code: rel32 reaches
+/// ±2 GiB.
+pub const REACH: usize = 1 << 30;
+
+/// x86 keeps instruction fetch coherent with stores: nothing to do.
+pub fn sync(_addr: usize, _len: usize) {}
+
 /// The bytes of the function `code`, compiled to run at `from`, made to
 /// run at `to`: every relative reference whose target lies outside the
 /// function (a call or jump to other code, RIP-relative data) keeps its

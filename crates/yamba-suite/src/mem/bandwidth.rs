@@ -363,7 +363,9 @@ fn run(ctx: &mut Ctx, kernel: Kernel) -> Result<(), String> {
     );
     ctx.push(r);
 
-    let cpus = yamba_core::affinity::allowed_cpus();
+    // Every CPU the run may use, not this process's own mask: the
+    // benchmark is already pinned to one CPU by now.
+    let cpus = yamba_core::affinity::usable_cpus().to_vec();
     let min_rounds = ctx.scaled(3);
     let (obs, ok) = threaded(
         ctx.clock(),

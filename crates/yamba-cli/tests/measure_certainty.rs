@@ -20,14 +20,17 @@
 //! (Zen 4) guest a 1-byte read from /dev/zero costs 201 ns in most
 //! processes and 222 or 260–290 ns in others (sometimes every process of
 //! a run), and a CI run called `cpu.syscall.read_devzero` in 6 of 20
-//! identical pairs. The tests take turns: each measures, and a parallel
-//! one would be noise in it.
+//! identical pairs.
+//!
+//! Measurement tests (docs/testing.md), each holding yamba_testkit::alone()
+//! throughout; they decide on counts over 20 pairs, not with a
+//! yamba_testkit::Check (a rate of false alarms near 5% needs far more
+//! attempts than a check's median rule can afford here): their bounds and
+//! what a false failure costs are stated at each assertion.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
-
-static TURN: Mutex<()> = Mutex::new(());
+use yamba_testkit::alone;
 
 const PAIRS: usize = 20;
 /// Runs of the baseline's configuration stored before the pairs.
@@ -139,7 +142,7 @@ const MAX_CALLS: usize = 4;
 
 #[test]
 fn identical_runs_pass_the_gate() {
-    let _t = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = alone();
     let got = pairs(CHEAP, &extra_pct(0), &extra_pct(0));
     // The gate: `compare --threshold 5` exits 1 when a line is shown to be
     // more than 5% worse (Holm over the lines), 3 when it cannot decide.
@@ -217,7 +220,7 @@ fn identical_runs_pass_the_gate() {
 
 #[test]
 fn ten_percent_more_work_is_slower_and_two_percent_passes_a_five_percent_gate() {
-    let _t = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = alone();
     let ten = pairs(&["testing.work"], &extra_pct(0), &extra_pct(10));
     let slower = ten
         .iter()
@@ -291,7 +294,7 @@ fn estimate(path: &Path, id: &str) -> f64 {
 /// call does not leave (docs/certainty.md, "Machine states").
 #[test]
 fn a_planted_five_percent_on_getppid_measures_five_percent() {
-    let _t = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let muls = |n: u64| vec![format!("cpu.syscall.getppid.extra_muls={n}")];

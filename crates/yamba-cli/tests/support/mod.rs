@@ -1,0 +1,2 @@
+//! Helpers the CLI's test files share.
+pub mod agent;
