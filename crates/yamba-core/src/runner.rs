@@ -6,6 +6,7 @@ use crate::cpustates::CpuTimes;
 use crate::isolate::{run_bench_in_exec, run_in_child, ChildOutcome, ChildUsage};
 use crate::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status};
 use crate::scratch::ScratchRoot;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use yamba_results::{Phases, Rotation};
@@ -310,9 +311,12 @@ pub fn run_blocks(
     let mut total = pilot.len();
     let mut done = 0;
     let mut all = Vec::new();
+    // Seconds each (benchmark, mode) pilot block took, summed, and how many.
+    let mut cost: HashMap<(&'static str, Mode), (f64, usize)> = HashMap::new();
     let mut run =
         |bench: &'static Benchmark, mode: Mode, total: usize, all: &mut Vec<BenchResult>| {
             observer.started(done, total, bench, mode);
+            let t0 = Instant::now();
             let results = match &scratch_root {
                 Ok(root) => run_one(session, bench, mode, &root.path),
                 Err(e) => vec![failed(session, bench, mode, e.clone())],
@@ -320,6 +324,7 @@ pub fn run_blocks(
             observer.finished(&results);
             all.extend(results);
             done += 1;
+            t0.elapsed().as_secs_f64()
         };
     let started = Instant::now();
     let mut times = BlockTimes {
@@ -330,25 +335,51 @@ pub fn run_blocks(
         if crate::interrupt::interrupted() {
             break;
         }
-        run(bench, mode, total, &mut all);
+        let took = run(bench, mode, total, &mut all);
+        let c = cost.entry((bench.id, mode)).or_default();
+        c.0 += took;
+        c.1 += 1;
     }
     times.pilot_s = started.elapsed().as_secs_f64();
     // The two-stage rule's second stage: more blocks, round by round,
     // where the pilot's spread asks for them — while they cost at most
-    // the configured share of what the pilot did.
+    // the configured share of what the pilot did. Each round serves the
+    // cheapest blocks first and passes over one whose pilot blocks took
+    // longer than what is left, so that one slow benchmark (a file read
+    // at the device's pace) cannot spend the allowance of twenty fast
+    // ones; a benchmark passed over is not asked again.
     let allowance = started
         .elapsed()
-        .mul_f64(session.config.extra_share.clamp(0.0, 1e6));
+        .mul_f64(session.config.extra_share.clamp(0.0, 1e6))
+        .as_secs_f64();
     let extra = Instant::now();
+    let mut passed_over: HashSet<(&'static str, Mode)> = HashSet::new();
     'rounds: while !crate::interrupt::interrupted() {
-        let wanted = more_blocks(session, benches, &all);
+        let mut wanted: Vec<(f64, &'static Benchmark, Mode)> = more_blocks(session, benches, &all)
+            .into_iter()
+            .filter(|(b, m)| !passed_over.contains(&(b.id, *m)))
+            .map(|(b, m)| {
+                let (sum, n) = cost.get(&(b.id, m)).copied().unwrap_or_default();
+                (sum / n.max(1) as f64, b, m)
+            })
+            .collect();
         if wanted.is_empty() {
             break;
         }
+        wanted.sort_by(|a, b| a.0.total_cmp(&b.0));
         total += wanted.len();
-        for (bench, mode) in wanted {
-            if crate::interrupt::interrupted() || extra.elapsed() >= allowance {
+        for (expected, bench, mode) in wanted {
+            if crate::interrupt::interrupted() {
                 break 'rounds;
+            }
+            let left = allowance - extra.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                break 'rounds;
+            }
+            if expected > left {
+                passed_over.insert((bench.id, mode));
+                total -= 1;
+                continue;
             }
             run(bench, mode, total, &mut all);
             times.extra_blocks += 1;

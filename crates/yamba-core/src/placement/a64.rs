@@ -11,7 +11,7 @@
 /// jump (BR: a jump table's targets would lead back to the original) and
 /// a target out of the instruction's reach from the copy.
 pub fn relocate(code: &[u8], from: u64, to: u64) -> Result<Vec<u8>, String> {
-    if code.len() % 4 != 0 || from % 4 != 0 || to % 4 != 0 {
+    if !code.len().is_multiple_of(4) || !from.is_multiple_of(4) || !to.is_multiple_of(4) {
         return Err("AArch64 code is not made of aligned 4-byte words".into());
     }
     let end = from + code.len() as u64;
@@ -93,13 +93,12 @@ impl Field {
         let fits = |v: i64, bits: u32| (-(1i64 << (bits - 1))..(1i64 << (bits - 1))).contains(&v);
         match self {
             Field::Imm26 | Field::Imm19 | Field::Imm14 if delta % 4 != 0 => None,
-            Field::Imm26 => {
-                fits(delta / 4, 26).then(|| (w & !0x03FF_FFFF) | ((delta / 4) as u32 & 0x03FF_FFFF))
-            }
+            Field::Imm26 => fits(delta / 4, 26)
+                .then_some((w & !0x03FF_FFFF) | ((delta / 4) as u32 & 0x03FF_FFFF)),
             Field::Imm19 => fits(delta / 4, 19)
-                .then(|| (w & !(0x7FFFF << 5)) | (((delta / 4) as u32 & 0x7FFFF) << 5)),
+                .then_some((w & !(0x7FFFF << 5)) | (((delta / 4) as u32 & 0x7FFFF) << 5)),
             Field::Imm14 => fits(delta / 4, 14)
-                .then(|| (w & !(0x3FFF << 5)) | (((delta / 4) as u32 & 0x3FFF) << 5)),
+                .then_some((w & !(0x3FFF << 5)) | (((delta / 4) as u32 & 0x3FFF) << 5)),
             Field::Adr => fits(delta, 21).then(|| {
                 let v = delta as u32 & 0x1F_FFFF;
                 (w & !((0x7FFFF << 5) | (3 << 29))) | ((v >> 2) << 5) | ((v & 3) << 29)
@@ -113,7 +112,7 @@ impl Field {
 /// caller's arguments: `stp x29, x30, [sp, #-16]!; mov x29, sp;
 /// sub sp, sp, #stack; bl target; mov sp, x29; ldp x29, x30, [sp], #16; ret`.
 pub fn stub(at: u64, target: u64, stack: u32) -> Result<Vec<u8>, String> {
-    if stack % 16 != 0 || stack > 4095 {
+    if !stack.is_multiple_of(16) || stack > 4095 {
         return Err(format!("a stack offset of {stack} bytes"));
     }
     let bl = Field::Imm26
