@@ -1,7 +1,26 @@
 //! The yamba command. Thin by design: every subcommand parses its options
 //! and calls the libraries, where the tests can call the same code.
 
+// Every print of this crate goes through `out`: control characters
+// escaped, a broken pipe ended quietly (see out.rs). These shadow std's
+// macros of the same names for every module below.
+macro_rules! print {
+    ($($t:tt)*) => { $crate::out::print(false, format_args!($($t)*)) };
+}
+macro_rules! println {
+    () => { $crate::out::print(false, format_args!("\n")) };
+    ($($t:tt)*) => { $crate::out::print(false, format_args!("{}\n", format_args!($($t)*))) };
+}
+macro_rules! eprint {
+    ($($t:tt)*) => { $crate::out::print(true, format_args!($($t)*)) };
+}
+macro_rules! eprintln {
+    () => { $crate::out::print(true, format_args!("\n")) };
+    ($($t:tt)*) => { $crate::out::print(true, format_args!("{}\n", format_args!($($t)*))) };
+}
+
 mod cmd;
+mod out;
 mod term;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -101,6 +120,7 @@ fn main() {
         Command::Completions(a) => cmd::completions::completions(a, Cli::command()),
         Command::Man(a) => cmd::completions::man(a, Cli::command()),
     };
+    out::flush();
     match result {
         Ok(code) => std::process::exit(code),
         Err(e) => {

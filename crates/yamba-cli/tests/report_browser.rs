@@ -361,3 +361,171 @@ fn the_browser_check_catches_broken_pages() {
     assert_eq!(figs[0]["pts"], 0);
     assert_eq!(figs[0]["declared"], 3);
 }
+
+/// Strings an attacker puts in a results file, each trying another way
+/// out of its context: text, an attribute (double or single quoted), an
+/// id, a URL fragment, a style or script element, a comment, an SVG.
+const HOSTILE: &[&str] = &[
+    "<script>window.__pwned=1</script>",
+    "\"><img src=x onerror=\"window.__pwned=2\">",
+    "'><svg onload=window.__pwned=3>",
+    "javascript:window.__pwned=4",
+    "</style><script>window.__pwned=5</script>",
+    "--><script>window.__pwned=6</script><!--",
+    "</script><script>window.__pwned=7</script>",
+    "\" onmouseover=\"window.__pwned=8\" x=\"",
+    "#\" onfocus=\"window.__pwned=9\" autofocus \"",
+    "<iframe src=\"javascript:parent.__pwned=10\"></iframe>",
+    "]]><script>window.__pwned=11</script>",
+    "\u{2028}</textarea><base href=//evil.example/>",
+];
+
+/// Every string of a results file made hostile (the enumerations a reader
+/// checks — unit, mode, status, schema — kept, so the file is read), and
+/// hostile keys added to the free-form maps.
+fn poison(v: &mut serde_json::Value, key: &str, n: &mut usize) {
+    const KEEP: &[&str] = &[
+        "unit",
+        "mode",
+        "status",
+        "schema",
+        "kind",
+        "started",
+        "finished",
+        "block_kind",
+        "resolution_kind",
+        "stopped_because",
+        "gate",
+        "block",
+    ];
+    match v {
+        serde_json::Value::String(s) if !KEEP.contains(&key) => {
+            *n += 1;
+            s.push_str(HOSTILE[*n % HOSTILE.len()]);
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                poison(x, key, n);
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                poison(x, k, n);
+            }
+            if matches!(key, "params" | "extra" | "config") {
+                for h in HOSTILE {
+                    o.insert(format!("k{h}"), serde_json::Value::String(h.to_string()));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A results file with hostile strings in every field (ids, areas,
+/// descriptions, reasons, notes, the machine, the command, params and
+/// their keys…), rendered by `yamba report` and opened in Chromium, runs
+/// no script: nothing set `window.__pwned`, the page holds no element or
+/// attribute it did not write itself, and the Content-Security-Policy
+/// allows only its own script and style. Before: `results[].area` went
+/// unescaped into `href` and `id`, and the page had no policy.
+#[test]
+fn a_hostile_results_file_runs_no_script_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(FIXTURE).unwrap()).unwrap();
+    let mut n = 0;
+    poison(&mut v, "", &mut n);
+    // Areas and ids that collide once made safe must stay apart.
+    v["results"][1]["area"] = "cpu\"><script>window.__pwned=12</script>".into();
+    v["results"][2]["area"] = "cpu'><script>window.__pwned=12</script>".into();
+    eprintln!("{n} strings made hostile");
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    std::fs::write(&a, serde_json::to_vec(&v).unwrap()).unwrap();
+    std::fs::write(&b, serde_json::to_vec(&v).unwrap()).unwrap();
+    let out = dir.path().join("hostile.html");
+    let o = yamba()
+        .arg("report")
+        .arg(&a)
+        .arg(&b)
+        .args(["--hist", "all", "--title", HOSTILE[0], "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&out).unwrap();
+    // Without a browser: one script element, one style element, the policy.
+    assert_eq!(html.matches("<script").count(), 1, "script elements");
+    assert_eq!(html.matches("<style").count(), 1, "style elements");
+    assert!(html.contains("http-equiv=\"Content-Security-Policy\""));
+    // (Escaped, `onerror=&quot;…` is text; an attribute would need a raw quote.)
+    for bad in [
+        "<img",
+        "<iframe",
+        "<base",
+        "<svg onload",
+        "onerror=\"",
+        "onmouseover=\"",
+        "onfocus=\"",
+    ] {
+        assert!(!html.contains(bad), "{bad} in the page");
+    }
+    let browser = match browser() {
+        Ok(b) => b,
+        Err(why) => {
+            yamba_testkit::skip!("no headless browser: {why} (.ci/install installs chromium)")
+        }
+    };
+    let tab = browser.new_tab().unwrap();
+    let errors = collect_errors(&tab);
+    open(&tab, &out);
+    std::thread::sleep(Duration::from_millis(500));
+    let seen = eval_json(
+        &tab,
+        r#"var on = 0;
+           document.querySelectorAll('*').forEach(function (e) {
+             for (var i = 0; i < e.attributes.length; i++)
+               if (/^on/i.test(e.attributes[i].name)) on++;
+           });
+           var hrefs = [];
+           document.querySelectorAll('[href]').forEach(function (e) {
+             var h = e.getAttribute('href');
+             if (h.charAt(0) !== '#') hrefs.push(h);
+           });
+           return { pwned: window.__pwned === undefined ? null : window.__pwned,
+                    scripts: document.scripts.length,
+                    styles: document.querySelectorAll('style').length,
+                    iframes: document.querySelectorAll('iframe, img, base, object, embed').length,
+                    handlers: on, hrefs: hrefs,
+                    csp: !!document.querySelector('meta[http-equiv="Content-Security-Policy"]'),
+                    ids: document.querySelectorAll('[id]').length,
+                    bad_ids: Array.prototype.filter.call(document.querySelectorAll('[id]'),
+                      function (e) { return !/^[A-Za-z0-9_.:@-]+$/.test(e.id); }).length };"#,
+    );
+    eprintln!("hostile report in Chromium: {seen}");
+    assert_eq!(seen["pwned"], serde_json::Value::Null, "{seen}");
+    assert_eq!(seen["scripts"], 1, "{seen}");
+    assert_eq!(seen["styles"], 1, "{seen}");
+    assert_eq!(seen["iframes"], 0, "{seen}");
+    assert_eq!(seen["handlers"], 0, "{seen}");
+    assert_eq!(seen["hrefs"], serde_json::json!([]), "{seen}");
+    assert_eq!(seen["csp"], true, "{seen}");
+    assert_eq!(seen["bad_ids"], 0, "{seen}");
+    // Every area's link reaches its own section.
+    let links = eval_json(
+        &tab,
+        r#"var bad = [];
+           document.querySelectorAll('nav.toc a').forEach(function (a) {
+             var id = a.getAttribute('href').slice(1);
+             if (!document.getElementById(id)) bad.push(id);
+           });
+           var ids = {}; var dup = 0;
+           document.querySelectorAll('[id]').forEach(function (e) { if (ids[e.id]) dup++; ids[e.id] = 1; });
+           return { bad: bad, dup: dup };"#,
+    );
+    assert_eq!(links["bad"], serde_json::json!([]), "{links}");
+    assert_eq!(links["dup"], 0, "{links}");
+    let errs = errors.lock().unwrap();
+    assert!(errs.is_empty(), "console errors: {errs:#?}");
+}

@@ -389,35 +389,114 @@ pub struct TimedCommand {
     /// The kernel's accounting of the command and its descendants.
     pub usage: ChildUsage,
     pub status: std::process::ExitStatus,
+    /// Killed at the timeout of [`time_command_limited`].
+    pub timed_out: bool,
 }
 
 /// Runs `cmd` once and times it: `clock` and the wall clock from just
-/// before the spawn to the reaped exit, CPU times and peak memory from
-/// wait4.
+/// before the spawn to the exit, CPU times and peak memory from wait4.
 pub fn time_command(
     clock: &crate::Clock,
     cmd: &mut std::process::Command,
 ) -> std::io::Result<TimedCommand> {
-    use std::os::unix::process::ExitStatusExt;
+    time_command_limited(clock, cmd, None)
+}
+
+/// [`time_command`] with the command in a process group of its own: at
+/// its exit, whatever it left running in the group (background children)
+/// is killed before it is reaped, and after `timeout` the whole group is
+/// killed ([`TimedCommand::timed_out`]). The group is on the run's
+/// lifeline meanwhile, so killing `yamba` kills it too.
+pub fn time_command_limited(
+    clock: &crate::Clock,
+    cmd: &mut std::process::Command,
+    timeout: Option<Duration>,
+) -> std::io::Result<TimedCommand> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::sync::{Arc, Condvar, Mutex};
+    cmd.process_group(0);
     let w0 = crate::clock::monotonic_ns();
     let started = Instant::now();
     let t0 = clock.start();
     let child = cmd.spawn()?;
-    let waited = wait_child(child.id() as i32);
+    let pid = child.id() as i32;
+    crate::lifeline::watch_group(pid);
+    let done = Arc::new((Mutex::new(false), Condvar::new()));
+    let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = timeout.map(|limit| {
+        let (done, fired) = (done.clone(), fired.clone());
+        std::thread::spawn(move || {
+            let (m, c) = &*done;
+            let g = m.lock().unwrap_or_else(|e| e.into_inner());
+            let (g, _) = c
+                .wait_timeout_while(g, limit, |d| !*d)
+                .unwrap_or_else(|e| e.into_inner());
+            if !*g {
+                fired.store(true, std::sync::atomic::Ordering::SeqCst);
+                // SAFETY: the group of a child not yet reaped (its leader
+                // is at worst a zombie): ours to signal.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
+        })
+    });
+    let exited = wait_exit(pid);
     let t1 = clock.stop();
     let w1 = crate::clock::monotonic_ns();
     let wall = started.elapsed();
+    {
+        let (m, c) = &*done;
+        *m.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        c.notify_all();
+    }
+    if let Some(w) = watchdog {
+        let _ = w.join();
+    }
+    // What the command left behind in its group goes with it; the leader
+    // is still unreaped, so the group is still this command's.
+    // SAFETY: as above.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let waited = wait_child(pid);
+    crate::lifeline::forget_group(pid);
     // Already reaped: dropping the handle neither waits nor kills.
     drop(child);
+    exited?;
     let (status, usage) = waited?;
     let ticks = t1.wrapping_sub(t0);
+    let status = std::process::ExitStatus::from_raw(status);
     Ok(TimedCommand {
         ticks,
         clock_ns: clock.ticks_to_ns(ticks),
         wall_ns: w1.saturating_sub(w0) as f64,
         usage: ChildUsage { wall, ..usage },
-        status: std::process::ExitStatus::from_raw(status),
+        timed_out: fired.load(std::sync::atomic::Ordering::SeqCst)
+            && status.signal() == Some(libc::SIGKILL),
+        status,
     })
+}
+
+/// Waits for `pid` to exit without reaping it (waitid WNOWAIT), so that
+/// its process group cannot be reused while its leftovers are killed.
+fn wait_exit(pid: i32) -> std::io::Result<()> {
+    loop {
+        // SAFETY: siginfo_t is plain data for waitid to fill.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: our own child; `info` is ours.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINTR) {
+            return Err(err);
+        }
+    }
 }
 
 fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {

@@ -312,6 +312,7 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
     if path.is_dir() {
         return Err(format!("--out {}: is a directory", path.display()));
     }
+    crate::results::writable_output(path).map_err(|e| format!("--out {}: {e}", path.display()))?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -10,8 +10,20 @@ pub fn pack(bytes: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// Unpacks what [`pack`] packed, as UTF-8 text.
+/// At most the results-file size limit ([`yamba_results::Limits`]) is
+/// decompressed: a damaged or hostile store is no zstd bomb.
 pub fn unpack_text(bytes: &[u8]) -> Result<String, String> {
-    let raw = zstd::stream::decode_all(bytes).map_err(|e| format!("cannot decompress: {e}"))?;
+    use std::io::Read;
+    let max = yamba_results::Limits::from_env()?.max_bytes;
+    let dec =
+        zstd::stream::read::Decoder::new(bytes).map_err(|e| format!("cannot decompress: {e}"))?;
+    let mut raw = Vec::new();
+    dec.take(max + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("cannot decompress: {e}"))?;
+    if raw.len() as u64 > max {
+        return Err(yamba_results::LimitExceeded::Bytes(max).to_string());
+    }
     String::from_utf8(raw).map_err(|e| format!("not UTF-8: {e}"))
 }
 

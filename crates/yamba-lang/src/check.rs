@@ -164,6 +164,7 @@ fn check_class(prog: &Program, ci: usize, diags: &mut Vec<Diag>) {
         isa,
         diags,
         scopes: Vec::new(),
+        depth: 0,
     };
     for m in &c.members {
         match &m.kind {
@@ -246,7 +247,15 @@ struct Checker<'a> {
     isa: Option<Isa>,
     diags: &'a mut Vec<Diag>,
     scopes: Vec<HashMap<String, Ty>>,
+    /// Statements and expressions being checked, one inside the other.
+    depth: u32,
 }
+
+/// Deepest nesting the checker walks: the parser's limit, with room for
+/// the levels a statement adds around its expressions. Beyond it (a tree
+/// built by other code than the parser), one located error, not a stack
+/// overflow.
+const MAX_CHECK_DEPTH: u32 = 2 * crate::parser::MAX_DEPTH + 16;
 
 impl Checker<'_> {
     fn err(&mut self, span: Span, msg: impl Into<String>) -> Ty {
@@ -433,6 +442,19 @@ impl Checker<'_> {
     // ---- C statements and expressions ----
 
     fn stmt(&mut self, s: &Stmt, ret: CType) {
+        if self.depth >= MAX_CHECK_DEPTH {
+            self.err(
+                s.span,
+                format!("nested more deeply than {MAX_CHECK_DEPTH} levels"),
+            );
+            return;
+        }
+        self.depth += 1;
+        self.stmt_inner(s, ret);
+        self.depth -= 1;
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt, ret: CType) {
         match &s.kind {
             StmtKind::Decl { ty, name, init } => {
                 if let Some(e) = init {
@@ -560,6 +582,19 @@ impl Checker<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Ty {
+        if self.depth >= MAX_CHECK_DEPTH {
+            return self.err(
+                e.span,
+                format!("nested more deeply than {MAX_CHECK_DEPTH} levels"),
+            );
+        }
+        self.depth += 1;
+        let t = self.expr_inner(e);
+        self.depth -= 1;
+        t
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> Ty {
         match &e.kind {
             ExprKind::Int(_) => Ty::Int,
             ExprKind::Str(_) => self.err(e.span, "strings are not part of the C subset"),

@@ -29,10 +29,35 @@ impl Program {
         let mut queue: Vec<(PathBuf, Option<Span>)> =
             paths.iter().map(|p| (p.clone(), None)).collect();
         let mut read_errors = Vec::new();
+        // The program's folders: those of the files named. An include
+        // must stay inside them (after every symbolic link), or it is not
+        // read at all — so that no message can show a line of a file
+        // elsewhere (`include "/etc/shadow"`).
+        let folders: Vec<PathBuf> = paths
+            .iter()
+            .filter_map(|p| {
+                let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+                std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()
+            })
+            .collect();
         while let Some((path, from)) = queue.pop() {
             let key = std::fs::canonicalize(&path).unwrap_or(path.clone());
             if sources.find(&key).is_some() || sources.find(&path).is_some() {
                 continue;
+            }
+            if let Some(span) = from {
+                let why = match std::fs::canonicalize(&path) {
+                    Ok(real) if folders.iter().any(|f| real.starts_with(f)) => None,
+                    Ok(_) => Some(format!(
+                        "cannot include {}: it is outside the program's folder (included files must lie in the folder of the files named)",
+                        path.display()
+                    )),
+                    Err(e) => Some(format!("cannot read included file {}: {e}", path.display())),
+                };
+                if let Some(why) = why {
+                    diags.push(Diag::error(span, why));
+                    continue;
+                }
             }
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,

@@ -13,6 +13,8 @@ pub fn parse(file: usize, text: &str, diags: &mut Vec<Diag>) -> File {
         pos: 0,
         diags,
         text,
+        depth: 0,
+        too_deep: false,
     };
     p.file()
 }
@@ -30,6 +32,8 @@ pub fn parse_expr_text(file: usize, offset: usize, text: &str) -> Result<Expr, V
         pos: 0,
         diags: &mut diags,
         text,
+        depth: 0,
+        too_deep: false,
     };
     let e = p.expr();
     if !matches!(p.peek(), Tok::Eof) {
@@ -45,12 +49,23 @@ pub fn parse_expr_text(file: usize, offset: usize, text: &str) -> Result<Expr, V
 
 type PResult<T> = Result<T, ()>;
 
+/// Deepest nesting of statements and expressions the parser builds (each
+/// block, parenthesis, operand of an operator, call or index is a level):
+/// beyond it, one located error, and the rest of the file is skipped, so
+/// that neither the parser nor the checker (which walks what the parser
+/// built) can run out of stack however a file is nested.
+pub const MAX_DEPTH: u32 = 256;
+
 struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     diags: &'a mut Vec<Diag>,
     #[allow(dead_code)]
     text: &'a str,
+    /// Nesting levels open now.
+    depth: u32,
+    /// The file nested too deeply: parsing has stopped.
+    too_deep: bool,
 }
 
 const TYPE_WORDS: &[&str] = &[
@@ -59,6 +74,35 @@ const TYPE_WORDS: &[&str] = &[
 ];
 
 impl<'a> Parser<'a> {
+    /// Opens `levels` more nesting levels, or reports (once) that the
+    /// file nests too deeply here and stops the parse.
+    fn enter(&mut self, levels: u32) -> PResult<()> {
+        if self.too_deep {
+            return Err(());
+        }
+        self.depth += levels;
+        if self.depth > MAX_DEPTH {
+            self.depth -= levels;
+            self.too_deep = true;
+            let s = self.span();
+            self.diags.push(
+                Diag::error(
+                    s,
+                    format!("nested more deeply than {MAX_DEPTH} levels (blocks, parentheses, operators)"),
+                )
+                .note("the rest of this file is not read; split the expression or the block"),
+            );
+            // Nothing after this point is parsed.
+            self.pos = self.toks.len() - 1;
+            return Err(());
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, levels: u32) {
+        self.depth -= levels;
+    }
+
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
@@ -112,6 +156,10 @@ impl<'a> Parser<'a> {
     }
 
     fn error<T>(&mut self, msg: impl Into<String>) -> PResult<T> {
+        if self.too_deep {
+            // Stopped at the nesting limit: that error is the one to read.
+            return Err(());
+        }
         let s = self.span();
         self.diags.push(Diag::error(s, msg));
         Err(())
@@ -142,6 +190,9 @@ impl<'a> Parser<'a> {
     /// Skips to just after the next `;` at this nesting level, or to just
     /// before a `}` that closes it (or past a balanced `{…}`).
     fn recover(&mut self) {
+        if self.too_deep {
+            return;
+        }
         let mut depth = 0usize;
         loop {
             match self.peek() {
@@ -529,6 +580,13 @@ impl<'a> Parser<'a> {
     }
 
     fn unroll(&mut self) -> PResult<BsItem> {
+        self.enter(1)?;
+        let r = self.unroll_inner();
+        self.leave(1);
+        r
+    }
+
+    fn unroll_inner(&mut self) -> PResult<BsItem> {
         let start = self.bump().span; // unroll
         let open = self.expect("(")?;
         let init = if self.is_type_start() {
@@ -566,6 +624,13 @@ impl<'a> Parser<'a> {
     }
 
     fn block(&mut self) -> PResult<Vec<Stmt>> {
+        self.enter(1)?;
+        let r = self.block_inner();
+        self.leave(1);
+        r
+    }
+
+    fn block_inner(&mut self) -> PResult<Vec<Stmt>> {
         self.expect("{")?;
         let mut v = Vec::new();
         loop {
@@ -574,9 +639,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                     return Ok(v);
                 }
+                Tok::Eof if self.too_deep => return Err(()),
                 Tok::Eof => return self.error("block never closed (missing })"),
                 _ => match self.stmt() {
                     Ok(s) => v.push(s),
+                    Err(()) if self.too_deep => return Err(()),
                     Err(()) => self.recover(),
                 },
             }
@@ -599,6 +666,13 @@ impl<'a> Parser<'a> {
     }
 
     fn stmt(&mut self) -> PResult<Stmt> {
+        self.enter(1)?;
+        let r = self.stmt_inner();
+        self.leave(1);
+        r
+    }
+
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
         let start = self.span();
         let kind = match self.peek().clone() {
             Tok::Punct("{") => StmtKind::Block(self.block()?),
@@ -705,6 +779,13 @@ impl<'a> Parser<'a> {
     }
 
     pub fn expr(&mut self) -> PResult<Expr> {
+        self.enter(1)?;
+        let r = self.expr_inner();
+        self.leave(1);
+        r
+    }
+
+    fn expr_inner(&mut self) -> PResult<Expr> {
         let lhs = self.conditional()?;
         let op = match self.peek() {
             Tok::Punct("=") => Some(None),
@@ -733,6 +814,13 @@ impl<'a> Parser<'a> {
     }
 
     fn conditional(&mut self) -> PResult<Expr> {
+        self.enter(1)?;
+        let r = self.conditional_inner();
+        self.leave(1);
+        r
+    }
+
+    fn conditional_inner(&mut self) -> PResult<Expr> {
         let c = self.binary(0)?;
         if self.eat_punct("?") {
             let a = self.expr()?;
@@ -776,23 +864,52 @@ impl<'a> Parser<'a> {
     }
 
     fn binary(&mut self, min: u8) -> PResult<Expr> {
+        self.enter(1)?;
+        let r = self.binary_inner(min);
+        self.leave(1);
+        r
+    }
+
+    fn binary_inner(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        // Each operator of a chain (a + b + c …) nests the tree one level
+        // deeper, though the parser loops: counted as levels.
+        let mut chain = 0;
         while let Some((op, prec)) = self.binop() {
             if prec <= min {
                 break;
             }
+            if let Err(()) = self.enter(1) {
+                self.leave(chain);
+                return Err(());
+            }
+            chain += 1;
             self.bump();
-            let rhs = self.binary(prec)?;
+            let rhs = match self.binary(prec) {
+                Ok(r) => r,
+                Err(()) => {
+                    self.leave(chain);
+                    return Err(());
+                }
+            };
             let span = lhs.span.to(rhs.span);
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
                 span,
             };
         }
+        self.leave(chain);
         Ok(lhs)
     }
 
     fn unary(&mut self) -> PResult<Expr> {
+        self.enter(1)?;
+        let r = self.unary_inner();
+        self.leave(1);
+        r
+    }
+
+    fn unary_inner(&mut self) -> PResult<Expr> {
         let start = self.span();
         let op = match self.peek() {
             Tok::Punct("-") => Some(UnOp::Neg),
@@ -832,8 +949,26 @@ impl<'a> Parser<'a> {
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
+        let mut chain = 0;
+        let r = self.postfix_chain(&mut chain);
+        self.leave(chain);
+        r
+    }
+
+    /// A primary expression and its calls, fields, indexes and ++/--,
+    /// each a level deeper (counted in `chain`).
+    fn postfix_chain(&mut self, chain: &mut u32) -> PResult<Expr> {
         let mut e = self.primary()?;
         loop {
+            if self.is_punct("(")
+                || self.is_punct(".")
+                || self.is_punct("[")
+                || self.is_punct("++")
+                || self.is_punct("--")
+            {
+                self.enter(1)?;
+                *chain += 1;
+            }
             if self.is_punct("(") {
                 self.bump();
                 let mut args = Vec::new();

@@ -22,6 +22,7 @@ pub struct Base {
     pub share_within_2x_min: f64,
     pub summary: Summary,
     /// Every observation, in nanoseconds, in the order taken.
+    #[serde(deserialize_with = "crate::limits::observations")]
     pub observations: Vec<f64>,
 }
 

@@ -15,6 +15,7 @@ pub mod clock;
 pub mod consistency;
 pub mod counters;
 pub mod cpustates;
+pub mod limits;
 pub mod machine;
 pub mod results;
 pub mod secrets;
@@ -25,12 +26,13 @@ pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use consistency::{check_result, Inconsistency};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
+pub use limits::{LimitExceeded, Limits};
 pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{
-    is_compressed_name, now_rfc3339, rfc3339, write_atomic, Accounting, BenchResult, BlockKind,
-    Certainty, Evidence, Method, MethodKind, Mode, Phases, PlacedAt, Placement, ReadError,
-    ResultsFile, Rotation, RunTimings, Series, Status, Tool, PRECISE_BLOCKS, SCHEMA_NAME,
-    SCHEMA_VERSION,
+    is_compressed_name, now_rfc3339, readable_input, rfc3339, writable_output, write_atomic,
+    Accounting, BenchResult, BlockKind, Certainty, Evidence, Method, MethodKind, Mode, Phases,
+    PlacedAt, Placement, ReadError, ResultsFile, Rotation, RunTimings, Series, Status, Tool,
+    PRECISE_BLOCKS, SCHEMA_NAME, SCHEMA_VERSION,
 };
 pub use units::{format_sig, Unit};
 

@@ -37,6 +37,7 @@ pub struct Machine {
     /// flags and CPUID, DMI, the device tree, the CPU's identity); None
     /// when nothing does — which is not proof of bare metal.
     pub hypervisor: Option<String>,
+    #[serde(deserialize_with = "crate::limits::list")]
     pub caches: Vec<CacheLevel>,
     pub page_size: u64,
     pub transparent_hugepages: Option<String>,
@@ -75,21 +76,25 @@ pub struct Machine {
     pub kernel_build: Option<String>,
     /// Installed memory modules (SMBIOS type 17), where readable.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub memory_modules: Vec<MemoryModule>,
     /// Why memory type and speed are missing, when they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_note: Option<String>,
     /// Block devices backed by hardware (or a hypervisor's virtual disk).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub disks: Vec<Disk>,
     /// Network interfaces backed by a device (no loopback, bridges, tunnels).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub nics: Vec<Nic>,
     /// The kernel's speculative-execution mitigations: every file of
     /// /sys/devices/system/cpu/vulnerabilities (name → its line). They
     /// move system-call and context-switch costs by themselves (e.g.
     /// "RSB filling" makes a `ret` after a kernel crossing dear).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(deserialize_with = "crate::limits::string_map")]
     pub vulnerabilities: BTreeMap<String, String>,
     /// `mitigations=` from the kernel command line, when given there.
     #[serde(default, skip_serializing_if = "Option::is_none")]

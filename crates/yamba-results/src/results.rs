@@ -250,6 +250,7 @@ pub struct Placement {
     pub code_bytes: usize,
     pub dummy_bytes: usize,
     /// Where each placement put the code, in order of use.
+    #[serde(deserialize_with = "crate::limits::list")]
     pub at: Vec<PlacedAt>,
 }
 
@@ -367,6 +368,7 @@ pub struct Series {
     pub log_x: bool,
     pub log_y: bool,
     /// (x, y) points in x order.
+    #[serde(deserialize_with = "crate::limits::list")]
     pub points: Vec<[f64; 2]>,
 }
 
@@ -423,14 +425,17 @@ pub enum BlockKind {
 pub struct Certainty {
     pub block: BlockKind,
     /// Each block's median, in the order taken.
+    #[serde(deserialize_with = "crate::limits::list")]
     pub medians: Vec<f64>,
     /// Observations in each block.
+    #[serde(deserialize_with = "crate::limits::list")]
     pub sizes: Vec<usize>,
     #[serde(flatten)]
     pub estimate: yamba_stats::BlockEstimate,
     /// The core clock each block ran at, in MHz (one value for batches of
     /// one process), where measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub core_mhz: Vec<f64>,
     /// The same estimate in core cycles (each block's median times its
     /// clock): what does not move when the host changes the core's
@@ -443,17 +448,20 @@ pub struct Certainty {
     /// Each block's integer throughput, in independent adds per core
     /// cycle, where measured in every block (process blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub core_adds_per_cycle: Vec<f64>,
     /// The blocks that ran on a shared core ([`shared_core_blocks`]). Those
     /// it moved are left out of the estimate, interval and cycles when
     /// fewer than half are such ([`shared_core_left_out`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub shared_core: Vec<usize>,
     /// Process blocks whose code ran at several placements: each block's
     /// rotation, in block order, its value being the mean of its
     /// placements' medians ([`Rotation::value`]); empty when every block's
     /// value is its median.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub rotations: Vec<Rotation>,
     /// The pilot of the two-stage rule that chose how many process blocks
     /// the quantity got: the interval is never narrower than Stein's from
@@ -843,6 +851,7 @@ pub struct BenchResult {
     /// The platform adapter that ran it.
     pub adapter: String,
     #[serde(default)]
+    #[serde(deserialize_with = "crate::limits::value_map")]
     pub params: BTreeMap<String, serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<Method>,
@@ -850,15 +859,19 @@ pub struct BenchResult {
     pub summary: Option<Summary>,
     /// Every observation, in `unit`, in the order taken.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::limits::observations")]
     pub observations: Vec<f64>,
     #[serde(default)]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub evidence: Vec<Evidence>,
     #[serde(default)]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<Series>,
     /// Benchmark-specific tables (e.g. the page-fault fit), free-form.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(deserialize_with = "crate::limits::value_map")]
     pub extra: BTreeMap<String, serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accounting: Option<Accounting>,
@@ -1046,14 +1059,18 @@ pub struct ResultsFile {
     #[serde(default)]
     pub interrupted: bool,
     #[serde(default)]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub command: Vec<String>,
+    #[serde(deserialize_with = "crate::limits::value")]
     pub config: serde_json::Value,
     pub machine: Machine,
     pub clock: ClockInfo,
     pub base: Base,
+    #[serde(deserialize_with = "crate::limits::list")]
     pub results: Vec<BenchResult>,
     /// Run-wide notes: noise on this machine, degraded features.
     #[serde(default)]
+    #[serde(deserialize_with = "crate::limits::list")]
     pub notes: Vec<String>,
     /// Where the run's own time went, beside its benchmarks'.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1083,6 +1100,8 @@ pub enum ReadError {
     Json(serde_json::Error),
     NotYamba(String),
     Version(u32),
+    /// A limit of [`crate::limits::Limits`] was exceeded.
+    Limit(crate::limits::LimitExceeded),
 }
 
 impl std::fmt::Display for ReadError {
@@ -1095,6 +1114,7 @@ impl std::fmt::Display for ReadError {
                 f,
                 "results file schema version {v} is newer than this yamba reads ({SCHEMA_VERSION})"
             ),
+            ReadError::Limit(l) => write!(f, "{l}"),
         }
     }
 }
@@ -1139,48 +1159,27 @@ impl ResultsFile {
         self.interrupted = interrupted;
     }
 
-    /// Parses and checks a results file's text.
+    /// Parses and checks a results file's text (within the limits of
+    /// [`crate::limits::Limits::from_env`]).
     pub fn from_json(text: &str) -> Result<ResultsFile, ReadError> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
-        let schema = v.get("schema").and_then(|s| s.as_str()).unwrap_or("");
-        if schema != SCHEMA_NAME {
-            return Err(ReadError::NotYamba(schema.to_string()));
-        }
-        let version = v
-            .get("schema_version")
-            .and_then(|s| s.as_u64())
-            .unwrap_or(0) as u32;
-        if version > SCHEMA_VERSION {
-            return Err(ReadError::Version(version));
-        }
-        let mut f: ResultsFile = serde_json::from_value(v).map_err(ReadError::Json)?;
-        // A file written before secrets were kept out: never pass them on.
-        f.redact_secrets();
-        Ok(f)
+        Self::from_bytes(text.as_bytes())
     }
 
     /// Parses a results file's bytes: JSON, or JSON compressed with zstd
-    /// (recognised by zstd's magic number, whatever the file is called).
+    /// (recognised by zstd's magic number, whatever the file is called),
+    /// as it streams, within the limits of [`crate::limits::Limits::from_env`].
     pub fn from_bytes(bytes: &[u8]) -> Result<ResultsFile, ReadError> {
-        if bytes.starts_with(&ZSTD_MAGIC) {
-            let raw = zstd::stream::decode_all(bytes).map_err(|e| {
-                ReadError::Io(std::io::Error::new(
-                    e.kind(),
-                    format!("compressed, but cannot be decompressed: {e}"),
-                ))
-            })?;
-            return Self::from_json(&String::from_utf8_lossy(&raw));
-        }
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            ReadError::Io(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("neither JSON text nor zstd-compressed JSON: {e}"),
-            ))
-        })?;
-        Self::from_json(text)
+        let limits = env_limits()?;
+        Self::from_reader_with(
+            &mut || Ok(Box::new(bytes) as Box<dyn std::io::Read + '_>),
+            limits,
+        )
     }
 
-    /// Reads a results file, plain (`.json`) or compressed (`.json.zst`).
+    /// Reads a results file, plain (`.json`) or compressed (`.json.zst`),
+    /// as it streams, within the limits of [`crate::limits::Limits::from_env`].
+    /// A device, a directory or a socket is refused before it is read (a
+    /// FIFO is read, within the limits).
     pub fn read(path: &Path) -> Result<ResultsFile, ReadError> {
         let cannot = |e: std::io::Error| {
             ReadError::Io(std::io::Error::new(
@@ -1188,11 +1187,67 @@ impl ResultsFile {
                 format!("cannot read {}: {e}", path.display()),
             ))
         };
-        let bytes = std::fs::read(path).map_err(cannot)?;
-        Self::from_bytes(&bytes).map_err(|e| match e {
+        let limits = env_limits()?;
+        readable_input(path).map_err(cannot)?;
+        let mut open = || -> std::io::Result<Box<dyn std::io::Read>> {
+            Ok(Box::new(std::fs::File::open(path)?))
+        };
+        Self::from_reader_with(&mut open, limits).map_err(|e| match e {
             ReadError::Io(e) => cannot(e),
             e => e,
         })
+    }
+
+    /// Parses what `open` gives, as it streams: decompressed if it starts
+    /// with zstd's magic, at most `limits.max_bytes` of JSON, each list
+    /// counted. When the typed parse fails, `open` is called once more to
+    /// say whether the file is a yamba results file at all, and of which
+    /// version (a stream that cannot be read again gives the parse's error).
+    pub fn from_reader_with<'a>(
+        open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'a>>,
+        limits: crate::limits::Limits,
+    ) -> Result<ResultsFile, ReadError> {
+        let typed = parse_stream(open().map_err(ReadError::Io)?, limits, |r| {
+            serde_json::from_reader::<_, ResultsFile>(r)
+        });
+        match typed {
+            Ok(mut f) => {
+                if f.schema != SCHEMA_NAME {
+                    return Err(ReadError::NotYamba(f.schema));
+                }
+                if f.schema_version > SCHEMA_VERSION {
+                    return Err(ReadError::Version(f.schema_version));
+                }
+                // A file written before secrets were kept out: never pass them on.
+                f.redact_secrets();
+                Ok(f)
+            }
+            Err(ReadError::Json(e)) => {
+                // Not of this schema? Its header says (read again, streaming).
+                #[derive(Deserialize)]
+                struct Header {
+                    #[serde(default)]
+                    schema: Option<serde_json::Value>,
+                    #[serde(default)]
+                    schema_version: Option<serde_json::Value>,
+                }
+                let header = open().ok().and_then(|r| {
+                    parse_stream(r, limits, |r| serde_json::from_reader::<_, Header>(r)).ok()
+                });
+                if let Some(h) = header {
+                    let schema = h.schema.as_ref().and_then(|s| s.as_str()).unwrap_or("");
+                    if schema != SCHEMA_NAME {
+                        return Err(ReadError::NotYamba(schema.to_string()));
+                    }
+                    let v = h.schema_version.and_then(|v| v.as_u64()).unwrap_or(0);
+                    if v > SCHEMA_VERSION as u64 {
+                        return Err(ReadError::Version(v.min(u32::MAX as u64) as u32));
+                    }
+                }
+                Err(ReadError::Json(e))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Writes the file atomically: a temporary file beside it, flushed,
@@ -1242,9 +1297,15 @@ impl ResultsFile {
 }
 
 /// Writes `bytes` to `path` so that a reader sees either the old file or
-/// the whole new one, never a part.
+/// the whole new one, never a part: a new file beside it (created
+/// exclusively, never through a link someone left there), flushed, then
+/// renamed over it. Only a regular file is ever replaced (or a new name
+/// made): a device node, a FIFO, a socket or a directory at `path` (or at
+/// the end of a symbolic link there) is refused, and left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    writable_output(path)?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -1252,21 +1313,184 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp.{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let mut tries = 0;
+    let (tmp, mut f) = loop {
+        let tmp = dir.join(format!(
+            ".{}.tmp.{}.{:x}",
+            name.to_string_lossy(),
+            std::process::id(),
+            unique()
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc_o_nofollow())
+            .mode(0o666)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 8 => tries += 1,
+            Err(e) => return Err(e),
+        }
+    };
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        // Checked again just before the rename: what may have appeared
+        // at the name meanwhile is not replaced if it is not a file.
+        writable_output(path)?;
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// O_NOFOLLOW where the platform has it (the temporary file's name).
+fn libc_o_nofollow() -> i32 {
+    #[cfg(target_os = "linux")]
+    return 0o400000;
+    #[cfg(not(target_os = "linux"))]
+    return 0x100;
+}
+
+/// A number that differs between calls and processes.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ N.fetch_add(1, Ordering::Relaxed).rotate_left(40)
+}
+
+/// Ok when `path` is free, or a regular file (directly or at the end of
+/// a symbolic link) that may be replaced; otherwise why not, in one line.
+pub fn writable_output(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = match std::fs::metadata(path) {
+        Ok(m) => m.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A dangling symbolic link: renaming over it replaces the link.
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let what = if t.is_file() {
+        return Ok(());
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "of another kind"
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("not a regular file ({what}): only a regular file or a new name is written"),
+    ))
+}
+
+fn env_limits() -> Result<crate::limits::Limits, ReadError> {
+    crate::limits::Limits::from_env()
+        .map_err(|e| ReadError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))
+}
+
+/// What kind of file `path` is, in words, when it is not one a reader can
+/// bound (a device, a directory, a socket); a regular file or a FIFO
+/// (a pipe, `/dev/stdin`) passes.
+pub fn readable_input(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = std::fs::metadata(path)?.file_type();
+    let what = if t.is_file() || t.is_fifo() {
+        return Ok(());
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("is {what}, not a file of results"),
+    ))
+}
+
+/// Runs a typed parse of what `input` streams, decompressed when it
+/// starts with zstd's magic, capped and counted; a limit met is named.
+fn parse_stream<'a, T>(
+    mut input: Box<dyn std::io::Read + 'a>,
+    limits: crate::limits::Limits,
+    parse: impl FnOnce(&mut dyn std::io::Read) -> serde_json::Result<T>,
+) -> Result<T, ReadError> {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match input.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(ReadError::Io(e)),
+        }
+    }
+    let rest = std::io::Cursor::new(head[..got].to_vec()).chain(input);
+    let (out, exceeded) = crate::limits::counted(limits, || -> Result<T, ReadError> {
+        if head[..got] == ZSTD_MAGIC {
+            let dec = zstd::stream::read::Decoder::new(rest).map_err(|e| {
+                ReadError::Io(std::io::Error::new(
+                    e.kind(),
+                    format!("compressed, but cannot be decompressed: {e}"),
+                ))
+            })?;
+            let mut capped = std::io::BufReader::with_capacity(
+                1 << 16,
+                crate::limits::Capped::new(dec, limits.max_bytes),
+            );
+            parse(&mut capped).map_err(|e| classify(e, true))
+        } else {
+            let mut capped = std::io::BufReader::with_capacity(
+                1 << 16,
+                crate::limits::Capped::new(rest, limits.max_bytes),
+            );
+            parse(&mut capped).map_err(|e| classify(e, false))
+        }
+    });
+    match (out, exceeded) {
+        (_, Some(l)) => Err(ReadError::Limit(l)),
+        (r, None) => r,
+    }
+}
+
+/// A parse error as a reader says it: a transport or decompression
+/// failure is not the JSON's fault.
+fn classify(e: serde_json::Error, compressed: bool) -> ReadError {
+    if e.is_io() {
+        let text = e.to_string();
+        let kind = std::io::ErrorKind::InvalidData;
+        return ReadError::Io(std::io::Error::new(
+            kind,
+            if compressed {
+                format!("compressed, but cannot be decompressed: {text}")
+            } else {
+                text
+            },
+        ));
+    }
+    ReadError::Json(e)
 }
 
 /// Current time as RFC 3339 UTC, e.g. `2026-11-23T00:17:25Z`.

@@ -8,9 +8,10 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use yamba_suite::remote::protocol::{
-    nonce, pattern_byte, proof, read_header, read_payload, write_frame, Prover, MAGIC, OP_AUTH,
-    OP_ECHO, OP_HELLO, OP_SOURCE, OP_STAT,
+    hello_payload, nonce, pattern_byte, proof, read_header, read_payload, write_frame, Prover,
+    MAGIC, OP_AUTH, OP_ECHO, OP_HELLO, OP_SOURCE, OP_STAT,
 };
+use yamba_suite::remote::session::{client_id, From, Handshake, Session, TAG};
 use yamba_suite::remote::{Agent, AgentError, AgentHandle, Client, ServerConfig};
 
 const TOKEN: &str = "s3cret-token";
@@ -40,10 +41,16 @@ fn assert_serves(a: &AgentHandle) {
 }
 
 /// The handshake by hand, on a raw stream (what `Client` does).
-fn raw_handshake(s: &mut TcpStream, token: &str) {
+fn raw_handshake(s: &mut TcpStream, token: &str) -> Session {
     let mut scratch = Vec::new();
     let cn = nonce();
-    write_frame(s, OP_HELLO, &[&MAGIC[..], &cn].concat(), &mut scratch).unwrap();
+    write_frame(
+        s,
+        OP_HELLO,
+        &hello_payload(token.as_bytes(), &cn),
+        &mut scratch,
+    )
+    .unwrap();
     let (st, len) = read_header(s).unwrap().unwrap();
     assert_eq!((st, len), (0, 36));
     let mut p = Vec::new();
@@ -55,6 +62,17 @@ fn raw_handshake(s: &mut TcpStream, token: &str) {
     let (st, len) = read_header(s).unwrap().unwrap();
     assert_eq!((st, len), (0, 36));
     read_payload(s, len, &mut p).unwrap();
+    let max = u32::from_le_bytes(p[..4].try_into().unwrap());
+    Session::new(
+        token.as_bytes(),
+        &Handshake {
+            server_nonce: sn,
+            client_nonce: cn,
+            client_id: client_id(token.as_bytes()),
+            max_message: max,
+        },
+        From::Client,
+    )
 }
 
 fn refused(r: Result<impl Sized, AgentError>) -> String {
@@ -80,13 +98,18 @@ fn serves_echo_sink_source_and_files() {
     let mut s = TcpStream::connect(a.addr()).unwrap();
     s.set_read_timeout(Some(T)).unwrap();
     let mut scratch = Vec::new();
-    raw_handshake(&mut s, TOKEN);
-    write_frame(&mut s, OP_SOURCE, &300_007u64.to_le_bytes(), &mut scratch).unwrap();
+    let mut session = raw_handshake(&mut s, TOKEN);
+    session
+        .seal(OP_SOURCE, &300_007u64.to_le_bytes(), &mut scratch)
+        .unwrap();
+    s.write_all(&scratch).unwrap();
     assert_eq!(read_header(&mut s).unwrap(), Some((0, 8)));
-    let mut stream = vec![0u8; 8 + 300_007];
+    // The reply's 8 bytes and its tag, then the stream.
+    let mut stream = vec![0u8; 8 + TAG + 300_007];
     s.read_exact(&mut stream).unwrap();
     assert_eq!(u64::from_le_bytes(stream[..8].try_into().unwrap()), 300_007);
-    assert!(stream[8..]
+    assert!(session.open(0, &stream[..8], &stream[8..8 + TAG]));
+    assert!(stream[8 + TAG..]
         .iter()
         .enumerate()
         .all(|(i, &b)| b == pattern_byte(i as u64)));

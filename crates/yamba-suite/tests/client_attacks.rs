@@ -10,8 +10,10 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 use yamba_suite::remote::protocol::{
-    nonce, proof, read_header, read_payload, write_frame, Prover, MAGIC, OP_AUTH, OP_HELLO, ST_OK,
+    nonce, proof, read_header, read_payload, write_frame, Prover, HELLO_LEN, MAGIC, OP_AUTH,
+    OP_HELLO, ST_OK,
 };
+use yamba_suite::remote::session::{From, Handshake, Session, TAG};
 use yamba_suite::remote::{AgentError, Client};
 
 const TOKEN: &str = "0f4e9a7c2b6d1e8f3a5c7e9b0d2f4a6c8e1b3d5f7a9c0e2b";
@@ -30,13 +32,15 @@ fn peer(act: impl FnOnce(TcpStream) + Send + 'static) -> SocketAddr {
     addr
 }
 
-/// The agent's half of the handshake, knowing `token`, announcing `max`.
-fn handshake(s: &mut TcpStream, token: &str, max: u32) {
+/// The agent's half of the handshake, knowing `token`, announcing `max`:
+/// the agent's end of the session.
+fn handshake(s: &mut TcpStream, token: &str, max: u32) -> Session {
     let mut p = Vec::new();
     let (op, len) = read_header(s).unwrap().unwrap();
-    assert_eq!((op, len), (OP_HELLO, 36));
+    assert_eq!((op, len), (OP_HELLO, HELLO_LEN as u32));
     read_payload(s, len, &mut p).unwrap();
-    let cn: [u8; 32] = p[4..].try_into().unwrap();
+    let cn: [u8; 32] = p[4..36].try_into().unwrap();
+    let id: [u8; 16] = p[36..].try_into().unwrap();
     let sn = nonce();
     let mut scratch = Vec::new();
     write_frame(s, ST_OK, &[&MAGIC[..], &sn].concat(), &mut scratch).unwrap();
@@ -46,6 +50,16 @@ fn handshake(s: &mut TcpStream, token: &str, max: u32) {
     let mut reply = max.to_le_bytes().to_vec();
     reply.extend_from_slice(&proof(token.as_bytes(), Prover::Agent, &sn, &cn));
     write_frame(s, ST_OK, &reply, &mut scratch).unwrap();
+    Session::new(
+        token.as_bytes(),
+        &Handshake {
+            server_nonce: sn,
+            client_nonce: cn,
+            client_id: id,
+            max_message: max,
+        },
+        From::Agent,
+    )
 }
 
 /// Connects with a 2 s timeout; the error and how long it took.
@@ -191,16 +205,21 @@ fn an_agent_that_does_not_know_the_token_is_caught() {
 #[test]
 fn replies_longer_than_asked_are_refused() {
     let addr = peer(|mut s| {
-        handshake(&mut s, TOKEN, 1 << 20);
+        let mut session = handshake(&mut s, TOKEN, 1 << 20);
         let mut p = Vec::new();
         let mut scratch = Vec::new();
-        // An echo of 11 answered with 12 bytes, a READ of 10 with 100.
+        // An echo of 11 answered with 12 bytes, a READ of 10 with 100
+        // (each request's tag read too; each answer tagged: the agent
+        // knows the token, it just answers wrong).
         for answer in [12, 100] {
             let Ok(Some((_, len))) = read_header(&mut s) else {
                 return;
             };
-            read_payload(&mut s, len, &mut p).unwrap();
-            write_frame(&mut s, ST_OK, &vec![0u8; answer], &mut scratch).unwrap();
+            read_payload(&mut s, len + TAG as u32, &mut p).unwrap();
+            session
+                .seal(ST_OK, &vec![0u8; answer], &mut scratch)
+                .unwrap();
+            s.write_all(&scratch).unwrap();
         }
         std::thread::sleep(Duration::from_secs(1));
     });

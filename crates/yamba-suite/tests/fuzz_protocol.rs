@@ -11,7 +11,8 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 use yamba_suite::remote::protocol::{
-    nonce, proof, read_header, read_payload, write_frame, Prover, MAGIC, OP_AUTH, OP_HELLO, ST_OK,
+    hello_payload, nonce, proof, read_header, read_payload, write_frame, Prover, MAGIC, OP_AUTH,
+    OP_HELLO, ST_OK,
 };
 use yamba_suite::remote::{Agent, Client, ServerConfig};
 
@@ -56,7 +57,13 @@ fn authenticate(s: &mut TcpStream) {
     let mut scratch = Vec::new();
     let mut p = Vec::new();
     let cn = nonce();
-    write_frame(s, OP_HELLO, &[&MAGIC[..], &cn].concat(), &mut scratch).unwrap();
+    write_frame(
+        s,
+        OP_HELLO,
+        &hello_payload(TOKEN.as_bytes(), &cn),
+        &mut scratch,
+    )
+    .unwrap();
     let (_, len) = read_header(s).unwrap().unwrap();
     read_payload(s, len, &mut p).unwrap();
     let sn: [u8; 32] = p[4..36].try_into().unwrap();

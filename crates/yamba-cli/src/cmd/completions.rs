@@ -26,7 +26,8 @@ pub fn completions(args: CompletionArgs, cmd: clap::Command) -> anyhow::Result<i
         .subcommands(visible);
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "yamba", &mut out);
-    super::obs::write_stdout(&String::from_utf8_lossy(&out))?;
+    crate::out::write_raw(false, &out);
+    crate::out::flush();
     Ok(0)
 }
 

@@ -51,6 +51,11 @@ enum Sub {
         /// Print the results as JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Stop a measurement that takes longer than this many seconds
+        /// (each mode and repetition runs in a process of its own, killed
+        /// at the limit; its result fails with "timed out") [default: 600].
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<u64>,
         #[command(flatten)]
         history: super::history::RecordArgs,
     },
@@ -149,6 +154,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             repeat,
             scratch,
             json,
+            timeout,
             history,
         } => {
             let prog = load(&files)?;
@@ -172,6 +178,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             }
             if !(1..=1000).contains(&repeat) {
                 bail!("--repeat {repeat}: must be between 1 and 1000");
+            }
+            if let Some(t) = timeout {
+                if !(1..=86_400).contains(&t) {
+                    bail!("--timeout {t}: must be between 1 and 86400 seconds");
+                }
+                config.timeout_s = Some(t);
             }
             config.repetitions = repeat;
             config.max_blocks = repeat;

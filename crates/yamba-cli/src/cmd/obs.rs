@@ -2,7 +2,6 @@
 //! one per line at full precision (the seed's `bcut`), for ministat and
 //! other tools.
 
-use std::io::Write;
 use yamba_report::select;
 
 #[derive(clap::Args)]
@@ -26,10 +25,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
 /// Writes to standard output; a reader that has gone away (`| head`) is
 /// not an error for a pipe-friendly command.
+/// Control characters from a results file are escaped (see `crate::out`).
 pub fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    crate::out::write(false, text);
+    crate::out::flush();
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `yamba plot [FILE|-] [BENCH...]`: observations in order (or `--hist`),
 //! or a benchmark's curve, in the terminal or to an SVG/PNG file.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use yamba_core::results::ResultsFile;
 use yamba_report::plot::{self, numbers, PlotOptions, Source};
@@ -119,14 +119,13 @@ fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> 
         None => true,
     };
     let (name, bytes) = if stdin {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+        let bytes = select::read_bounded(&mut std::io::stdin().lock())
+            .map_err(|e| anyhow::anyhow!("standard input: {e}"))?;
         ("standard input", bytes)
     } else {
         let path = file.unwrap_or("-");
-        let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?;
+        let bytes =
+            select::read_file_bounded(std::path::Path::new(path)).map_err(anyhow::Error::msg)?;
         (path, bytes)
     };
     // A results file, plain or compressed (recognised by content).

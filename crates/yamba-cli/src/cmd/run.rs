@@ -64,7 +64,9 @@ pub struct Args {
     /// Folder for scratch files (default: a fresh folder in the working directory).
     #[arg(long, value_name = "DIR")]
     pub scratch: Option<PathBuf>,
-    /// A `yamba serve` agent to measure against (net, fs.remote).
+    /// A `yamba serve` agent to measure against (net, fs.remote). A
+    /// benchmark that fails against it (refused, no answer, no file)
+    /// makes the exit status 1, --strict or not.
     #[arg(long, value_name = "HOST:PORT")]
     pub remote: Option<String>,
     /// A file holding the agent's token (mode 0600), or set YAMBA_TOKEN. Never written to the results file.
@@ -312,15 +314,30 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
-    Ok(if (args.strict && bad > 0) || gate == 1 || not_saved {
-        1
-    } else if gate == yamba_report::compare::EXIT_UNDECIDED {
-        yamba_report::compare::EXIT_UNDECIDED
-    } else if unrecorded {
-        2
-    } else {
-        0
-    })
+    // Against an agent, a failure is the agent's or the way to it (refused,
+    // silent, no file to serve): the run did not do what was asked.
+    let remote_failed = args.remote.is_some()
+        && file
+            .results
+            .iter()
+            .any(|r| r.status == yamba_core::Status::Failed);
+    if remote_failed {
+        eprintln!(
+            "yamba: a benchmark failed against the agent at {}: exit status 1",
+            args.remote.as_deref().unwrap_or("")
+        );
+    }
+    Ok(
+        if (args.strict && bad > 0) || gate == 1 || not_saved || remote_failed {
+            1
+        } else if gate == yamba_report::compare::EXIT_UNDECIDED {
+            yamba_report::compare::EXIT_UNDECIDED
+        } else if unrecorded {
+            2
+        } else {
+            0
+        },
+    )
 }
 
 fn config_from(args: &Args) -> anyhow::Result<RunConfig> {

@@ -21,16 +21,22 @@ network. Give it in the environment (YAMBA_TOKEN=…) or in a file only you can 
 every local user can read it in the process list. A token you choose must carry at least 128 \
 bits (e.g. `openssl rand -hex 32`); without one, the agent makes one and prints it.
 
-What is served (--root): regular files under the root, read only. Refused: paths with '..' or \
-absolute ones, symlinks leading outside the root, anything that is not a regular file (devices \
+What is served (--root): regular files under the root, read only, each request resolved beneath \
+the root's descriptor (openat2 RESOLVE_BENEATH, or a component walk that follows no symlink), so \
+no rename or symlink race leads outside. Refused: paths with '..' or absolute ones, symlinks \
+leading outside the root, anything that is not a regular file (devices \
 and FIFOs are looked at without being opened), files on pseudo file systems (procfs, sysfs, \
 debugfs, … even bind-mounted inside the root), and files with more than one hard link (a hard \
 link inside the root to a file outside it is that file, and no path check can tell).
 
 Limits: a client must finish authenticating within --auth-timeout; handshakes in progress are \
-bounded in all and per address (the oldest of an address gives way to its newest); an address \
-that fails authentication 8 times waits a second per further try; only authenticated clients \
-take one of the --max-connections slots.";
+bounded in all and per address (all of loopback is one; the oldest of an address gives way to its \
+newest); an address that fails authentication 8 times waits a second per further try; only \
+authenticated clients take one of the --max-connections slots. None of these applies to a client \
+holding the token (its HELLO carries an identifier derived from it), so a local user cannot lock \
+it out. Every frame after the handshake is authenticated (HMAC-SHA256, per-connection key, \
+sequence numbers): protocol 3, the same yamba version on both ends. docs/threat-model.md says \
+who can reach the agent and what each can do.";
 
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_HELP)]

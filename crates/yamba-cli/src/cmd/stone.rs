@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use yamba_core::isolate::time_command;
+use yamba_core::isolate::{time_command, time_command_limited};
 use yamba_core::Clock;
 use yamba_core::Describe;
 use yamba_report::stone::{self, Series, StoneRun};
@@ -84,6 +84,12 @@ pub struct Args {
     /// subtracted. Without this, commands are executed directly.
     #[arg(long)]
     shell: bool,
+    /// Kill a run (with everything it started in its process group) that
+    /// takes longer than this many seconds, and stop. Whatever a run
+    /// leaves running in its process group is killed when it ends, in
+    /// any case.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
     /// Keep going when a run exits non-zero (its time is kept).
     #[arg(short = 'i', long)]
     ignore_failure: bool,
@@ -112,6 +118,11 @@ struct Job {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t <= 86_400.0) {
+            bail!("--timeout {t}: must be a number of seconds in (0, 86400]");
+        }
+    }
     if args.runs == Some(0) {
         bail!("-n must be at least 1");
     }
@@ -255,8 +266,9 @@ fn read_comparison(p: &Path, runs: Option<usize>) -> anyhow::Result<Vec<f64>> {
     if runs.is_some_and(|n| n < 3) {
         bail!("--compare needs at least 3 runs (-n 3): ministat needs 3 values");
     }
+    let bytes = yamba_report::select::read_file_bounded(p).map_err(anyhow::Error::msg)?;
     let text =
-        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+        String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("{}: not text: {e}", p.display()))?;
     let v = stone::parse_log(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if v.len() < 3 {
         bail!(
@@ -566,7 +578,8 @@ fn time_once(clock: &Clock, args: &Args, words: &[String]) -> anyhow::Result<Sto
     if !args.show_output {
         cmd.stdout(Stdio::null()).stderr(Stdio::null());
     }
-    let t = time_command(clock, &mut cmd).with_context(|| {
+    let limit = args.timeout.map(std::time::Duration::from_secs_f64);
+    let t = time_command_limited(clock, &mut cmd, limit).with_context(|| {
         let hint = if !args.shell && shell_syntax(&words.join(" ")).is_some() {
             " (it looks like shell syntax: try --shell)"
         } else {
@@ -574,6 +587,13 @@ fn time_once(clock: &Clock, args: &Args, words: &[String]) -> anyhow::Result<Sto
         };
         format!("cannot run {:?}{hint}", words[0])
     })?;
+    if t.timed_out {
+        bail!(
+            "{}: timed out after {} s (--timeout): killed with its process group",
+            words.join(" "),
+            args.timeout.unwrap_or_default()
+        );
+    }
     Ok(StoneRun {
         ticks: t.ticks,
         cycles_ns: t.clock_ns,

@@ -43,7 +43,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         std::thread::sleep(interval);
         let after = CpuTimes::read().context("cannot read /proc/stat")?;
         // A broken pipe (`yamba top | head -3`) ends quietly.
-        if writeln!(out, "{}", before.states_until(&after).line()).is_err() {
+        if writeln!(out, "{}", before.states_until(&after).line()).is_err()
+            || crate::out::stdout_gone()
+        {
             break;
         }
         let _ = out.flush();

@@ -39,8 +39,8 @@ impl Figure {
             .map(|c| format!("<p>{}</p>", escape(c)))
             .collect();
         format!(
-            "<figure class=\"fig\" id=\"fig-{}\"><h4>{}</h4>{}<figcaption>{caps}</figcaption></figure>",
-            escape(&self.id),
+            "<figure class=\"fig\" id=\"{}\"><h4>{}</h4>{}<figcaption>{caps}</figcaption></figure>",
+            super::safe::id("fig-", &self.id),
             escape(&self.title),
             chart::render(&self.chart)
         )
@@ -233,6 +233,9 @@ fn base_histogram(runs: &[Run], i: usize, run: &Run) -> Option<Figure> {
     Some(f)
 }
 
+/// Most values one histogram draws (every k-th beyond).
+const HISTOGRAM_MAX_VALUES: usize = 100_000;
+
 /// A histogram of `values` (in `unit`'s base unit). The central 98% is
 /// drawn when there are many (the tails named in the caption); few
 /// distinct values (a quantised clock) get one bar each.
@@ -244,7 +247,16 @@ fn histogram(
     unit: Unit,
     markers: &[(f64, String, bool)],
 ) -> Option<Figure> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    // A figure needs no more than this many values to show a distribution:
+    // beyond, every k-th is drawn (said in the caption), so that the
+    // page's memory does not grow with a file's observations.
+    let stride = values.len().div_ceil(HISTOGRAM_MAX_VALUES).max(1);
+    let mut v: Vec<f64> = values
+        .iter()
+        .step_by(stride)
+        .copied()
+        .filter(|x| x.is_finite())
+        .collect();
     if v.is_empty() {
         return None;
     }
@@ -331,6 +343,12 @@ fn histogram(
     );
     let beyond = n - shown.len();
     let mut captions = vec![];
+    if stride > 1 {
+        captions.push(format!(
+            "Drawn from every {stride}th of the {} observations ({n} values).",
+            values.len()
+        ));
+    }
     if beyond > 0 {
         captions.push(format!(
             "{n} observations; {beyond} outside the 1st–99th percentile not drawn (extremes {} and {}).",

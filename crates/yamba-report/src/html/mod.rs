@@ -13,6 +13,7 @@
 //! results file, a history store), so every source of runs shares it.
 
 mod figures;
+pub(crate) mod safe;
 mod tables;
 
 use crate::compare::{self, Verdict};
@@ -100,7 +101,7 @@ pub fn render(runs: &[Run], opts: &Options) -> String {
     toc.extend(
         areas
             .iter()
-            .map(|a| (format!("area-{a}"), area_title(a).to_string())),
+            .map(|a| (safe::id("area-", a), area_title(a).to_string())),
     );
     if runs.len() > 1 {
         toc.push(("comparison".into(), "Comparison".into()));
@@ -120,7 +121,8 @@ pub fn render(runs: &[Run], opts: &Options) -> String {
     body += &tables::predictions_section(runs);
     for a in &areas {
         body += &format!(
-            "<section id=\"area-{a}\"><h2>{}</h2>",
+            "<section id=\"{}\"><h2>{}</h2>",
+            safe::id("area-", a),
             escape(area_title(a))
         );
         body += &tables::area_tables(runs, a);
@@ -157,12 +159,12 @@ pub fn render(runs: &[Run], opts: &Options) -> String {
         )
     });
     let mut page = String::with_capacity(body.len() + 8192);
+    let (css, js) = (include_str!("page.css"), include_str!("page.js"));
     let _ = write!(
         page,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{css}</style></head><body><main><header class=\"top\"><h1>{t}</h1><p>{sub}</p></header><nav class=\"toc\">{toc}</nav>{body}<footer>{foot}</footer></main><div id=\"tip\" hidden></div><script>{js}</script></body></html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{css}</style></head><body><main><header class=\"top\"><h1>{t}</h1><p>{sub}</p></header><nav class=\"toc\">{toc}</nav>{body}<footer>{foot}</footer></main><div id=\"tip\" hidden></div><script>{js}</script></body></html>\n",
         t = escape(&title),
-        css = include_str!("page.css"),
-        js = include_str!("page.js"),
+        policy = safe::csp(js, css),
         sub = escape(&subtitle(runs)),
         toc = toc
             .iter()
@@ -434,13 +436,7 @@ fn config_section(runs: &[Run]) -> String {
 
 /// Anchor of a result's entry in the withheld section.
 pub(crate) fn why_anchor(run: usize, r: &BenchResult) -> String {
-    format!(
-        "why-{run}-{}",
-        r.key()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect::<String>()
-    )
+    safe::id(&format!("why-{run}-"), &r.key())
 }
 
 /// What became of a result that was not measured cleanly, in words.

@@ -298,6 +298,25 @@ fn read_datasets(
                 name: name.clone(),
                 reason: strerror(&e),
             })?;
+            // A device need never end (/dev/zero): refused before a byte
+            // is read (the original spins forever on /dev/zero). Regular
+            // files, FIFOs, pipes and even directories (whose reading
+            // fails at once) behave as in the original.
+            if let Ok(m) = opened.metadata() {
+                use std::os::unix::fs::FileTypeExt;
+                let t = m.file_type();
+                if t.is_char_device() || t.is_block_device() {
+                    let kind = if t.is_char_device() {
+                        "a character device"
+                    } else {
+                        "a block device"
+                    };
+                    return Err(MinistatError::CannotOpen {
+                        name: name.clone(),
+                        reason: format!("is {kind}, not a file of numbers"),
+                    });
+                }
+            }
             Dataset::read_named(name, &mut BufReader::new(opened), &invocation.format)
         })
         .collect()

@@ -196,7 +196,7 @@ pub fn render(c: &Chart) -> String {
         "<svg class=\"chart\" data-figure=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" font-size=\"{FONT}\" role=\"img\">",
         escape(&c.id)
     );
-    let clip = format!("clip-{}", escape(&c.id));
+    let clip = crate::html::safe::id("clip-", &c.id);
     let _ = write!(
         s,
         "<defs><clipPath id=\"{clip}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",

@@ -7,6 +7,7 @@
 //! prove it knows the token too.
 
 use super::protocol::*;
+use super::session::{self, Handshake, Session, TAG};
 use std::io::{self, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
@@ -71,6 +72,9 @@ pub struct Client {
     peer: String,
     scratch: Vec<u8>,
     reply: Vec<u8>,
+    /// The authenticated channel, once the handshake is done: every frame
+    /// after it is tagged and checked (see [`super::session`]).
+    session: Option<Session>,
 }
 
 impl Client {
@@ -119,17 +123,17 @@ impl Client {
             peer: name.to_string(),
             scratch: Vec::new(),
             reply: Vec::new(),
+            session: None,
         };
         let client_nonce = nonce();
-        let mut hello = MAGIC.to_vec();
-        hello.extend_from_slice(&client_nonce);
+        let hello = hello_payload(token.as_bytes(), &client_nonce);
         // A refusal may arrive while (or instead of) the HELLO being written.
         let sent = write_frame(&mut c.wr, OP_HELLO, &hello, &mut c.scratch);
         match (sent, c.first_answer()) {
             (_, Ok(())) => {}
             (_, Err(AgentError::Refused(r))) if r.contains("bad HELLO") => {
                 return Err(AgentError::Refused(format!(
-                    "{r} — the agent speaks an older protocol than {VERSION}: run the same yamba version on both ends"
+                    "{r} — the agent speaks another protocol than {VERSION}: run the same yamba version on both ends"
                 )))
             }
             (_, Err(e @ (AgentError::Refused(_) | AgentError::NotAgent { .. }))) => {
@@ -172,7 +176,28 @@ impl Client {
             )));
         }
         c.max_message = max;
+        c.session = Some(Session::new(
+            token,
+            &Handshake {
+                server_nonce,
+                client_nonce,
+                client_id: session::client_id(token),
+                max_message: max,
+            },
+            session::From::Client,
+        ));
         Ok(c)
+    }
+
+    /// Sends one frame: tagged once the handshake is done.
+    fn send(&mut self, code: u8, payload: &[u8]) -> Result<(), AgentError> {
+        let r = match &mut self.session {
+            Some(s) => s
+                .seal(code, payload, &mut self.scratch)
+                .and_then(|()| self.wr.write_all(&self.scratch)),
+            None => write_frame(&mut self.wr, code, payload, &mut self.scratch),
+        };
+        r.map_err(|e| self.io_error(e))
     }
 
     /// The agent's bound on a frame's payload.
@@ -230,6 +255,20 @@ impl Client {
 
     fn payload(&mut self, status: u8, len: u32) -> Result<(), AgentError> {
         read_payload(&mut self.rd, len, &mut self.reply).map_err(|e| self.io_error(e))?;
+        if self.session.is_some() {
+            let mut tag = [0u8; TAG];
+            self.rd.read_exact(&mut tag).map_err(|e| self.io_error(e))?;
+            let ok = self
+                .session
+                .as_mut()
+                .is_some_and(|s| s.open(status, &self.reply, &tag));
+            if !ok {
+                return Err(AgentError::Protocol(
+                    "a reply failed authentication (changed, replayed or injected on the way): connection abandoned"
+                        .into(),
+                ));
+            }
+        }
         let text = || printable(&self.reply, REASON_MAX);
         match status {
             ST_OK => Ok(()),
@@ -241,7 +280,7 @@ impl Client {
 
     /// Sends a raw frame (tests use it to send what a good client never would).
     pub fn request_raw(&mut self, op: u8, payload: &[u8]) -> Result<&[u8], AgentError> {
-        write_frame(&mut self.wr, op, payload, &mut self.scratch).map_err(|e| self.io_error(e))?;
+        self.send(op, payload)?;
         self.answer()?;
         Ok(&self.reply)
     }
@@ -263,8 +302,7 @@ impl Client {
     /// Sends `n` bytes (repeating `chunk`); returns the count the agent received.
     pub fn sink(&mut self, n: u64, chunk: &[u8]) -> Result<u64, AgentError> {
         assert!(!chunk.is_empty());
-        write_frame(&mut self.wr, OP_SINK, &n.to_le_bytes(), &mut self.scratch)
-            .map_err(|e| self.io_error(e))?;
+        self.send(OP_SINK, &n.to_le_bytes())?;
         let mut left = n;
         while left > 0 {
             let k = left.min(chunk.len() as u64) as usize;

@@ -5,6 +5,7 @@
 use super::paths::{open_confined, shown};
 use super::protocol::*;
 use super::server::{bounded, Shared};
+use super::session::{Session, TAG};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -14,10 +15,22 @@ use std::time::{Duration, Instant};
 /// Sends a REFUSED frame and closes gracefully: stop writing, then drain
 /// what the peer already sent (briefly), so the close is a FIN the client
 /// can read the reason before, not a reset that loses it.
-pub(super) fn refuse(mut s: TcpStream, reason: &str, drain_for: Duration) {
+pub(super) fn refuse(
+    mut s: TcpStream,
+    reason: &str,
+    drain_for: Duration,
+    session: Option<&mut Session>,
+) {
     let mut scratch = Vec::new();
     let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
-    let _ = write_frame(&mut s, ST_REFUSED, bounded(reason).as_bytes(), &mut scratch);
+    let reason = bounded(reason);
+    let framed = match session {
+        Some(se) => se.seal(ST_REFUSED, reason.as_bytes(), &mut scratch),
+        None => encode_frame(ST_REFUSED, reason.as_bytes(), &mut scratch),
+    };
+    if framed.is_ok() {
+        let _ = s.write_all(&scratch);
+    }
     let _ = s.shutdown(Shutdown::Write);
     let end = Instant::now() + drain_for;
     let mut sink = [0u8; 16 * 1024];
@@ -45,6 +58,8 @@ pub(super) struct Conn<'a> {
     scratch: Vec<u8>,
     /// The last file opened, by the path it was requested under.
     open: Option<(String, File)>,
+    /// The authenticated channel: every frame is checked, every reply tagged.
+    session: Session,
 }
 
 /// Why a connection ends.
@@ -56,7 +71,12 @@ enum End {
 }
 
 impl<'a> Conn<'a> {
-    pub(super) fn new(stream: TcpStream, peer: SocketAddr, sh: &'a Shared) -> io::Result<Conn<'a>> {
+    pub(super) fn new(
+        stream: TcpStream,
+        peer: SocketAddr,
+        sh: &'a Shared,
+        session: Session,
+    ) -> io::Result<Conn<'a>> {
         let idle = sh.cfg.idle_timeout;
         stream.set_read_timeout(Some(idle))?;
         stream.set_write_timeout(Some(idle))?;
@@ -71,6 +91,7 @@ impl<'a> Conn<'a> {
             out: Vec::new(),
             scratch: Vec::new(),
             open: None,
+            session,
         })
     }
 
@@ -80,7 +101,12 @@ impl<'a> Conn<'a> {
             End::Refuse(reason) => {
                 self.sh.refuse_log(self.peer, &reason);
                 if let Ok(s) = self.wr.try_clone() {
-                    refuse(s, &reason, Duration::from_millis(200));
+                    refuse(
+                        s,
+                        &reason,
+                        Duration::from_millis(200),
+                        Some(&mut self.session),
+                    );
                 }
             }
         }
@@ -101,6 +127,14 @@ impl<'a> Conn<'a> {
             )));
         }
         read_payload(&mut self.rd, len, &mut self.payload).map_err(|e| io_end(e, idle))?;
+        let mut tag = [0u8; TAG];
+        self.rd.read_exact(&mut tag).map_err(|e| io_end(e, idle))?;
+        if !self.session.open(op, &self.payload, &tag) {
+            return Err(End::Refuse(
+                "a frame failed authentication (injected, changed, replayed or reordered on the way): session closed"
+                    .into(),
+            ));
+        }
         Ok(Some(op))
     }
 
@@ -133,8 +167,11 @@ impl<'a> Conn<'a> {
     }
 
     fn reply(&mut self, status: u8, payload: &[u8]) -> Result<(), End> {
-        write_frame(&mut self.wr, status, payload, &mut self.scratch)
-            .map_err(|e| io_end(e, self.sh.cfg.idle_timeout))
+        let idle = self.sh.cfg.idle_timeout;
+        self.session
+            .seal(status, payload, &mut self.scratch)
+            .and_then(|()| self.wr.write_all(&self.scratch))
+            .map_err(|e| io_end(e, idle))
     }
 
     fn stream_len(&self) -> Result<u64, End> {
@@ -187,8 +224,8 @@ impl<'a> Conn<'a> {
     fn file(&mut self, path: &str) -> Result<&File, String> {
         let root = self
             .sh
-            .root
-            .as_deref()
+            .root_dir
+            .as_ref()
             .ok_or("this agent serves no files (no --root)")?;
         if self.open.as_ref().map(|(p, _)| p.as_str()) != Some(path) {
             self.open = None;

@@ -7,7 +7,7 @@
 //! message sizes, connections, handshakes and idle time. Every refusal is
 //! logged on stderr, one line with the peer and the reason.
 //!
-//! # Protocol (version 2, TCP, little-endian)
+//! # Protocol (version 3, TCP, little-endian)
 //!
 //! Every request is a frame `op: u8, len: u32, payload[len]`; every reply is
 //! `status: u8, len: u32, payload[len]`. Status 0 is OK; 1 is REFUSED (a
@@ -23,7 +23,7 @@
 //!
 //! | op | name   | payload                              | OK reply payload, then                 |
 //! |----|--------|--------------------------------------|----------------------------------------|
-//! | 1  | HELLO  | `"YMB2"` + client nonce (32 bytes)   | `"YMB2"` + agent nonce (32 bytes)      |
+//! | 1  | HELLO  | `"YMB3"` + client nonce (32 bytes) + client id (16 bytes) | `"YMB3"` + agent nonce (32 bytes) |
 //! | 7  | AUTH   | HMAC(token, "yamba-v2 client proof" ‖ agent nonce ‖ client nonce) | `max_message: u32` + HMAC(token, "yamba-v2 agent proof" ‖ client nonce ‖ agent nonce) |
 //! | 2  | ECHO   | n bytes                              | the same n bytes                       |
 //! | 3  | SINK   | `n: u64`, then n raw bytes follow    | `received: u64` (after the n bytes)    |
@@ -31,14 +31,36 @@
 //! | 5  | STAT   | relative path (UTF-8)                | `size: u64`                            |
 //! | 6  | READ   | `offset: u64, len: u32`, path        | the bytes read (short only at EOF)     |
 //!
+//! Every frame after the handshake, both ways, carries a 32-byte tag after
+//! its payload: HMAC-SHA256 under a session key, over its direction, its
+//! sequence number (counted from 0 each way), its op or status and its
+//! payload ([`session`]). The key is HMAC(token, label ‖ agent nonce ‖
+//! client nonce ‖ client id ‖ max_message): it never crosses the wire, it
+//! is new for every connection, and a relay that changed anything in the
+//! handshake leaves the two ends with different keys. So a relay between
+//! client and agent can neither add a request of its own, nor change,
+//! replay, drop or reorder one: the first frame that fails its tag ends the
+//! connection ("failed authentication"), on either side. The raw bytes of
+//! a SINK or SOURCE stream are not tagged (a known pattern one way,
+//! discarded bytes the other; the frames around them are).
+//!
+//! The client id is HMAC(token, "yamba-v3 client id") cut to 16 bytes: it
+//! proves nothing (it is the same on every connection), but it cannot be
+//! made without the token or a look at the wire, and the limits a local
+//! attacker can exhaust — the lock-out after failed authentications and
+//! the eviction of unauthenticated connections — never apply to a HELLO
+//! that carries it. docs/threat-model.md says who can reach the agent and
+//! what each can do.
+//!
 //! HELLO and AUTH must come first and arrive whole within the agent's
 //! `auth_timeout` (3 s by default): a client dribbling bytes, or saying
 //! nothing, cannot hold anything for long without the token. Handshakes
-//! run in one thread without blocking, bounded per address and in all;
-//! only authenticated clients take one of the `max_connections` serving
-//! slots; an address that keeps failing authentication is turned away for
-//! a while (see [`server`]). A version 1 client (`"YMB1"`, token in clear)
-//! is refused with a message saying to use the same version on both ends.
+//! run in one thread without blocking, bounded per address (all of
+//! loopback counts as one) and in all; only authenticated clients take one
+//! of the `max_connections` serving slots; an address that keeps failing
+//! authentication is turned away for a while unless it shows the client
+//! id (see [`server`]). A version 1 or 2 client is refused with a message
+//! saying to use the same version on both ends.
 //! A READ longer than `max_message` fails with ERROR. SINK and SOURCE
 //! streams are bounded by [`protocol::MAX_STREAM`]. SOURCE bytes follow
 //! [`protocol::pattern_byte`] so the client can check what arrived.
@@ -51,6 +73,7 @@ mod conn;
 pub mod paths;
 pub mod protocol;
 pub mod server;
+pub mod session;
 pub mod token;
 
 pub use client::{AgentError, Client};

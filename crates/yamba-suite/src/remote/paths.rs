@@ -1,15 +1,19 @@
 //! Keeping the agent inside its root: which requested paths it may open.
 //!
-//! Four layers, each enough alone against the simple attacks: the request
-//! must be a relative path of plain names (no `..`, no absolute path); its
-//! canonical form (symlinks resolved) must lie under the canonical root;
-//! the file is looked at before it is opened — through a handle that opens
-//! nothing (no device driver's open, no FIFO rendezvous, no final symlink
-//! followed) — and must be a regular file with one link, on a file system
-//! that holds data (not procfs, sysfs and their kind, even bind-mounted
-//! inside the root); and the path the kernel reports for the descriptor
-//! finally opened must still be under the root (closing the race of a
-//! symlink swapped in between).
+//! The request must be a relative path of plain names (no `..`, no
+//! absolute path, no NUL); it is then resolved beneath a descriptor of
+//! the root opened once at start, never as a string: by the kernel's
+//! openat2 with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS where it has it,
+//! which fails rather than leave the root whatever is renamed or swapped
+//! meanwhile, and otherwise a component at a time with O_NOFOLLOW from the
+//! root's descriptor, refusing every symbolic link, the directory reached
+//! proven beneath the root by walking back up to it (see
+//! `adapter/beneath.rs`). A file whose position cannot be proven is never
+//! served. What is found is looked at before it is opened — through a
+//! handle that opens nothing (no device driver's open, no FIFO
+//! rendezvous) — and must be a regular file with one link, on a file
+//! system that holds data (not procfs, sysfs and their kind, even
+//! bind-mounted inside the root).
 //!
 //! Hard links: a hard link inside the root to a file elsewhere is the same
 //! inode as that file, which no path check can tell apart — so a file with
@@ -17,8 +21,12 @@
 
 use super::adapter;
 use super::protocol::printable;
+
+/// How requests are resolved on this host ("openat2" or "component
+/// walk"), and the switch that makes tests take the walk.
+pub use super::adapter::{force_component_walk, resolver};
 use std::fs::File;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 /// Longest request path accepted (Linux's PATH_MAX).
 pub const MAX_PATH: usize = 4096;
@@ -29,23 +37,20 @@ pub fn shown(request: &str) -> String {
     format!("\"{}\"", printable(request.as_bytes(), 80))
 }
 
-/// Resolves `request` inside `root` (already canonical) and opens it read-only.
-pub fn open_confined(root: &Path, request: &str) -> Result<File, String> {
-    let full = resolve(root, request)?;
-    let file = adapter::open_regular(&full).map_err(|why| format!("{}: {why}", shown(request)))?;
-    if let Some(actual) = adapter::fd_path(&file) {
-        if !actual.starts_with(root) {
-            return Err(format!(
-                "{} resolves outside the served root",
-                shown(request)
-            ));
-        }
-    }
-    Ok(file)
+/// Opens `request` read-only beneath the root directory `root` (a
+/// descriptor opened by [`open_root`]).
+pub fn open_confined(root: &File, request: &str) -> Result<File, String> {
+    check_request(request)?;
+    adapter::open_beneath(root, request).map_err(|why| format!("{}: {why}", shown(request)))
 }
 
-/// The canonical path `request` names under `root`, or why it is refused.
-pub fn resolve(root: &Path, request: &str) -> Result<PathBuf, String> {
+/// The root directory, opened once: every request is resolved beneath it.
+pub fn open_root(root: &Path) -> Result<File, String> {
+    adapter::open_root(root).map_err(|e| format!("root {}: {e}", root.display()))
+}
+
+/// Why `request` is refused before anything is resolved, if it is.
+pub fn check_request(request: &str) -> Result<(), String> {
     if request.is_empty() {
         return Err("empty path".into());
     }
@@ -58,8 +63,7 @@ pub fn resolve(root: &Path, request: &str) -> Result<PathBuf, String> {
     if request.contains('\0') {
         return Err("path contains a NUL byte".into());
     }
-    let p = Path::new(request);
-    for c in p.components() {
+    for c in Path::new(request).components() {
         match c {
             Component::Normal(_) | Component::CurDir => {}
             Component::ParentDir => return Err(format!("{}: '..' is not allowed", shown(request))),
@@ -71,17 +75,7 @@ pub fn resolve(root: &Path, request: &str) -> Result<PathBuf, String> {
             }
         }
     }
-    let full = root
-        .join(p)
-        .canonicalize()
-        .map_err(|e| format!("cannot resolve {}: {e}", shown(request)))?;
-    if !full.starts_with(root) {
-        return Err(format!(
-            "{} resolves outside the served root",
-            shown(request)
-        ));
-    }
-    Ok(full)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -93,11 +87,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("root");
         std::fs::create_dir(&root).unwrap();
-        let root = root.canonicalize().unwrap();
-        std::fs::write(root.join("ok.txt"), b"x").unwrap();
+        let root_path = root.canonicalize().unwrap();
+        let root = open_root(&root_path).unwrap();
+        let root_p = root_path.clone();
+        std::fs::write(root_p.join("ok.txt"), b"x").unwrap();
         std::fs::write(dir.path().join("secret"), b"s").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("secret"), root.join("link")).unwrap();
-        std::fs::create_dir(root.join("sub")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), root_p.join("link")).unwrap();
+        std::fs::create_dir(root_p.join("sub")).unwrap();
 
         assert!(open_confined(&root, "ok.txt").is_ok());
         assert!(open_confined(&root, "./ok.txt").is_ok());
@@ -113,7 +109,7 @@ mod tests {
             assert!(open_confined(&root, bad).is_err(), "{bad} was accepted");
         }
         // A hard link is the same inode as a file that may lie outside.
-        std::fs::hard_link(root.join("ok.txt"), root.join("twin.txt")).unwrap();
+        std::fs::hard_link(root_p.join("ok.txt"), root_p.join("twin.txt")).unwrap();
         let why = open_confined(&root, "twin.txt").unwrap_err();
         assert!(why.contains("hard links"), "{why}");
         // A long path is refused, and the refusal stays short.

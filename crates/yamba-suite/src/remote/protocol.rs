@@ -8,12 +8,17 @@ use sha2::Sha256;
 use std::io::{self, Read, Write};
 
 /// First bytes of a HELLO payload and of its reply: protocol name and version.
-pub const MAGIC: &[u8; 4] = b"YMB2";
+pub const MAGIC: &[u8; 4] = b"YMB3";
 /// The protocol version [`MAGIC`] names.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The first version's HELLO magic: recognised only to tell an old client
 /// to upgrade (its HELLO carried the token in clear).
 pub const MAGIC_V1: &[u8; 4] = b"YMB1";
+/// The second version's (frames after the handshake not authenticated):
+/// recognised only to tell an old client to upgrade.
+pub const MAGIC_V2: &[u8; 4] = b"YMB2";
+/// Bytes of a HELLO payload: magic, client nonce, client identifier.
+pub const HELLO_LEN: usize = 4 + NONCE + super::session::CLIENT_ID;
 /// Bytes in a frame header: op or status (1) and payload length (4).
 pub const HEADER: usize = 5;
 /// Bytes of each side's nonce, and of an HMAC-SHA256 proof.
@@ -119,6 +124,15 @@ pub fn fill_pattern(buf: &mut [u8], at: u64) {
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     use subtle::ConstantTimeEq;
     a.len() == b.len() && bool::from(a.ct_eq(b))
+}
+
+/// A HELLO's payload: magic, the client's nonce, and the identifier of a
+/// client holding `token` ([`super::session::client_id`]).
+pub fn hello_payload(token: &[u8], client_nonce: &[u8; NONCE]) -> Vec<u8> {
+    let mut p = MAGIC.to_vec();
+    p.extend_from_slice(client_nonce);
+    p.extend_from_slice(&super::session::client_id(token));
+    p
 }
 
 /// A fresh nonce from the operating system's generator.

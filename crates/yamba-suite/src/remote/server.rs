@@ -13,6 +13,7 @@
 
 use super::conn::Conn;
 use super::protocol::*;
+use super::session::{self, Handshake, Session, CLIENT_ID};
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -86,8 +87,11 @@ pub const REFUSAL_LINE_MAX: usize = 300;
 /// State shared by the gate and the connections.
 pub(super) struct Shared {
     pub(super) cfg: ServerConfig,
-    /// The canonical root, if files are served.
-    pub(super) root: Option<PathBuf>,
+    /// The root's descriptor, opened once: every request is resolved
+    /// beneath it (see [`super::paths`]).
+    pub(super) root_dir: Option<std::fs::File>,
+    /// The identifier a client holding the token sends in its HELLO.
+    client_id: [u8; CLIENT_ID],
     active: AtomicUsize,
     pending: AtomicUsize,
     stop: AtomicBool,
@@ -176,6 +180,10 @@ impl Agent {
             }
             None => None,
         };
+        let root_dir = match &root {
+            Some(r) => Some(super::paths::open_root(r)?),
+            None => None,
+        };
         let listener = TcpListener::bind(&cfg.listen)
             .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
         // A deep queue of connections not yet accepted: a flood of connects
@@ -191,8 +199,9 @@ impl Agent {
         Ok(Agent {
             listener,
             shared: Arc::new(Shared {
+                client_id: session::client_id(cfg.token.as_bytes()),
                 cfg,
-                root,
+                root_dir,
                 active: AtomicUsize::new(0),
                 pending: AtomicUsize::new(0),
                 stop: AtomicBool::new(false),
@@ -355,20 +364,31 @@ impl Drop for AgentHandle {
     }
 }
 
-/// Where limits are counted: an IPv4 address, or an IPv6 /64 (what one
-/// host usually holds).
+/// Where limits are counted: an IPv4 address, an IPv6 /64 (what one host
+/// usually holds), or this host (all of 127.0.0.0/8 and ::1: every local
+/// user connects from there, so spreading over loopback addresses buys
+/// nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Source {
     V4(u32),
     V6(u64),
+    Loopback,
 }
 
 impl Source {
     fn of(peer: &SocketAddr) -> Source {
+        let v4 = |a: std::net::Ipv4Addr| {
+            if a.is_loopback() {
+                Source::Loopback
+            } else {
+                Source::V4(a.into())
+            }
+        };
         match peer.ip() {
-            IpAddr::V4(a) => Source::V4(a.into()),
+            IpAddr::V4(a) => v4(a),
+            IpAddr::V6(a) if a.is_loopback() => Source::Loopback,
             IpAddr::V6(a) => match a.to_ipv4_mapped() {
-                Some(v4) => Source::V4(v4.into()),
+                Some(m) => v4(m),
                 None => Source::V6((u128::from(a) >> 64) as u64),
             },
         }
@@ -383,6 +403,7 @@ enum Step {
     Auth {
         server_nonce: [u8; NONCE],
         client_nonce: [u8; NONCE],
+        client_id: [u8; CLIENT_ID],
     },
 }
 
@@ -396,6 +417,10 @@ struct Pending {
     /// Bytes of the current frame so far (header, then payload).
     buf: Vec<u8>,
     step: Step,
+    /// Its HELLO carries the identifier of a client holding the token
+    /// (seen, or peeked at before it was read): the limits a flood or a
+    /// guesser can exhaust never close it.
+    known: bool,
 }
 
 /// A refused connection: its reason written, its sending side shut, what
@@ -436,8 +461,8 @@ struct Gate<'a> {
 enum Next {
     Wait,
     Refuse(String),
-    /// Authenticated: serve it.
-    Serve,
+    /// Authenticated: serve it, with its session.
+    Serve(Box<Session>),
     /// The peer left or broke the transport: close quietly.
     Drop,
 }
@@ -529,36 +554,41 @@ impl<'a> Gate<'a> {
         }
     }
 
-    /// A new connection: turned away at once if its address keeps failing
-    /// authentication; otherwise its handshake begins, the oldest of its
-    /// address (or of the busiest address) giving way when the limits are
-    /// reached.
+    /// A new connection: its handshake begins. When the limits are
+    /// reached, the oldest handshake of its address (or of the busiest
+    /// address) gives way — never one whose HELLO carries the identifier
+    /// of a client holding the token.
     fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
         let source = Source::of(&peer);
         if stream.set_nonblocking(true).is_err() {
             return;
         }
         let _ = stream.set_nodelay(true);
-        if let Some(wait) = self.locked_out(source) {
-            let why = format!(
-                "too many failed authentications from {}: try again in {:.0} s",
-                peer.ip(),
-                wait.as_secs_f64().ceil()
-            );
-            self.refuse(stream, peer, &why);
-            return;
-        }
+        let known = self.peek_known(&stream);
         let sh: &Arc<Shared> = self.sh;
         let cfg = &sh.cfg;
         if self.per_source.get(&source).copied().unwrap_or(0) >= cfg.max_pending_per_address {
-            if let Some(i) = self.oldest(Some(source)) {
-                let p = self.remove(i);
-                let why = format!(
-                    "too many unauthenticated connections from {} (limit {}): the oldest is closed",
-                    p.peer.ip(),
-                    cfg.max_pending_per_address
-                );
-                self.refuse(p.stream, p.peer, &why);
+            match self.victim(Some(source)) {
+                Some(i) => {
+                    let p = self.remove(i);
+                    let why = format!(
+                        "too many unauthenticated connections from {} (limit {}): the oldest is closed",
+                        p.peer.ip(),
+                        cfg.max_pending_per_address
+                    );
+                    self.refuse(p.stream, p.peer, &why);
+                }
+                // Every one of them is a client with the identifier.
+                None if !known => {
+                    let why = format!(
+                        "too many unauthenticated connections from {} (limit {})",
+                        peer.ip(),
+                        cfg.max_pending_per_address
+                    );
+                    self.refuse(stream, peer, &why);
+                    return;
+                }
+                None => {}
             }
         }
         if self.pending.len() >= cfg.max_pending {
@@ -567,13 +597,20 @@ impl<'a> Gate<'a> {
                 .iter()
                 .max_by_key(|(_, n)| **n)
                 .map(|(s, _)| *s);
-            if let Some(i) = self.oldest(busiest) {
+            if let Some(i) = self.victim(busiest).or_else(|| self.victim(None)) {
                 let p = self.remove(i);
                 let why = format!(
                     "too many unauthenticated connections (limit {}): the oldest of the busiest address is closed",
                     cfg.max_pending
                 );
                 self.refuse(p.stream, p.peer, &why);
+            } else if !known {
+                let why = format!(
+                    "too many unauthenticated connections (limit {})",
+                    cfg.max_pending
+                );
+                self.refuse(stream, peer, &why);
+                return;
             }
         }
         *self.per_source.entry(source).or_insert(0) += 1;
@@ -582,9 +619,49 @@ impl<'a> Gate<'a> {
             peer,
             source,
             since: Instant::now(),
-            buf: Vec::with_capacity(HEADER + 2 * NONCE),
+            buf: Vec::with_capacity(HEADER + HELLO_LEN),
             step: Step::Hello,
+            known,
         });
+    }
+
+    /// Whether what `stream` has sent so far (looked at, not consumed) is
+    /// a HELLO carrying the identifier of a client holding the token.
+    fn peek_known(&self, stream: &TcpStream) -> bool {
+        let mut b = [0u8; HEADER + HELLO_LEN];
+        match stream.peek(&mut b) {
+            Ok(n) if n == b.len() => {
+                let (op, len) = parse_header(b[..HEADER].try_into().unwrap());
+                op == OP_HELLO
+                    && len as usize == HELLO_LEN
+                    && &b[HEADER..HEADER + 4] == MAGIC
+                    && constant_time_eq(&b[HEADER + 4 + NONCE..], &self.sh.client_id)
+            }
+            _ => false,
+        }
+    }
+
+    /// The handshake to close when limits are reached: the oldest of
+    /// `source` (or of all) that has not shown the client identifier,
+    /// each candidate looked at once more (its HELLO may have arrived
+    /// since it was accepted). None when all are known clients.
+    fn victim(&mut self, source: Option<Source>) -> Option<usize> {
+        let mut order: Vec<usize> = (0..self.pending.len())
+            .filter(|&i| {
+                let p = &self.pending[i];
+                !p.known && source.is_none_or(|s| p.source == s)
+            })
+            .collect();
+        order.sort_by_key(|&i| self.pending[i].since);
+        for i in order {
+            let p = &self.pending[i];
+            if p.buf.is_empty() && matches!(p.step, Step::Hello) && self.peek_known(&p.stream) {
+                self.pending[i].known = true;
+                continue;
+            }
+            return Some(i);
+        }
+        None
     }
 
     /// The index of the oldest handshake (of `source`, if given).
@@ -624,9 +701,9 @@ impl<'a> Gate<'a> {
                     let p = self.remove(i);
                     self.refuse(p.stream, p.peer, &why);
                 }
-                Next::Serve => {
+                Next::Serve(session) => {
                     let p = self.remove(i);
-                    self.serve(p.stream, p.peer);
+                    self.serve(p.stream, p.peer, *session);
                 }
             }
         }
@@ -682,7 +759,8 @@ impl<'a> Gate<'a> {
             Step::Auth {
                 server_nonce,
                 client_nonce,
-            } => self.auth(i, &payload, &server_nonce, &client_nonce),
+                client_id,
+            } => self.auth(i, &payload, &server_nonce, &client_nonce, &client_id),
         }
     }
 
@@ -692,10 +770,31 @@ impl<'a> Gate<'a> {
                 "this client speaks yamba protocol 1 (token in clear text); this agent speaks {VERSION}: use the same yamba version on both ends"
             ));
         }
-        if payload.len() != 4 + NONCE || &payload[..4] != MAGIC {
+        if payload.len() >= 4 && &payload[..4] == MAGIC_V2 {
+            return Next::Refuse(format!(
+                "this client speaks yamba protocol 2 (frames not authenticated); this agent speaks {VERSION}: use the same yamba version on both ends"
+            ));
+        }
+        if payload.len() != HELLO_LEN || &payload[..4] != MAGIC {
             return Next::Refuse("not a yamba client (bad HELLO)".into());
         }
-        let client_nonce: [u8; NONCE] = payload[4..].try_into().unwrap();
+        let client_nonce: [u8; NONCE] = payload[4..4 + NONCE].try_into().unwrap();
+        let client_id: [u8; CLIENT_ID] = payload[4 + NONCE..].try_into().unwrap();
+        let known = constant_time_eq(&client_id, &self.sh.client_id);
+        self.pending[i].known = known;
+        // An address that keeps failing is turned away — unless it says
+        // it holds the token (which it then has to prove): a guesser on
+        // the same host cannot lock the real client out.
+        if !known {
+            let source = self.pending[i].source;
+            if let Some(wait) = self.locked_out(source) {
+                return Next::Refuse(format!(
+                    "too many failed authentications from {}: try again in {:.0} s",
+                    self.pending[i].peer.ip(),
+                    wait.as_secs_f64().ceil()
+                ));
+            }
+        }
         let server_nonce = nonce();
         let mut reply = MAGIC.to_vec();
         reply.extend_from_slice(&server_nonce);
@@ -703,6 +802,7 @@ impl<'a> Gate<'a> {
         p.step = Step::Auth {
             server_nonce,
             client_nonce,
+            client_id,
         };
         match send_now(&p.stream, ST_OK, &reply, &mut self.frame) {
             true => Next::Wait,
@@ -716,6 +816,7 @@ impl<'a> Gate<'a> {
         proof_got: &[u8],
         server_nonce: &[u8; NONCE],
         client_nonce: &[u8; NONCE],
+        client_id: &[u8; CLIENT_ID],
     ) -> Next {
         let token = self.sh.cfg.token.as_bytes();
         if !proof_ok(token, Prover::Client, server_nonce, client_nonce, proof_got) {
@@ -735,8 +836,18 @@ impl<'a> Gate<'a> {
         // The slot is taken before the client can know it is in, so that
         // the count a client sees after connecting includes it.
         self.sh.active.fetch_add(1, Ordering::SeqCst);
+        let session = Session::new(
+            token,
+            &Handshake {
+                server_nonce: *server_nonce,
+                client_nonce: *client_nonce,
+                client_id: *client_id,
+                max_message: self.sh.cfg.max_message,
+            },
+            session::From::Agent,
+        );
         match send_now(&self.pending[i].stream, ST_OK, &reply, &mut self.frame) {
-            true => Next::Serve,
+            true => Next::Serve(Box::new(session)),
             false => {
                 self.sh.active.fetch_sub(1, Ordering::SeqCst);
                 Next::Drop
@@ -746,7 +857,7 @@ impl<'a> Gate<'a> {
 
     /// Hands an authenticated connection, its slot already taken, to a
     /// thread of its own.
-    fn serve(&mut self, stream: TcpStream, peer: SocketAddr) {
+    fn serve(&mut self, stream: TcpStream, peer: SocketAddr, session: Session) {
         if stream.set_nonblocking(false).is_err() {
             self.sh.active.fetch_sub(1, Ordering::SeqCst);
             return;
@@ -756,7 +867,7 @@ impl<'a> Gate<'a> {
             .name("yamba-agent-conn".into())
             .spawn(move || {
                 let _slot = Slot(&sh.active);
-                if let Ok(mut conn) = Conn::new(stream, peer, &sh) {
+                if let Ok(mut conn) = Conn::new(stream, peer, &sh, session) {
                     conn.serve();
                 }
             });

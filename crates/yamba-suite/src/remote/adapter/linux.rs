@@ -1,25 +1,35 @@
-//! The agent's Linux adapter: files looked at through O_PATH (type,
-//! links, file system) before they are opened, and /proc/self/fd.
+//! The agent's Linux adapter: the root opened once (O_PATH), each request
+//! resolved beneath it (openat2, or a component walk: `beneath.rs`), the
+//! file looked at through O_PATH (type, links, file system) before it is
+//! opened.
+
+#[path = "beneath.rs"]
+mod beneath;
+
+pub use beneath::{force_component_walk, resolver};
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub const NAME: &str = "linux-sockets";
 
-/// Opens `p` for reading only once it is known to be a regular file,
-/// with one link, on a file system that holds data: first a handle
-/// that opens nothing (O_PATH: no device driver's open, no FIFO
-/// rendezvous, no final symlink followed), checked with fstat and
-/// fstatfs; then the same inode reopened through /proc/self/fd, and
-/// checked to be the same.
-pub fn open_regular(p: &Path) -> Result<File, String> {
-    let path = std::fs::OpenOptions::new()
+/// The root directory as a descriptor that opens nothing (O_PATH).
+pub fn open_root(p: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
         .open(p)
-        .map_err(|e| format!("cannot open: {e}"))?;
+}
+
+/// Opens `rel` beneath `root` for reading only once it is known to be a
+/// regular file, with one link, on a file system that holds data: first
+/// a handle that opens nothing (O_PATH), resolved beneath the root and
+/// checked with fstat and fstatfs; then the same inode reopened through
+/// /proc/self/fd, and checked to be the same.
+pub fn open_beneath(root: &File, rel: &str) -> Result<File, String> {
+    let path = beneath::handle_beneath(root, rel)?;
     let meta = path.metadata().map_err(|e| format!("cannot stat: {e}"))?;
     if !meta.file_type().is_file() {
         return Err("not a regular file".into());
@@ -86,8 +96,3 @@ const PSEUDO: &[(u32, &str)] = &[
     (0x9fa1, "openprom"),
     (0x9fa2, "usbdevfs"),
 ];
-
-/// The path the kernel reports for an open descriptor (/proc/self/fd).
-pub fn fd_path(f: &File) -> Option<PathBuf> {
-    std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok()
-}

@@ -3,14 +3,16 @@
 //! kernel actually opened.
 //!
 //! The interface every implementation provides: `NAME` (for the
-//! benchmarks that talk to an agent; `NO_ADAPTER` skips them), `open_regular` (a regular
-//! file with one link, on a file system that holds data, or why not) and
-//! `fd_path`.
+//! benchmarks that talk to an agent; `NO_ADAPTER` skips them),
+//! `open_root` (the served directory, once), `open_beneath` (a request
+//! resolved beneath it: a regular file with one link, on a file system
+//! that holds data, or why not), `resolver` (how paths are resolved, in
+//! words) and `force_component_walk` (tests).
 //!
-//! `linux.rs` on Linux (O_PATH, fstat and fstatfs before opening);
-//! `unsupported.rs` everywhere else, where the file is opened without
-//! following a final link or blocking and checked after, and the opened
-//! path cannot be read back (the agent's canonicalize checks remain).
+//! `linux.rs` on Linux (openat2 RESOLVE_BENEATH, or a component walk with
+//! O_NOFOLLOW; O_PATH, fstat and fstatfs before opening);
+//! `unsupported.rs` everywhere else: the component walk with O_NOFOLLOW,
+//! the file opened without blocking and checked after.
 
 #[cfg_attr(linux_adapters, path = "linux.rs")]
 #[cfg_attr(not(linux_adapters), path = "unsupported.rs")]
