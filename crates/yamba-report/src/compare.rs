@@ -882,10 +882,12 @@ fn compare_one(
             }
         }
         row.verdict = Verdict::TooFew;
+        // One process's interval: over its batches, or over the
+        // placements its code ran at (a one-process curve of the harness).
         let batch = |r: &BenchResult| {
             r.certainty
                 .as_ref()
-                .is_some_and(|c| c.block == BlockKind::Batch)
+                .is_some_and(|c| matches!(c.block, BlockKind::Batch | BlockKind::Placement))
         };
         // A precise run that replicates its results measured this one in
         // one process: a curve or sweep too costly to repeat.
