@@ -895,8 +895,60 @@ fn a_gate_that_cannot_decide_does_not_pass() {
 /// not gated and does not make the gate undecided.
 #[test]
 fn curves_of_precise_runs_are_not_gated_and_decide_nothing() {
+    curves_not_gated(false);
+    // A curve the harness times (mem.latency): its one process ran its code
+    // at several placements, so its interval is over the placements, not
+    // batches. Identical precise default runs were undecided on those
+    // lines in 5 of 5 pairs before.
+    curves_not_gated(true);
+}
+
+/// The curve's one process: its observations in batches, or its code at 4
+/// placements in turn (one observation each).
+fn one_process_interval(r: &mut yamba_results::BenchResult, placed: bool) {
+    use yamba_results::{Certainty, Method, MethodKind, Placement};
+    if !placed {
+        r.certainty = Certainty::within_process(&r.observations, 0.0, None);
+        return;
+    }
+    let placement = Placement {
+        placed: true,
+        why_not: None,
+        slots: 4,
+        stretch: 1,
+        window_bytes: 1 << 20,
+        granule_bytes: 16,
+        code_bytes: 64,
+        dummy_bytes: 0,
+        at: Vec::new(),
+    };
+    r.method = Some(Method {
+        kind: MethodKind::Single,
+        iterations: 1,
+        unroll: 1,
+        dummy_ns: None,
+        dummy: None,
+        base_subtracted_ns: None,
+        warmup_ns: 0.0,
+        target_precision: 0.01,
+        budget_s: 0.15,
+        elapsed_s: 0.1,
+        stopped: "budget".into(),
+        core_mhz: None,
+        core_adds_per_cycle: None,
+        placement: Some(placement.clone()),
+        phases: None,
+    });
+    r.certainty =
+        Certainty::within_process_placed(&r.observations, placement.rotation(), 0.0, None);
+    assert_eq!(
+        r.certainty.as_ref().unwrap().block,
+        yamba_results::BlockKind::Placement
+    );
+}
+
+fn curves_not_gated(placed: bool) {
     use yamba_report::compare::{gate_footer, GateLine, GateOutcome};
-    use yamba_results::Certainty;
     let precise = |scale: f64| {
         let mut curve = support::result(
             "mem.latency",
@@ -904,7 +956,7 @@ fn curves_of_precise_runs_are_not_gated_and_decide_nothing() {
             Unit::Nanoseconds,
             support::lognormal(5, 300, 80.0 * scale, 0.02),
         );
-        curve.certainty = Certainty::within_process(&curve.observations, 0.0, None);
+        one_process_interval(&mut curve, placed);
         let mut f = support::file(vec![
             support::blocked(
                 "cpu.x",
@@ -944,7 +996,7 @@ fn curves_of_precise_runs_are_not_gated_and_decide_nothing() {
             Unit::Nanoseconds,
             support::lognormal(6, 300, 100.0, 0.01),
         );
-        r.certainty = Certainty::within_process(&r.observations, 0.0, None);
+        r.certainty = yamba_results::Certainty::within_process(&r.observations, 0.0, None);
         r
     };
     let g = compare(&one, &one.clone(), 0.95).gated(5.0).gate.unwrap();
