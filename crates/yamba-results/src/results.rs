@@ -1369,7 +1369,6 @@ fn unique() -> u64 {
 /// Ok when `path` is free, or a regular file (directly or at the end of
 /// a symbolic link) that may be replaced; otherwise why not, in one line.
 pub fn writable_output(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::FileTypeExt;
     let t = match std::fs::metadata(path) {
         Ok(m) => m.file_type(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -1378,9 +1377,21 @@ pub fn writable_output(path: &Path) -> std::io::Result<()> {
         }
         Err(e) => return Err(e),
     };
-    let what = if t.is_file() {
+    if t.is_file() {
         return Ok(());
-    } else if t.is_dir() {
+    }
+    let what = special_kind(t).unwrap_or("of another kind");
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("not a regular file ({what}): only a regular file or a new name is written"),
+    ))
+}
+
+/// A file type other than a regular file, in words; None for a kind
+/// without a name here.
+fn special_kind(t: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if t.is_dir() {
         "a directory"
     } else if t.is_char_device() {
         "a character device"
@@ -1391,12 +1402,8 @@ pub fn writable_output(path: &Path) -> std::io::Result<()> {
     } else if t.is_socket() {
         "a socket"
     } else {
-        "of another kind"
-    };
-    Err(std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        format!("not a regular file ({what}): only a regular file or a new name is written"),
-    ))
+        return None;
+    })
 }
 
 fn env_limits() -> Result<crate::limits::Limits, ReadError> {
@@ -1410,19 +1417,10 @@ fn env_limits() -> Result<crate::limits::Limits, ReadError> {
 pub fn readable_input(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::FileTypeExt;
     let t = std::fs::metadata(path)?.file_type();
-    let what = if t.is_file() || t.is_fifo() {
+    if t.is_file() || t.is_fifo() {
         return Ok(());
-    } else if t.is_dir() {
-        "a directory"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    };
+    }
+    let what = special_kind(t).unwrap_or("not a regular file");
     Err(std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
         format!("is {what}, not a file of results"),

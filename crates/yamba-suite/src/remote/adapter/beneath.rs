@@ -126,21 +126,12 @@ pub fn handle_beneath(root: &File, rel: &str) -> Result<File, String> {
 /// before, the last component too (a symbolic link there is returned as
 /// itself, and refused by its type), then the position proven.
 fn walk(root: &File, rel: &str) -> Result<File, String> {
-    let parts: Vec<&str> = rel
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    let Some((last, dirs)) = parts.split_last() else {
-        return Err("names the root itself, not a file".into());
-    };
-    if parts.contains(&"..") {
-        return Err("'..' is not allowed".into());
-    }
+    let (dirs, last) = crate::remote::adapter::split_request(rel)?;
     let mut cur: OwnedFd = root
         .try_clone()
         .map_err(|e| format!("cannot open: {e}"))?
         .into();
-    for d in dirs {
+    for d in &dirs {
         cur = at(&cur, d, libc::O_DIRECTORY).map_err(|e| match e {
             libc::ELOOP | libc::ENOTDIR => {
                 format!("\"{d}\" on the way is not a directory (symbolic links are not followed without openat2)")

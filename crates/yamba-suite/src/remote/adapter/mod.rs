@@ -19,3 +19,20 @@
 mod imp;
 
 pub use imp::*;
+
+/// A request's directories on the way and its last name (empty and `.`
+/// names dropped), for the component walk every adapter has; the root
+/// itself and `..` refused.
+fn split_request(rel: &str) -> Result<(Vec<&str>, &str), String> {
+    let mut parts: Vec<&str> = rel
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let Some(last) = parts.pop() else {
+        return Err("names the root itself, not a file".into());
+    };
+    if last == ".." || parts.contains(&"..") {
+        return Err("'..' is not allowed".into());
+    }
+    Ok((parts, last))
+}

@@ -57,21 +57,12 @@ fn id(f: &OwnedFd) -> Result<(u64, u64), String> {
 /// Opens `rel` beneath `root` without following any symbolic link, then
 /// checks it is a regular file with one link.
 pub fn open_beneath(root: &File, rel: &str) -> Result<File, String> {
-    let parts: Vec<&str> = rel
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    let Some((last, dirs)) = parts.split_last() else {
-        return Err("names the root itself, not a file".into());
-    };
-    if parts.contains(&"..") {
-        return Err("'..' is not allowed".into());
-    }
+    let (dirs, last) = crate::remote::adapter::split_request(rel)?;
     let mut cur: OwnedFd = root
         .try_clone()
         .map_err(|e| format!("cannot open: {e}"))?
         .into();
-    for d in dirs {
+    for d in &dirs {
         cur = at(&cur, d, libc::O_RDONLY | libc::O_DIRECTORY)?;
     }
     let file: File = at(&cur, last, libc::O_RDONLY | libc::O_NONBLOCK)?.into();
