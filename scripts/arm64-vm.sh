@@ -79,15 +79,19 @@ fetch() {
 # The toolchain: rustup's aarch64 standard library when installed (the same
 # rustc as the x86-64 build), else Debian's Rust with libstd-rust-dev:arm64.
 # No debug info: the guest gets stripped binaries, and without it the cross
-# build (from scratch in CI) is shorter.
+# build (from scratch in CI) is shorter. The dependencies (not yamba's own
+# crates, whose code the guest checks) at opt-level 1: the guest checks
+# code paths, not speed, and optimising them was most of the cross build.
+# YAMBA_ARM64_DEPS_OPT=3 builds them as a release does.
 cross_cargo() {
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
   export CARGO_PROFILE_RELEASE_DEBUG=0
   export CARGO_TARGET_DIR=$CROSS
+  local deps=(--config "profile.release.package.\"*\".opt-level=${YAMBA_ARM64_DEPS_OPT:-1}")
   if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx $TARGET; then
-    cargo "$@"
+    cargo "${deps[@]}" "$@"
   elif [ -d /usr/lib/rustlib/$TARGET ]; then
-    RUSTC=/usr/bin/rustc /usr/bin/cargo "$@"
+    RUSTC=/usr/bin/rustc /usr/bin/cargo "${deps[@]}" "$@"
   else
     die "no aarch64 Rust standard library: rustup target add $TARGET (or apt-get install libstd-rust-dev:arm64)"
   fi

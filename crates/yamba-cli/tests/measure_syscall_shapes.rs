@@ -21,7 +21,8 @@
 //! 5% of the range they span. Where the shapes' ranges are apart (Intel:
 //! inline ~117 ns, call ~180 ns) that tells the shapes apart; where two
 //! shapes' ranges overlap (AMD), yamba's two figures must also be in the
-//! order of the C medians, so a swapped or mislabelled shape still fails.
+//! order of the C medians when those differ by more than 5%, so a swapped
+//! or mislabelled shape still fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -314,6 +315,12 @@ fn three_shapes_measure_what_c_loops_of_those_shapes_measure() {
             for y in &seen[i + 1..] {
                 let same_call = x.0.split('.').next() == y.0.split('.').next();
                 if !same_call || x.2 * 1.05 < y.1 * 0.95 || y.2 * 1.05 < x.1 * 0.95 {
+                    continue;
+                }
+                // Shapes whose C medians are within the check's 5% cost the
+                // same (the call and libc's wrapper: 162.0 / 163.4 ns on the
+                // AMD guest); their order is a coin's, not a property.
+                if (x.3 / y.3).ln().abs() < 1.05f64.ln() {
                     continue;
                 }
                 let in_order = (x.3 < y.3) == (x.4 < y.4);

@@ -14,6 +14,11 @@
 //! Skips, saying why, only when no browser can be found or started
 //! (`yamba_testkit::skip!`): under YAMBA_CI=1 that fails the test, since
 //! .ci/skips does not list it.
+//!
+//! Built for x86-64 hosts only, as headless_chrome is a dev-dependency
+//! there alone: the aarch64 cross build (for the emulated guest, which has
+//! no browser) spent 141 of its 416 s compiling it.
+#![cfg(target_arch = "x86_64")]
 
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
