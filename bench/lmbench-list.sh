@@ -59,7 +59,7 @@ trap cleanup EXIT
 echo "building lmbench ($LMBENCH) and yamba ..." >&2
 bash "$PEERS/build-lmbench.sh" "$LMBENCH" >/dev/null
 (cd "$LMBENCH/src" && make -s O=../bin/x86 CFLAGS="-O2 -I/usr/include/tirpc -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1" \
-  LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello >/dev/null 2>&1)
+  LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello ../bin/x86/lat_fifo ../bin/x86/lat_unix_connect ../bin/x86/lat_select >/dev/null 2>&1)
 cp "$LMBENCH/bin/x86/hello" /tmp/hello   # lat_proc exec and shell run /tmp/hello
 (cd "$repo" && cargo build --release -q -p yamba-cli)
 Y="$repo/target/release/yamba"
@@ -173,6 +173,15 @@ row "lat_syscall fstat" cpu.syscall.fstat "$(ymed "$f" cpu.syscall.fstat 0.001)"
 row "lat_syscall open" cpu.syscall.open "$(ymed "$f" cpu.syscall.open 0.001)" \
   "$(lm "sed -n 's/^Simple open\/close: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_syscall" "${N[@]}" open "$small")" µs "open + close, same path"
 
+# --- lat_select file, tcp ------------------------------------------------------
+f=$(yamba cpu.syscall.select)
+for n in 10 100 250; do
+  row "lat_select -n $n file" "cpu.syscall.select.file.$n" "$(ymed "$f" "cpu.syscall.select.file.$n" 0.001)" \
+    "$(cd "$work" && lm "sed -n 's/^Select on $n fd.s: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_select" "${N[@]}" -n "$n" file)" µs "one regular file's descriptors, writability, zero timeout"
+  row "lat_select -n $n tcp" "cpu.syscall.select.tcp.$n" "$(ymed "$f" "cpu.syscall.select.tcp.$n" 0.001)" \
+    "$(lm "sed -n 's/^Select on $n tcp fd.s: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_select" "${N[@]}" -n "$n" tcp)" µs "connected loopback sockets"
+done
+
 # --- lat_fs -------------------------------------------------------------------
 f=$(yamba fs.create_delete)
 fs_out="$work/lat_fs.txt"
@@ -199,6 +208,26 @@ without=$(lm "sed -n 's/^TCP\/IP connection cost to 127.0.0.1: \([0-9.]*\) micro
 row "lat_connect" net.tcp.connect_close "$(ymed "$f" net.tcp.connect_close 0.001)" "$with" µs "socket + connect + close; server accepts"
 row "lat_connect (ref)" net.tcp.connect "$(ymed "$f" net.tcp.connect 0.001)" "$with" µs "yamba also waits for the server's accept + close"
 row "lat_connect no server" net.tcp.connect_refused_naive "$(ymed "$f" net.tcp.connect_refused_naive 0.001)" "$without" µs "refused connects: lmbench reports them, yamba withholds"
+
+# --- lat_unix_connect, lat_fifo ---------------------------------------------------
+f=$(yamba net.unix.connect_close)
+# lmbench's server binds /tmp/af_unix; on the other CPU, as yamba's peer.
+rm -f /tmp/af_unix
+taskset -c "$other" "$LB/lat_unix_connect" -s >/dev/null 2>&1 || true
+sleep 0.5
+ux=$(lm "sed -n 's/^UNIX connection cost: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_unix_connect" "${N[@]}")
+"$LB/lat_unix_connect" -S >/dev/null 2>&1 || true
+row lat_unix_connect net.unix.connect_close "$(ymed "$f" net.unix.connect_close 0.001)" "$ux" µs "socket + connect + close to a path; server accepts"
+f=$(yamba ipc.rtt --set ipc.transports=fifo)
+# lat_fifo's writer never exits (it spins on end-of-file, holding our
+# output open): its output goes to a file, and the writer is killed.
+fifo_out="$work/lat_fifo.txt"
+for _ in $(seq "$REPS"); do
+  timeout -s KILL 120 taskset -c "$CPU" "${rt[@]}" "$LB/lat_fifo" "${N[@]}" >>"$fifo_out" 2>&1 || true
+  pkill -KILL -x lat_fifo || true
+done
+row lat_fifo ipc.rtt.fifo.same_cpu "$(ymed "$f" ipc.rtt.fifo.same_cpu 0.001)" \
+  "$(sed -n 's/^Fifo latency: \([0-9.]*\) microseconds/\1/p' "$fifo_out" | median)" µs "two FIFOs, 1 byte each way, peer on the same CPU"
 
 # --- mhz ----------------------------------------------------------------------
 f=$(yamba cpu.mhz)

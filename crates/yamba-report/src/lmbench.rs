@@ -175,8 +175,8 @@ pub const COLUMNS: &[Column] = &[
         table: Table::Processes,
         head: ["slct", "TCP"],
         width: 4,
-        source: Source::None("select(2) on 100 TCP sockets: no yamba benchmark"),
-        key: "",
+        source: from(&["cpu.syscall.select.tcp.100"]),
+        key: "lat_tcp_select",
     },
     Column {
         table: Table::Processes,
@@ -374,8 +374,8 @@ pub const COLUMNS: &[Column] = &[
         table: Table::FileVm,
         head: ["100fd", "selct"],
         width: 5,
-        source: Source::None("select(2) on 100 files: no yamba benchmark"),
-        key: "",
+        source: from(&["cpu.syscall.select.file.100"]),
+        key: "lat_fd_select",
     },
     // *Local* Communication bandwidths
     Column {
@@ -750,6 +750,8 @@ pub fn export(file: &ResultsFile) -> String {
         let _ = writeln!(out, "Simple fstat: {v:.4} microseconds");
     }
     us(&mut out, "Simple open/close", "lat_openclose");
+    us(&mut out, "Select on 100 fd's", "lat_fd_select");
+    us(&mut out, "Select on 100 tcp fd's", "lat_tcp_select");
     us(&mut out, "Signal handler installation", "lat_siginstall");
     us(&mut out, "Signal handler overhead", "lat_sigcatch");
     us(&mut out, "Protection fault", "lat_protfault");

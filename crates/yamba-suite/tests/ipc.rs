@@ -1,6 +1,6 @@
 //! The `ipc` area's deterministic checks: bad settings are one clear
-//! error, one-way transfers carry their clock check, and a peer CPU we
-//! take is caught. Its ground truths against measurements are in
+//! error, one-way transfers carry their clock check, a FIFO round trip is
+//! answered and leaves no name behind, and a peer CPU we take is caught. Its ground truths against measurements are in
 //! measure_ipc.rs.
 
 mod support;
@@ -91,6 +91,33 @@ fn one_way_transfers_carry_their_clock_check() {
 /// peer's CPU the whole time, at nice −20 so that the peer cannot preempt
 /// it on wake-up, the peer does not have its CPU to itself, and the
 /// cross-CPU round trip is withheld, naming that check.
+/// The FIFO transport answers every request, and leaves nothing behind:
+/// its names are gone before the first byte moves (no `yamba-fifo-*`
+/// directory remains in the temporary directory).
+#[test]
+fn fifo_round_trips_are_answered_and_leave_no_name_behind() {
+    let _serial = serial();
+    let fifo_dirs = || -> std::collections::BTreeSet<std::ffi::OsString> {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.file_name()))
+            .filter(|n| n.to_string_lossy().starts_with("yamba-fifo-"))
+            .collect()
+    };
+    let before = fifo_dirs();
+    let rs = run_with(&ipc::rtt::RTT, &[("transports", "fifo")]);
+    let r = find(&rs, "ipc.rtt.fifo.same_cpu");
+    assert_eq!(r.status, Status::Ok, "{:?}", r.reason);
+    assert!(
+        evidence(r, "every request got its reply").ok,
+        "{:?}",
+        r.evidence
+    );
+    assert!(r.description.contains("FIFO"), "{}", r.description);
+    let left: Vec<_> = fifo_dirs().difference(&before).cloned().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
 #[test]
 fn cross_cpu_round_trip_is_withheld_when_the_peer_cpu_is_taken() {
     let _serial = serial();

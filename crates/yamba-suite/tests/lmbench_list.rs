@@ -119,6 +119,63 @@ fn refused_connections_are_not_reported_as_connections() {
     );
 }
 
+/// select(2) and poll(2) over 10, 100 and 250 ready descriptors, files
+/// and TCP sockets: every result is there, every call saw all N ready,
+/// and the cost per descriptor is recorded.
+#[test]
+fn select_and_poll_see_every_descriptor_ready() {
+    let _g = serial();
+    for b in [&cpu::select::SELECT, &cpu::select::POLL] {
+        let rs = run(b);
+        assert_eq!(rs.len(), 2 * cpu::select::SIZES.len(), "{}", b.id);
+        for kind in ["file", "tcp"] {
+            for n in cpu::select::SIZES {
+                let r = find(&rs, &format!("{}.{kind}.{n}", b.id));
+                assert_ok(r);
+                assert!(evidence(r, "every call reported all the descriptors ready").ok);
+                assert_eq!(r.params["descriptors"], n);
+                assert!(
+                    r.params["ns_per_descriptor"].as_f64().is_some(),
+                    "{:?}",
+                    r.params
+                );
+            }
+        }
+    }
+}
+
+/// An AF_UNIX connection to a path (lmbench's lat_unix_connect) is really
+/// made, three ways, as a TCP one is; a scratch directory whose path an
+/// AF_UNIX address cannot hold is one clear reason, not a wrong socket.
+#[test]
+fn unix_connections_are_made_and_a_path_too_long_is_said() {
+    let _g = serial();
+    let rs = run(&net::connect_close::UNIX_CONNECT_CLOSE);
+    let r = find(&rs, "net.unix.connect_close");
+    assert_ok(r);
+    assert!(evidence(r, "every connection was really made").ok);
+    assert!(evidence(r, "the connected socket's peer was the server").ok);
+    assert!(evidence(r, "the server accepted every connection").ok);
+    assert!(r.params["endpoint"].as_str().unwrap().contains("AF_UNIX"));
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("d".repeat(110));
+    std::fs::create_dir(&deep).unwrap();
+    let session = yamba_core::Session::prepare(RunConfig::quick());
+    let rs = yamba_core::runner::run_one(
+        &session,
+        &net::connect_close::UNIX_CONNECT_CLOSE,
+        Mode::Hot,
+        &deep,
+    );
+    let r = find(&rs, "net.unix.connect_close");
+    assert_ne!(r.status, Status::Ok);
+    let why = r.reason.as_deref().unwrap_or("");
+    assert!(
+        why.contains("holds at most 107") && why.contains("--scratch"),
+        "{why}"
+    );
+}
+
 /// The ring's processes really touch their working sets (every hop's sum
 /// is reported and checked); the whole sweep gives one checked curve per
 /// size. Whether the kernel switched each process exactly once per round

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use support::find;
 use yamba_core::{BenchResult, Benchmark, Clock, Mode, RunConfig, Status};
-use yamba_suite::{cpu, fs, ipc, mem, proc};
+use yamba_suite::{cpu, fs, ipc, mem, net, proc};
 use yamba_testkit::{alone, check, Accept};
 
 fn run_with(b: &'static Benchmark, settings: &[(&str, &str)]) -> Vec<BenchResult> {
@@ -434,5 +434,64 @@ fn shell_runs_the_command_and_costs_more_than_a_vfork() {
             let vfork = run(&proc::exec::VFORK);
             let v = ok(find(&vfork, "proc.vfork"))?;
             Ok::<f64, String>(sh / v)
+        });
+}
+
+/// select(2) looks at every descriptor: its cost is linear in their
+/// number, so the cost per descriptor from 100 to 250 is the cost per
+/// descriptor from 10 to 100 (AMD EPYC guest: 8.9 and 8.7 ns for a file's
+/// descriptors, 56.6 and 56.5 ns for TCP sockets). A benchmark that did
+/// not hand the kernel all N descriptors breaks the line. (poll(2) is not
+/// a line there: the kernel keeps the first 30 or so pollfds on its stack
+/// and allocates for more, so its first slope is steeper — 11.6 against
+/// 7.0 ns per file descriptor; printed, not checked.) Each run's value is
+/// the worse |ln(slope ratio)| of the two kinds; rule: the median run's at
+/// most ln 1.25.
+#[test]
+fn select_costs_a_line_in_the_descriptors() {
+    check!(
+        "worse |ln(slope 100→250 / slope 10→100)| of select over files and TCP sockets",
+        Accept::at_most(1.25f64.ln())
+    )
+    .attempts(5, 15)
+    .run(|| -> Result<f64, String> {
+        let mut worst: f64 = 0.0;
+        for b in [&cpu::select::SELECT, &cpu::select::POLL] {
+            let rs = run(b);
+            for kind in ["file", "tcp"] {
+                let t = |n: usize| ok(find(&rs, &format!("{}.{kind}.{n}", b.id)));
+                let (a, m, z) = (t(10)?, t(100)?, t(250)?);
+                let ratio = ((z - m) / 150.0) / ((m - a) / 90.0);
+                eprintln!(
+                    "{} {kind}: {a:.0} / {m:.0} / {z:.0} ns; slope ratio {ratio:.3}",
+                    b.id
+                );
+                if b.id == cpu::select::SELECT.id {
+                    if ratio.is_nan() || ratio <= 0.0 {
+                        return Err(format!("{} {kind}: no rise with N", b.id));
+                    }
+                    worst = worst.max(ratio.ln().abs());
+                }
+            }
+        }
+        Ok(worst)
+    });
+}
+
+/// A connection over AF_UNIX skips what TCP does on loopback (the
+/// three-way handshake through the network stack, a port, a timer): it
+/// costs well under a TCP connection (AMD EPYC guest: 8.2 against 30.8 µs,
+/// 0.27). Had `net.unix.connect_close` gone over TCP, the two would be
+/// equal. Rule: the median of UNIX / TCP over fresh runs at most 0.6.
+#[test]
+fn a_unix_connection_costs_less_than_a_tcp_one() {
+    check!("UNIX connect / TCP connect", Accept::at_most(0.6))
+        .attempts(5, 15)
+        .run(|| -> Result<f64, String> {
+            let unix = run(&net::connect_close::UNIX_CONNECT_CLOSE);
+            let tcp = run(&net::connect_close::CONNECT_CLOSE);
+            let u = ok(find(&unix, "net.unix.connect_close"))?;
+            let t = ok(find(&tcp, "net.tcp.connect_close"))?;
+            Ok(u / t)
         });
 }

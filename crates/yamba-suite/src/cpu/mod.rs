@@ -9,6 +9,7 @@ pub mod file_syscalls;
 pub mod loop_overhead;
 pub mod mhz;
 pub mod ops;
+pub mod select;
 pub mod syscall;
 pub mod timer;
 
@@ -24,6 +25,8 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &file_syscalls::WRITE_DEVNULL,
     &file_syscalls::FSTAT,
     &file_syscalls::OPEN,
+    &select::SELECT,
+    &select::POLL,
     &mhz::MHZ,
     &ops::OPS,
     &ops::PARALLEL,

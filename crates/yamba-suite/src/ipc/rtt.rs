@@ -265,7 +265,7 @@ pub static RTT: Benchmark = Benchmark {
     id: "ipc.rtt",
     area: "ipc",
     unit: Unit::Nanoseconds,
-    description: "null-RPC round trip (1-byte request and reply, peer process) over pipe, UNIX stream/datagram sockets, eventfd, futex, POSIX mq, shared-memory spin; same CPU and across CPUs",
+    description: "null-RPC round trip (1-byte request and reply, peer process) over pipe, FIFO, UNIX stream/datagram sockets, eventfd, futex, POSIX mq, shared-memory spin; same CPU and across CPUs",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
     run: run_rtt,

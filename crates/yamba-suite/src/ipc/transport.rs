@@ -12,6 +12,8 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
     Pipe,
+    /// Two FIFOs (named pipes): lmbench's lat_fifo.
+    Fifo,
     UnixStream,
     UnixDgram,
     Eventfd,
@@ -25,8 +27,9 @@ pub enum Transport {
 }
 
 impl Transport {
-    pub const ALL: [Transport; 7] = [
+    pub const ALL: [Transport; 8] = [
         Transport::Pipe,
+        Transport::Fifo,
         Transport::UnixStream,
         Transport::UnixDgram,
         Transport::Eventfd,
@@ -36,8 +39,9 @@ impl Transport {
     ];
 
     /// The names of [`Transport::ALL`], in order (for `--set ipc.transports`).
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "pipe",
+        "fifo",
         "unix_stream",
         "unix_dgram",
         "eventfd",
@@ -49,6 +53,7 @@ impl Transport {
     pub fn name(self) -> &'static str {
         match self {
             Transport::Pipe => "pipe",
+            Transport::Fifo => "fifo",
             Transport::UnixStream => "unix_stream",
             Transport::UnixDgram => "unix_dgram",
             Transport::Eventfd => "eventfd",
@@ -62,6 +67,9 @@ impl Transport {
     pub fn describe(self) -> &'static str {
         match self {
             Transport::Pipe => "two pipes, one per direction, 1 byte",
+            Transport::Fifo => {
+                "two FIFOs (named pipes, their names removed once open), one per direction, 1 byte"
+            }
             Transport::UnixStream => "AF_UNIX SOCK_STREAM socketpair, 1 byte",
             Transport::UnixDgram => "AF_UNIX SOCK_DGRAM socketpair, 1-byte datagrams",
             Transport::Eventfd => "two eventfds, one per direction, 8-byte counter",
@@ -100,9 +108,13 @@ pub type Pair = (Box<dyn Half>, Box<dyn Half>);
 /// Creates a connected (client, server) pair.
 pub fn open(t: Transport) -> Result<Pair, String> {
     Ok(match t {
-        Transport::Pipe => {
-            let (r1, w1) = adapter::pipe()?;
-            let (r2, w2) = adapter::pipe()?;
+        Transport::Pipe | Transport::Fifo => {
+            let pipe = match t {
+                Transport::Fifo => adapter::fifo,
+                _ => adapter::pipe,
+            };
+            let (r1, w1) = pipe()?;
+            let (r2, w2) = pipe()?;
             (
                 Box::new(FdHalf::new(r2, w1, 1)),
                 Box::new(FdHalf::new(r1, w2, 1)),

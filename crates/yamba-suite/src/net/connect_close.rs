@@ -8,6 +8,11 @@
 //! every 16th connection was the server's (getpeername), and the server
 //! accepted as many connections as were made.
 //!
+//! `net.unix.connect_close`: the same over an AF_UNIX stream socket bound
+//! to a path in the scratch directory (lmbench's lat_unix_connect): the
+//! socket, connect and close, a peer thread accepting and closing; the
+//! same evidence (the peer's name is the socket's path).
+//!
 //! `net.tcp.connect_refused_naive`: lmbench's loop as it runs when no
 //! server is listening (`lat_connect` without `lat_connect -s` first): it
 //! does not look at connect's result, so it times a refused connection —
@@ -18,6 +23,8 @@
 
 use super::{adapter, local_only, peer, PEER_CPU};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,6 +40,18 @@ pub static CONNECT_CLOSE: Benchmark = Benchmark {
     requires: local_only,
     settings: &[PEER_CPU],
     run: run_connect_close,
+    ..Benchmark::TEMPLATE
+};
+
+pub static UNIX_CONNECT_CLOSE: Benchmark = Benchmark {
+    id: "net.unix.connect_close",
+    area: "net",
+    unit: Unit::Nanoseconds,
+    description: "AF_UNIX stream socket + connect + close to a path, seen from the client (lmbench's lat_unix_connect), each connection checked to be made",
+    adapter: adapter::NAME,
+    requires: local_only,
+    settings: &[PEER_CPU],
+    run: run_unix_connect_close,
     ..Benchmark::TEMPLATE
 };
 
@@ -63,8 +82,37 @@ struct Outcome {
     refused: u64,
 }
 
-/// Times socket + connect + close to `addr`, one at a time.
-fn time_connects(ctx: &Ctx, addr: SocketAddr) -> (yamba_core::Measured, Outcome) {
+/// Where the client connects: a TCP address, or a UNIX socket's path.
+enum Endpoint {
+    Tcp(SocketAddr),
+    Unix(PathBuf),
+}
+
+impl Endpoint {
+    /// socket + connect (the socket closes when the result is dropped):
+    /// with `name_peer`, whether the connected socket's peer is the server.
+    fn connect(&self, name_peer: bool) -> std::io::Result<Option<bool>> {
+        match self {
+            Endpoint::Tcp(addr) => {
+                let s = TcpStream::connect(addr)?;
+                Ok(name_peer.then(|| s.peer_addr().ok() == Some(*addr)))
+            }
+            Endpoint::Unix(path) => {
+                let s = UnixStream::connect(path)?;
+                Ok(name_peer.then(|| {
+                    s.peer_addr()
+                        .ok()
+                        .and_then(|a| a.as_pathname().map(Path::to_path_buf))
+                        .as_ref()
+                        == Some(path)
+                }))
+            }
+        }
+    }
+}
+
+/// Times socket + connect + close to `to`, one at a time.
+fn time_connects(ctx: &Ctx, to: &Endpoint) -> (yamba_core::Measured, Outcome) {
     let mut plan = ctx.plan();
     plan.max_observations = plan.max_observations.min(MAX_CONNECTIONS);
     let mut o = Outcome::default();
@@ -76,16 +124,13 @@ fn time_connects(ctx: &Ctx, addr: SocketAddr) -> (yamba_core::Measured, Outcome)
         || {},
         || {
             o.attempts += 1;
-            match TcpStream::connect(addr) {
-                Ok(s) => {
+            match to.connect(o.attempts % 16 == 1) {
+                Ok(peer_named) => {
                     o.made += 1;
-                    if o.attempts % 16 == 1 {
+                    if let Some(ok) = peer_named {
                         o.peer_samples += 1;
-                        if s.peer_addr().ok() == Some(addr) {
-                            o.peer_ok += 1;
-                        }
+                        o.peer_ok += u64::from(ok);
                     }
-                    drop(s);
                 }
                 Err(e) => {
                     if e.kind() == std::io::ErrorKind::ConnectionRefused {
@@ -97,6 +142,44 @@ fn time_connects(ctx: &Ctx, addr: SocketAddr) -> (yamba_core::Measured, Outcome)
         },
     );
     (m, o)
+}
+
+/// The server: accepts connections and closes them at once until `stop`,
+/// counting what it accepted.
+fn accept_and_close<S>(
+    incoming: impl Iterator<Item = std::io::Result<S>>,
+    stop: &AtomicBool,
+    accepted: &AtomicU64,
+) {
+    for s in incoming {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        if s.is_ok() {
+            accepted.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// The server may still be accepting the last connections: waits for it
+/// (at most 5 s), then stops it with one more connection to wake its
+/// accept. Returns how many it accepted.
+fn stop_server(
+    to: &Endpoint,
+    made: u64,
+    accepted: &AtomicU64,
+    stop: &AtomicBool,
+    server: std::thread::JoinHandle<()>,
+) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while accepted.load(Ordering::SeqCst) < made && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let n = accepted.load(Ordering::SeqCst);
+    stop.store(true, Ordering::SeqCst);
+    let _ = to.connect(false);
+    let _ = server.join();
+    n
 }
 
 fn add_made_evidence(r: &mut BenchResult, o: &Outcome, accepted: Option<u64>) {
@@ -140,26 +223,11 @@ fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
     let accepted = Arc::new(AtomicU64::new(0));
     let (st, ac) = (stop.clone(), accepted.clone());
     let server = peer::spawn(peer::cpu(ctx)?, move || {
-        for s in listener.incoming() {
-            if st.load(Ordering::SeqCst) {
-                return;
-            }
-            if s.is_ok() {
-                ac.fetch_add(1, Ordering::SeqCst);
-            }
-        }
+        accept_and_close(listener.incoming(), &st, &ac)
     })?;
-    let (m, o) = time_connects(ctx, addr);
-    // The server may still be accepting the last connections: wait for it
-    // (bounded), then wake it with one more connection to stop it.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while accepted.load(Ordering::SeqCst) < o.made && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let n_accepted = accepted.load(Ordering::SeqCst);
-    stop.store(true, Ordering::SeqCst);
-    let _ = TcpStream::connect(addr);
-    let _ = server.join();
+    let to = Endpoint::Tcp(addr);
+    let (m, o) = time_connects(ctx, &to);
+    let n_accepted = stop_server(&to, o.made, &accepted, &stop, server);
     let mut r = ctx.measured_result(None, m);
     super::label(ctx, &mut r, &super::Target::Local);
     r.param(
@@ -169,6 +237,63 @@ fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
     .param("server", "peer thread: accept + close");
     add_made_evidence(&mut r, &o, Some(n_accepted));
     super::warn_syn_retries(&mut r);
+    ctx.push(r);
+    Ok(())
+}
+
+/// The UNIX socket's path, in the run's scratch directory; the name is
+/// the process's, so two runs sharing a scratch directory do not meet.
+fn unix_path(ctx: &Ctx) -> Result<PathBuf, String> {
+    let path = ctx
+        .scratch_dir()
+        .join(format!("yamba-connect-{}.sock", std::process::id()));
+    // sockaddr_un holds 108 bytes, its terminating NUL included.
+    let len = path.as_os_str().len();
+    if len >= 108 {
+        return Err(format!(
+            "the socket's path {} is {len} bytes, and an AF_UNIX address holds at most 107: \
+             give a shorter --scratch directory",
+            path.display()
+        ));
+    }
+    Ok(path)
+}
+
+/// Removes the socket's name when the benchmark ends, however it ends.
+struct Unlink(PathBuf);
+
+impl Drop for Unlink {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn run_unix_connect_close(ctx: &mut Ctx) -> Result<(), String> {
+    let path = unix_path(ctx)?;
+    let cpu = peer::cpu(ctx)?;
+    let _ = std::fs::remove_file(&path);
+    let listener =
+        UnixListener::bind(&path).map_err(|e| format!("bind {}: {e}", path.display()))?;
+    let _unlink = Unlink(path.clone());
+    let stop = Arc::new(AtomicBool::new(false));
+    let accepted = Arc::new(AtomicU64::new(0));
+    let (st, ac) = (stop.clone(), accepted.clone());
+    let server = peer::spawn(cpu, move || accept_and_close(listener.incoming(), &st, &ac))?;
+    let to = Endpoint::Unix(path);
+    let (m, o) = time_connects(ctx, &to);
+    let n_accepted = stop_server(&to, o.made, &accepted, &stop, server);
+    let mut r = ctx.measured_result(None, m);
+    super::label(ctx, &mut r, &super::Target::Local);
+    r.param(
+        "endpoint",
+        "AF_UNIX stream socket bound to a path in the scratch directory",
+    )
+    .param(
+        "operation",
+        "socket + connect + close (the client does not wait for the server)",
+    )
+    .param("server", "peer thread: accept + close");
+    add_made_evidence(&mut r, &o, Some(n_accepted));
     ctx.push(r);
     Ok(())
 }
@@ -219,7 +344,7 @@ impl Drop for DeadPort {
 
 fn run_refused(ctx: &mut Ctx) -> Result<(), String> {
     let port = DeadPort::new()?;
-    let (m, o) = time_connects(ctx, port.addr);
+    let (m, o) = time_connects(ctx, &Endpoint::Tcp(port.addr));
     let mut r = ctx.measured_result(None, m);
     r.param(
         "operation",

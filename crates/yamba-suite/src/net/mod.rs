@@ -31,6 +31,7 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &rtt::UDP_RTT,
     &connect::TCP_CONNECT,
     &connect_close::CONNECT_CLOSE,
+    &connect_close::UNIX_CONNECT_CLOSE,
     &connect_close::REFUSED_NAIVE,
     &bandwidth::TCP_BW_1,
     &bandwidth::TCP_BW_N,

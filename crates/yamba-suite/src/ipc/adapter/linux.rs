@@ -1,5 +1,6 @@
-//! Linux: pipes, UNIX sockets, eventfd, futex, POSIX message queues, shared
-//! memory, fork, and the kernel's switch counts and CPU times from /proc.
+//! Linux: pipes, FIFOs, UNIX sockets, eventfd, futex, POSIX message
+//! queues, shared memory, fork, and the kernel's switch counts and CPU
+//! times from /proc.
 
 use std::io;
 use std::sync::atomic::AtomicU32;
@@ -23,6 +24,72 @@ pub fn pipe() -> Result<(i32, i32), String> {
         "pipe2",
     )?;
     Ok((fds[0], fds[1]))
+}
+
+/// A FIFO (named pipe, lmbench's lat_fifo): (read end, write end), both
+/// close-on-exec, its name already gone — made in a private directory
+/// (mkdtemp in the temporary directory), opened at both ends, then removed
+/// with the directory, so nothing is left behind even if the run dies.
+pub fn fifo() -> Result<(i32, i32), String> {
+    use std::ffi::{CString, OsString};
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut template = std::env::temp_dir()
+        .join("yamba-fifo-XXXXXX")
+        .into_os_string()
+        .into_vec();
+    template.push(0);
+    // SAFETY: template is NUL-terminated and writable; mkdtemp fills in
+    // the X's in place.
+    if unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) }.is_null() {
+        return Err(format!(
+            "mkdtemp in {}: {}",
+            std::env::temp_dir().display(),
+            io::Error::last_os_error()
+        ));
+    }
+    template.pop();
+    let dir = std::path::PathBuf::from(OsString::from_vec(template));
+    let path = dir.join("fifo");
+    let opened = CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| e.to_string())
+        .and_then(|c| open_fifo(&c));
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_dir(&dir);
+    opened
+}
+
+/// Makes the FIFO `path` and opens it: the read end first, non-blocking
+/// (it opens at once), so the write end finds a reader and opens too; the
+/// read end then blocks again, as a pipe's does.
+fn open_fifo(path: &std::ffi::CStr) -> Result<(i32, i32), String> {
+    // SAFETY: path is NUL-terminated.
+    check(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, "mkfifo")?;
+    let r = check(
+        // SAFETY: as above.
+        unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        },
+        "open the FIFO for reading",
+    )?;
+    let w = check(
+        // SAFETY: as above.
+        unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) },
+        "open the FIFO for writing",
+    )
+    .inspect_err(|_| close(r))?;
+    // SAFETY: r is our descriptor; no pointer arguments.
+    let flags = unsafe { libc::fcntl(r, libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(r, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        let e = io::Error::last_os_error();
+        close(r);
+        close(w);
+        return Err(format!("fcntl on the FIFO: {e}"));
+    }
+    Ok((r, w))
 }
 
 /// A connected pair of UNIX sockets, stream or datagram.

@@ -1,9 +1,9 @@
 //! Platform adapter for the `ipc` area: the kernel objects the generic
-//! round-trip, context-switch and one-way templates use (pipes, UNIX
+//! round-trip, context-switch and one-way templates use (pipes, FIFOs, UNIX
 //! sockets, eventfd, futex, POSIX message queues, shared memory), peer
 //! processes, and the kernel's own context-switch counts used as evidence.
 //!
-//! The interface every implementation provides: `NAME`; `pipe`,
+//! The interface every implementation provides: `NAME`; `pipe`, `fifo`,
 //! `socketpair`, `eventfd`, `mq_anonymous`, `close`, `dup`, `write_all`,
 //! `read_exact`, `mq_send`, `mq_receive`; `futex_wait`, `futex_wake`,
 //! `sched_yield`; `map_shared`, `unmap`; `fork`, `exit_now`,

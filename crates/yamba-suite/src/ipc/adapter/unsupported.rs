@@ -15,6 +15,9 @@ fn why<T>() -> Result<T, String> {
 pub fn pipe() -> Result<(i32, i32), String> {
     why()
 }
+pub fn fifo() -> Result<(i32, i32), String> {
+    why()
+}
 pub fn socketpair(_: bool) -> Result<(i32, i32), String> {
     why()
 }
