@@ -5,7 +5,10 @@
 //!
 //! - after each attempt, once there are at least `min` of them, it takes
 //!   the distribution-free interval of the median ([`median_interval`]);
-//! - **pass** when the 95% interval lies wholly inside the accepted region;
+//! - **pass** when the 90% interval (two one-sided 95% bounds) lies wholly
+//!   inside the accepted region: a check whose true median is outside it
+//!   passes at a look with probability at most 5%, as the median is
+//!   outside on one side only;
 //! - **fail** when the interval at level 1 − α/L lies wholly outside it
 //!   (α = 0.001 for the whole check, L = `max − min + 1` looks: Bonferroni);
 //! - otherwise one more attempt; after `max` attempts, **undecided**.
@@ -129,7 +132,7 @@ impl<E: fmt::Display> Attempt for Result<f64, E> {
 /// How a check ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// The 95% interval of the median lies inside the region.
+    /// The 90% interval of the median lies inside the region.
     Pass,
     /// The 1 − α/L interval lies outside it.
     Fail,
@@ -158,7 +161,7 @@ pub struct Verdict {
     pub values: Vec<f64>,
     /// Why attempts gave no value.
     pub lost: Vec<String>,
-    /// The interval the decision used: the 95% one for a pass or an
+    /// The interval the decision used: the 90% one for a pass or an
     /// undecided check, the 1 − α/L one for a fail; `None` when too few
     /// attempts gave one.
     pub interval: Option<(f64, f64)>,
@@ -375,7 +378,7 @@ mod tests {
         let mut r = Rng(1);
         let v = check(Accept::between(1.9, 2.1)).judge(|| Ok(r.normal(2.0, 0.02)));
         assert_eq!(v.outcome, Outcome::Pass);
-        assert_eq!(v.values.len(), 6, "the first 95% interval exists at n = 6");
+        assert_eq!(v.values.len(), 5, "the first 90% interval exists at n = 5");
     }
 
     #[test]
@@ -406,7 +409,7 @@ mod tests {
         assert_eq!(v.outcome, Outcome::Fail);
         assert_eq!(v.lost.len(), 16);
         // One lost early: still passes, when the interval can leave it out
-        // (n = 9: the 2nd to the 8th value).
+        // (n = 8: the 2nd to the 7th value).
         let mut i = 0;
         let v = check(Accept::at_most(5.0)).judge(|| {
             i += 1;
@@ -417,7 +420,7 @@ mod tests {
             }
         });
         assert_eq!(v.outcome, Outcome::Pass);
-        assert_eq!(v.values.len(), 9);
+        assert_eq!(v.values.len(), 8);
         // An at_least region puts them below.
         let v = check(Accept::at_least(5.0)).judge(|| Err("withheld".into()));
         assert_eq!(v.outcome, Outcome::Fail);
@@ -450,7 +453,7 @@ mod tests {
             (fails as f64) <= ALPHA * checks as f64,
             "{fails} false failures in {checks} checks"
         );
-        // Passes happen too (the 95% interval is inside now and then):
+        // Passes happen too (the 90% interval is inside now and then):
         // also at most its level's share of the looks, far below half.
         assert!(passes < checks / 2, "{passes}");
     }

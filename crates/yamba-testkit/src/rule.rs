@@ -8,8 +8,11 @@
 //! it cover more often).
 
 /// The level of the interval that must lie inside the accepted region for
-/// a check to pass.
-pub const PASS_LEVEL: f64 = 0.95;
+/// a check to pass: 90% two-sided, that is two one-sided 95% bounds. A
+/// median outside the region is outside on one side only, so only that
+/// side's bound can let a check pass falsely: at each look with
+/// probability at most 5% (at n = 5, the first look, 1/32).
+pub const PASS_LEVEL: f64 = 0.90;
 
 /// The whole check's false-failure rate: a fail needs an interval at level
 /// 1 − ALPHA/L wholly outside the region, L the number of looks.
@@ -36,7 +39,7 @@ fn binomial_half_cdf(n: usize) -> Vec<f64> {
 /// ascending order) whose coverage is at least `level`: `[x(k), x(n+1−k)]`
 /// with the largest k such that 2·P(B ≤ k − 1) ≤ 1 − level. `None` when
 /// even the whole range has less coverage (too few observations: at 95%
-/// the first interval exists at n = 6).
+/// the first interval exists at n = 6, at 90% at n = 5).
 pub fn median_interval(sorted: &[f64], level: f64) -> Option<(f64, f64)> {
     let n = sorted.len();
     if n == 0 {
@@ -74,6 +77,12 @@ mod tests {
         // 95%: none at n = 5 (miss 2/32), the whole range at 6 (2/64).
         assert_eq!(median_interval(&xs[..5], 0.95), None);
         assert_eq!(median_interval(&xs[..6], 0.95), Some((1.0, 6.0)));
+        // 90% (the pass level): none at n = 4 (2/16), the range at 5;
+        // the 2nd to the 7th first at n = 8 (2·9/256 = 0.070).
+        assert_eq!(median_interval(&xs[..4], PASS_LEVEL), None);
+        assert_eq!(median_interval(&xs[..5], PASS_LEVEL), Some((1.0, 5.0)));
+        assert_eq!(median_interval(&xs[..7], PASS_LEVEL), Some((1.0, 7.0)));
+        assert_eq!(median_interval(&xs[..8], PASS_LEVEL), Some((2.0, 7.0)));
         // n = 25: the 8th and the 18th (2·P(B ≤ 7) = 0.0433).
         assert_eq!(median_interval(&xs, 0.95), Some((8.0, 18.0)));
         // At 1 − 0.001/21 the whole range first covers at n = 16.

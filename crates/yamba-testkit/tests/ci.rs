@@ -110,7 +110,7 @@ fn every_check_outcome_is_logged_and_a_failed_check_fails_its_test() {
     assert_eq!(lines.len(), 3, "{text}");
     assert_eq!(
         lines[0][..4],
-        ["pass", "yamba-testkit/ci::child_checks", "steady", "6"]
+        ["pass", "yamba-testkit/ci::child_checks", "steady", "5"]
     );
     assert_eq!(
         lines[1][..4],
