@@ -99,7 +99,8 @@ printf 'identical pairs exiting non-zero: %d of %d; lines called slower/faster: 
 # chosen so that getppid measures ~5% slower than without, in one run.
 muls=8
 for step in 1 2 3 4 5 6; do
-  y run --no-history --repeat 3 cpu.syscall.getppid --out "$out/p0.json" >/dev/null 2>&1 || true
+  # The baseline runs the same loop with 0 multiplies (cpu/syscall.rs).
+  y run --no-history --repeat 3 cpu.syscall.getppid --set cpu.syscall.getppid.extra_muls=0 --out "$out/p0.json" >/dev/null 2>&1 || true
   y run --no-history --repeat 3 cpu.syscall.getppid --set "cpu.syscall.getppid.extra_muls=$muls" --out "$out/p1.json" >/dev/null 2>&1 || true
   r=$(jq -s '[.[] | .results[] | select(.id=="cpu.syscall.getppid") | .certainty.estimate] | .[1] / .[0]' "$out/p0.json" "$out/p1.json")
   echo "  $muls multiplies: ×$r" >&2
@@ -109,7 +110,8 @@ done
 echo "planted: $muls multiplies after each getppid (×$r in one run)"
 pfails=0; pcalled=0
 for i in $(seq 1 2 "$runs"); do
-  a=$out/r$i.json b=$out/planted$i.json
+  a=$out/zero$i.json b=$out/planted$i.json
+  [ -f "$a" ] || y run --set cpu.syscall.getppid.extra_muls=0 --out "$a" >/dev/null 2>&1 || true
   [ -f "$b" ] || y run --set "cpu.syscall.getppid.extra_muls=$muls" --out "$b" >/dev/null 2>&1 || true
   st=0; "$yamba" compare "$a" "$b" --threshold 5 >"$out/pcmp$i.txt" 2>&1 || st=$?
   [ "$st" -ne 0 ] && pfails=$((pfails + 1))
