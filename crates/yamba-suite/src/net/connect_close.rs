@@ -161,6 +161,32 @@ fn accept_and_close<S>(
     }
 }
 
+/// Times connections to `to` against a server thread on `cpu` that runs
+/// `serve` (given its stop flag and accepted count), then stops it: the
+/// result labelled as both benchmarks label it, what the client saw, and
+/// how many the server accepted.
+fn against_server(
+    ctx: &Ctx,
+    cpu: Option<usize>,
+    to: &Endpoint,
+    serve: impl FnOnce(&AtomicBool, &AtomicU64) + Send + 'static,
+) -> Result<(BenchResult, Outcome, u64), String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let accepted = Arc::new(AtomicU64::new(0));
+    let (st, ac) = (stop.clone(), accepted.clone());
+    let server = peer::spawn(cpu, move || serve(&st, &ac))?;
+    let (m, o) = time_connects(ctx, to);
+    let n_accepted = stop_server(to, o.made, &accepted, &stop, server);
+    let mut r = ctx.measured_result(None, m);
+    super::label(ctx, &mut r, &super::Target::Local);
+    r.param(
+        "operation",
+        "socket + connect + close (the client does not wait for the server)",
+    )
+    .param("server", "peer thread: accept + close");
+    Ok((r, o, n_accepted))
+}
+
 /// The server may still be accepting the last connections: waits for it
 /// (at most 5 s), then stops it with one more connection to wake its
 /// accept. Returns how many it accepted.
@@ -219,22 +245,10 @@ fn add_made_evidence(r: &mut BenchResult, o: &Outcome, accepted: Option<u64>) {
 fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
     let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let accepted = Arc::new(AtomicU64::new(0));
-    let (st, ac) = (stop.clone(), accepted.clone());
-    let server = peer::spawn(peer::cpu(ctx)?, move || {
-        accept_and_close(listener.incoming(), &st, &ac)
+    let cpu = peer::cpu(ctx)?;
+    let (mut r, o, n_accepted) = against_server(ctx, cpu, &Endpoint::Tcp(addr), move |st, ac| {
+        accept_and_close(listener.incoming(), st, ac)
     })?;
-    let to = Endpoint::Tcp(addr);
-    let (m, o) = time_connects(ctx, &to);
-    let n_accepted = stop_server(&to, o.made, &accepted, &stop, server);
-    let mut r = ctx.measured_result(None, m);
-    super::label(ctx, &mut r, &super::Target::Local);
-    r.param(
-        "operation",
-        "socket + connect + close (the client does not wait for the server)",
-    )
-    .param("server", "peer thread: accept + close");
     add_made_evidence(&mut r, &o, Some(n_accepted));
     super::warn_syn_retries(&mut r);
     ctx.push(r);
@@ -275,24 +289,13 @@ fn run_unix_connect_close(ctx: &mut Ctx) -> Result<(), String> {
     let listener =
         UnixListener::bind(&path).map_err(|e| format!("bind {}: {e}", path.display()))?;
     let _unlink = Unlink(path.clone());
-    let stop = Arc::new(AtomicBool::new(false));
-    let accepted = Arc::new(AtomicU64::new(0));
-    let (st, ac) = (stop.clone(), accepted.clone());
-    let server = peer::spawn(cpu, move || accept_and_close(listener.incoming(), &st, &ac))?;
-    let to = Endpoint::Unix(path);
-    let (m, o) = time_connects(ctx, &to);
-    let n_accepted = stop_server(&to, o.made, &accepted, &stop, server);
-    let mut r = ctx.measured_result(None, m);
-    super::label(ctx, &mut r, &super::Target::Local);
+    let (mut r, o, n_accepted) = against_server(ctx, cpu, &Endpoint::Unix(path), move |st, ac| {
+        accept_and_close(listener.incoming(), st, ac)
+    })?;
     r.param(
         "endpoint",
         "AF_UNIX stream socket bound to a path in the scratch directory",
-    )
-    .param(
-        "operation",
-        "socket + connect + close (the client does not wait for the server)",
-    )
-    .param("server", "peer thread: accept + close");
+    );
     add_made_evidence(&mut r, &o, Some(n_accepted));
     ctx.push(r);
     Ok(())
