@@ -19,28 +19,45 @@ fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
     support::quick_session(true)
 }
 
-/// A child that busy-waits 4 ms before _exit makes fork + wait longer by
-/// 4 ms: rule, the median difference / 4 ms is 1 within 5%.
+/// A child that busy-waits 4 ms more before _exit makes fork + wait
+/// longer by 4 ms: rule, the median difference between 8 ms and 4 ms
+/// spins, over 4 ms, is 1 within 5%. Two spins, not a spin against none:
+/// a parent that waits milliseconds lets its CPU go idle, and in a KVM
+/// guest waking it costs a constant the zero-spin fork never pays (on the
+/// AMD EPYC guest 4 ms against none measured 1.039–1.052 × 4 ms in every
+/// CI run) — the difference of two spins cancels it and keeps the
+/// linearity. It measured 1.017–1.041 there (median 1.023): a part of
+/// about 2% that grows with the spin remains, inside the 5%.
 #[test]
 fn child_spinning_x_lengthens_fork_wait_by_x() {
     let _alone = alone();
     let (s, _g) = session();
     let x_us = 4000.0;
-    let mut spun = s.clone();
-    spun.config
-        .settings
-        .insert("proc.child_spin_us".into(), x_us.to_string());
+    let spin = |us: f64| {
+        let mut spun = s.clone();
+        spun.config
+            .settings
+            .insert("proc.child_spin_us".into(), us.to_string());
+        spun
+    };
+    let (once, twice) = (spin(x_us), spin(2.0 * x_us));
     check!(
-        "fork + wait growth / the child's 4 ms spin",
+        "fork + wait growth, 8 ms spin over 4 ms / 4 ms",
         Accept::within(1.0, 0.05)
     )
     .attempts(5, 15)
     .run(|| {
-        let plain = run(s, &fork::LIGHT, Mode::Hot)[0].median().unwrap();
-        let r = &run(&spun, &fork::LIGHT, Mode::Hot)[0];
-        assert_ok(r, &["every child really ran"]);
-        let diff_us = (r.median().unwrap() - plain) / 1e3;
-        eprintln!("plain {plain:.0} ns, difference {diff_us:.1} µs for a {x_us} µs spin");
+        let r1 = &run(&once, &fork::LIGHT, Mode::Hot)[0];
+        let r2 = &run(&twice, &fork::LIGHT, Mode::Hot)[0];
+        assert_ok(r1, &["every child really ran"]);
+        assert_ok(r2, &["every child really ran"]);
+        let (t1, t2) = (r1.median().unwrap(), r2.median().unwrap());
+        let diff_us = (t2 - t1) / 1e3;
+        eprintln!(
+            "4 ms spin {:.1} µs, 8 ms spin {:.1} µs: difference {diff_us:.1} µs for {x_us} µs more",
+            t1 / 1e3,
+            t2 / 1e3
+        );
         diff_us / x_us
     });
 }
