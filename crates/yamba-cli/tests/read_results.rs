@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use yamba_core::base::Base;
 use yamba_core::clock::{Calibration, ClockInfo, ClockKind};
-use yamba_core::results::{BenchResult, BlockKind, Certainty, Mode, ResultsFile};
 use yamba_core::{Machine, Unit};
+use yamba_results::results::{BenchResult, BlockKind, Certainty, Mode, ResultsFile};
 
 /// A result measured in 5 processes (blocks of consecutive observations).
 fn result(id: &str, mode: Mode, obs: Vec<f64>) -> BenchResult {

@@ -5,13 +5,13 @@ use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
 use crate::machine::{Describe, Machine};
-use crate::results::{BenchResult, Certainty, Method, Mode};
 use crate::settings::Setting;
-use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use yamba_results::results::{BenchResult, Certainty, Method, Mode};
+use yamba_results::units::Unit;
 use yamba_results::Rotation;
 
 /// Below this many clock quanta a single timing is withheld.
@@ -185,7 +185,7 @@ impl Default for RunConfig {
     }
 }
 
-pub use crate::results::PRECISE_BLOCKS;
+pub use yamba_results::results::PRECISE_BLOCKS;
 
 /// The most blocks a precise run gives one benchmark by default.
 pub const MAX_BLOCKS: usize = 10;
@@ -634,7 +634,7 @@ impl<'a> Ctx<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Status;
+    use yamba_results::results::Status;
 
     static WITHOUT_ADAPTER: Benchmark = Benchmark {
         id: "test.no_adapter",

@@ -16,11 +16,11 @@
 use crate::clock::Clock;
 use crate::cold::Evictor;
 use crate::placement::{self, Placed};
-use crate::results::{Method, MethodKind};
 use crate::stop::StopRule;
 use crate::unroll::{loop_fn, run_unrolled, LoopFn, DEGREES};
 use rand::SeedableRng;
 use std::time::{Duration, Instant};
+use yamba_results::results::{Method, MethodKind};
 use yamba_results::{Phases, Placement};
 use yamba_stats::Summary;
 

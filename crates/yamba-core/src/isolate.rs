@@ -15,11 +15,11 @@
 //! subcommand only calls).
 
 use crate::bench::{Benchmark, Session, SessionState};
-use crate::results::{BenchResult, Mode};
 use std::io::Read;
 use std::os::fd::FromRawFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use yamba_results::results::{BenchResult, Mode};
 
 /// The hidden subcommand of the `yamba` binary that runs one benchmark
 /// for a parent: `EXE __bench ID MODE SCRATCH`, the session on stdin.

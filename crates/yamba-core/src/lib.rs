@@ -4,8 +4,10 @@
 //! measuring nothing ([`base`]), the loop and single-operation [`harness`]
 //! with run-time [`unroll`]ing and [`cold`]-cache worst cases, the
 //! [`machine`] description, CPU [`cpustates`], [`affinity`], crash and hang
-//! [`isolate`]ion and the suite [`runner`]. The versioned [`results`] file's
-//! types live in the `yamba-results` crate and are re-exported here.
+//! [`isolate`]ion and the suite [`runner`]. The versioned results file's
+//! types live in the `yamba-results` crate; the ones a benchmark returns
+//! ([`BenchResult`], [`Mode`], [`Status`], [`Unit`], …) are re-exported at
+//! this crate's root.
 
 pub mod affinity;
 pub mod base;
@@ -23,7 +25,6 @@ pub mod lifeline;
 pub mod machine;
 pub mod placement;
 pub mod profile;
-pub mod results;
 pub mod run_session;
 pub mod runner;
 pub mod scratch;
@@ -32,16 +33,15 @@ pub mod stop;
 pub mod time_block;
 pub mod unroll;
 
-/// Units of results: re-exported from `yamba-results` at their old path.
-pub use yamba_results::units;
-
 pub use bench::{Benchmark, Ctx, Replication, RunConfig, Session};
 pub use clock::Clock;
 pub use harness::{Measured, Plan};
 pub use machine::{Describe, Machine};
-pub use results::{BenchResult, Evidence, Method, MethodKind, Mode, ResultsFile, Series, Status};
 pub use settings::{Kind, Setting};
-pub use units::Unit;
+pub use yamba_results::results::{
+    BenchResult, Evidence, Method, MethodKind, Mode, ResultsFile, Series, Status,
+};
+pub use yamba_results::units::Unit;
 
 /// This yamba's version, as recorded in results files.
 pub use yamba_results::VERSION;

@@ -16,9 +16,9 @@
 //! caller hands it in as a [`NoiseProbe`] (`yamba_suite::session` does).
 
 use crate::bench::{Benchmark, RunConfig, Session};
-use crate::results::{now_rfc3339, BenchResult, Mode, ResultsFile, Status};
 use crate::runner::{merge_blocks, run_blocks, Observer};
 use std::path::{Path, PathBuf};
+use yamba_results::results::{now_rfc3339, BenchResult, Mode, ResultsFile, Status};
 use yamba_results::RunTimings;
 
 /// Says whether the machine is too noisy to trust small numbers, from a
@@ -312,7 +312,8 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
     if path.is_dir() {
         return Err(format!("--out {}: is a directory", path.display()));
     }
-    crate::results::writable_output(path).map_err(|e| format!("--out {}: {e}", path.display()))?;
+    yamba_results::results::writable_output(path)
+        .map_err(|e| format!("--out {}: {e}", path.display()))?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -4,11 +4,11 @@
 use crate::bench::{Benchmark, Session};
 use crate::cpustates::CpuTimes;
 use crate::isolate::{run_bench_in_exec, run_in_child, ChildOutcome, ChildUsage};
-use crate::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status};
 use crate::scratch::ScratchRoot;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
+use yamba_results::results::{Accounting, BenchResult, BlockKind, Certainty, Mode, Status};
 use yamba_results::{Phases, Rotation};
 
 /// Share of all CPUs' time other processes may use before a result is
@@ -50,7 +50,7 @@ pub fn plan_runs(
 /// in a process of its own — the blocks of its interval: observations
 /// concatenated in the order taken, the summary recomputed, the certainty
 /// recomputed from one median per process (see
-/// [`crate::results::Certainty`]), each repetition's median kept in
+/// [`yamba_results::results::Certainty`]), each repetition's median kept in
 /// `extra.repetitions`, a process whose median stands far from the others
 /// named in the evidence. A repetition that failed is named in a warning;
 /// the pooled result fails only when all did.
@@ -113,10 +113,12 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
         .iter()
         .enumerate()
         .flat_map(|(i, r)| {
-            r.evidence.iter().map(move |e| crate::results::Evidence {
-                check: format!("{} (repetition {})", e.check, i + 1),
-                ..e.clone()
-            })
+            r.evidence
+                .iter()
+                .map(move |e| yamba_results::results::Evidence {
+                    check: format!("{} (repetition {})", e.check, i + 1),
+                    ..e.clone()
+                })
         })
         .collect();
     m.warnings = Vec::new();
@@ -193,7 +195,7 @@ fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
         .fold(0.0, f64::max);
     let core_mhz: Vec<f64> = good
         .iter()
-        .filter(|r| r.unit == crate::units::Unit::Nanoseconds)
+        .filter(|r| r.unit == yamba_results::units::Unit::Nanoseconds)
         .filter_map(|r| r.method.as_ref()?.core_mhz)
         .collect();
     let adds: Vec<f64> = good
@@ -277,7 +279,7 @@ fn name_outlying_processes(m: &mut BenchResult, c: Certainty, good: &[&&BenchRes
 }
 
 fn fmt(v: f64) -> String {
-    crate::units::format_sig(v)
+    yamba_results::units::format_sig(v)
 }
 
 /// Runs every benchmark in every requested mode; stops early on Ctrl-C

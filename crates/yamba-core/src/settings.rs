@@ -184,6 +184,19 @@ fn size(b: u64) -> String {
     }
 }
 
+/// `--set KEY=VALUE` options as given, in one map (a later KEY wins);
+/// checking them against the declarations is [`resolve`]'s work. The one
+/// parser of `--set` for every command that takes it.
+pub fn parse_pairs(items: &[String]) -> Result<BTreeMap<String, String>, String> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(format!("--set {s}: expected KEY=VALUE")),
+        })
+        .collect()
+}
+
 /// Parses sizes such as "48K", "1024K", "2M", "64" (powers of 1024).
 pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -297,6 +310,24 @@ fn unknown_key(name: &str, known: &[(&'static Setting, Vec<&'static str>)]) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_pairs_split_at_the_first_equals_and_a_later_key_wins() {
+        let given = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let m = parse_pairs(&given(&["a=1", "b=x=y", "a=2", "c="])).unwrap();
+        assert_eq!(m["a"], "2");
+        assert_eq!(m["b"], "x=y");
+        assert_eq!(m["c"], "");
+        assert_eq!(m.len(), 3);
+        assert_eq!(
+            parse_pairs(&given(&["a=1", "novalue"])).unwrap_err(),
+            "--set novalue: expected KEY=VALUE"
+        );
+        assert_eq!(
+            parse_pairs(&given(&["=1"])).unwrap_err(),
+            "--set =1: expected KEY=VALUE"
+        );
+    }
 
     const STRIDE: Setting = Setting {
         key: "mem.stride",

@@ -1,7 +1,7 @@
 //! When to stop sampling: a rule that cannot fool itself.
 //!
 //! Precision is judged on the interval a reader will see for one process —
-//! Student t over the medians of [`BATCHES`](crate::results::BATCHES)
+//! Student t over the medians of [`BATCHES`](yamba_results::results::BATCHES)
 //! contiguous batches (batch means), so drift and autocorrelation inside the
 //! process widen it — and that interval is never narrower than the
 //! resolution of one observation allows (the clock's quantum over the
@@ -12,8 +12,8 @@
 //! which condition ended it and with what precision.
 
 use crate::harness::Plan;
-use crate::results::Certainty;
 use std::time::Duration;
+use yamba_results::results::Certainty;
 use yamba_results::Rotation;
 
 /// Decides, observation by observation, whether sampling is done.

@@ -1,9 +1,9 @@
 //! A crashing and a hanging benchmark are reported as failed, and the rest
 //! of the run completes; the results file round-trips.
 
-use yamba_core::results::ResultsFile;
 use yamba_core::runner::{run_benchmarks, Quiet};
 use yamba_core::{Benchmark, RunConfig, Session, Status, Unit};
+use yamba_results::results::ResultsFile;
 
 static CRASH: Benchmark = Benchmark {
     id: "t.crash",

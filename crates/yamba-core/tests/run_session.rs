@@ -3,10 +3,10 @@
 //! finished, carries the noise probe's note, and is complete at the end.
 
 use std::path::PathBuf;
-use yamba_core::results::ResultsFile;
 use yamba_core::run_session::{RunSession, Start};
 use yamba_core::runner::Observer;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status, Unit};
+use yamba_results::results::ResultsFile;
 
 fn one_result(ctx: &mut yamba_core::Ctx) -> Result<(), String> {
     let mut r = ctx.result(None);

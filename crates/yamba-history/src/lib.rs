@@ -17,6 +17,7 @@
 
 pub mod backend;
 pub mod codec;
+pub mod earlier;
 pub mod postgres;
 pub mod schema;
 pub mod sqlite;
@@ -83,7 +84,7 @@ impl Resolver {
                 let id = id?;
                 self.history()?.load(id)
             }
-            None => yamba_report::select::read_results(arg),
+            None => yamba_results::read_results(arg),
         }
     }
 

@@ -60,7 +60,6 @@ struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     diags: &'a mut Vec<Diag>,
-    #[allow(dead_code)]
     text: &'a str,
     /// Nesting levels open now.
     depth: u32,

@@ -2,10 +2,10 @@
 //! results file (raw observations, method, evidence), as `yamba run` does.
 
 use std::path::{Path, PathBuf};
-use yamba_core::results::ResultsFile;
 use yamba_core::run_session::save_or_fallback;
 use yamba_core::runner::{merge_repetitions, run_benchmarks, Quiet};
 use yamba_core::{Benchmark, RunConfig, Session};
+use yamba_results::results::ResultsFile;
 
 /// Where a run's results file went.
 #[derive(Debug, Clone, Default)]

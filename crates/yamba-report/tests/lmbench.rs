@@ -8,9 +8,9 @@
 mod support;
 
 use support::{file, result};
-use yamba_core::results::{Mode, ResultsFile, Status};
-use yamba_core::units::Unit;
 use yamba_report::lmbench::{export, num, summary};
+use yamba_results::results::{Mode, ResultsFile, Status};
+use yamba_results::units::Unit;
 
 /// A run with known medians: ns for times, GB/s for bandwidths.
 fn constructed() -> ResultsFile {

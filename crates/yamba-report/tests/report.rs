@@ -94,7 +94,7 @@ fn assert_self_contained(page: &str) {
 
 #[test]
 fn a_real_run_has_every_section_and_figure() {
-    let file = yamba_report::select::read_results(FIXTURE).unwrap();
+    let file = yamba_results::read_results(FIXTURE).unwrap();
     let opts = Options {
         histograms: vec!["cpu.syscall.getppid".into()],
         ..Default::default()

@@ -15,6 +15,7 @@ pub mod clock;
 pub mod consistency;
 pub mod counters;
 pub mod cpustates;
+pub mod input;
 pub mod limits;
 pub mod machine;
 pub mod results;
@@ -26,6 +27,7 @@ pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use consistency::{check_result, Inconsistency};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
+pub use input::{read_bounded, read_file_bounded, read_results};
 pub use limits::{LimitExceeded, Limits};
 pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{

@@ -233,7 +233,7 @@ impl StressOutcome {
 
     /// The results file, in yamba's schema.
     pub fn results_file(&self, command: Vec<String>) -> yamba_core::ResultsFile {
-        use yamba_core::results::{now_rfc3339, Tool, SCHEMA_NAME, SCHEMA_VERSION};
+        use yamba_results::results::{now_rfc3339, Tool, SCHEMA_NAME, SCHEMA_VERSION};
         yamba_core::ResultsFile {
             schema: SCHEMA_NAME.into(),
             schema_version: SCHEMA_VERSION,
@@ -313,7 +313,7 @@ fn baseline_memory(n: usize, every: Duration) -> Option<Memory> {
 
 /// Runs `yamba stress` as configured.
 pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
-    let started_at = yamba_core::results::now_rfc3339();
+    let started_at = yamba_results::results::now_rfc3339();
     let seed = config.seed.unwrap_or_else(rng::fresh_seed);
     let mut notes = vec![format!(
         "seed {seed}: every random choice of this run follows from it"

@@ -31,8 +31,8 @@ use crate::sys::ProcInfo;
 use crate::Memory;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use yamba_core::units::format_sig;
 use yamba_core::{BenchResult, Mode, Series, Session, Status, Unit};
+use yamba_results::units::format_sig;
 
 pub const KERNEL_FLOOR_BYTES: f64 = 16.0 * 1048576.0;
 pub const AVAILABLE_FLOOR_BYTES: f64 = 64.0 * 1048576.0;

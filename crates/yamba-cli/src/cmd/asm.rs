@@ -98,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(p) => p.clone(),
         None => {
             std::fs::create_dir_all("results").context("cannot create results/")?;
-            let stamp = yamba_core::results::now_rfc3339().replace([':', '-'], "");
+            let stamp = yamba_results::results::now_rfc3339().replace([':', '-'], "");
             PathBuf::from(format!("results/asm-{stamp}.json"))
         }
     };

@@ -6,11 +6,6 @@
 
 use yamba_report::compare;
 
-/// Stored runs read for earlier runs of the baseline's configuration: with
-/// 39 of them and A, a new identical run's mean falls outside their range
-/// with probability 5%.
-pub const HISTORY_RUNS: usize = 40;
-
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Format {
     Table,
@@ -59,7 +54,7 @@ pub struct Args {
     /// Earlier runs of A's configuration to read from the history (the
     /// newest N stored): a difference in a state of the machine they
     /// showed is not called a change. 0: do not read the history.
-    #[arg(long, value_name = "N", default_value_t = HISTORY_RUNS)]
+    #[arg(long, value_name = "N", default_value_t = yamba_history::earlier::HISTORY_RUNS)]
     history_runs: usize,
 }
 
@@ -93,7 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         ),
         _ => anyhow::bail!("compare needs two runs (files or @ID), or --last 2"),
     };
-    let earlier = earlier_runs(&mut resolver, &a, &b, args.history_runs);
+    let earlier = yamba_history::earlier::earlier_runs(&mut resolver, &a, &b, args.history_runs);
     let mut c = compare::compare_with(&a, &b, args.confidence, &earlier);
     if let Some(t) = args.threshold {
         c = c.gated(t);
@@ -130,96 +125,4 @@ pub fn gate_status(c: &compare::Comparison, against: &str) -> i32 {
         eprintln!("yamba: {line}");
     }
     g.outcome.exit_code()
-}
-
-/// Whether a stored run can be of `file`'s configuration and start no
-/// later, as far as the listing tells (host, kernel, yamba version, quick
-/// or not): only those are read further.
-fn may_match(s: &yamba_history::RunSummary, file: &yamba_results::ResultsFile) -> bool {
-    let quick = file
-        .config
-        .get("quick")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
-    s.hostname == file.machine.hostname
-        && s.kernel == file.machine.kernel
-        && s.tool_version == file.tool.version
-        && s.quick == quick
-        && s.started <= file.started
-}
-
-/// The headline values of the newest `n` stored runs of `this` run's
-/// configuration (same host, and no difference a run's header shows but
-/// the core clock) that started before it (or in the same second), per
-/// result key. Reads only the runs' headers and headline columns: no
-/// observations. A history that cannot be read gives none.
-pub fn earlier_values(
-    resolver: &mut yamba_history::Resolver,
-    this: &yamba_results::ResultsFile,
-    n: usize,
-) -> yamba_report::between::EarlierValues {
-    let mut out = yamba_report::between::EarlierValues::default();
-    if n == 0 {
-        return out;
-    }
-    let Ok(history) = resolver.history() else {
-        return out;
-    };
-    out.source = Some(format!("the history {}", history.location()));
-    let Ok(list) = history.list(Some(n)) else {
-        return out;
-    };
-    for s in list.iter().filter(|s| may_match(s, this)) {
-        let Ok(header) = history.load_header(s.id) else {
-            continue;
-        };
-        // Start times have whole seconds: a quick run can start in the
-        // second the one before it did. This run itself is not stored yet.
-        if header.command == this.command && header.started == this.started {
-            continue;
-        }
-        if !compare::header_differences(this, &header).is_empty() {
-            continue;
-        }
-        let Ok(values) = history.headlines(s.id) else {
-            continue;
-        };
-        out.runs += 1;
-        for (k, v) in values {
-            out.values.entry(k).or_default().push(v);
-        }
-    }
-    out
-}
-
-/// The newest `n` stored runs that are A's configuration on A's machine,
-/// started before it. A history that cannot be read gives none, and the
-/// comparison's footer says so.
-pub fn earlier_runs(
-    resolver: &mut yamba_history::Resolver,
-    a: &yamba_results::ResultsFile,
-    b: &yamba_results::ResultsFile,
-    n: usize,
-) -> compare::EarlierRuns {
-    if n == 0 {
-        return compare::EarlierRuns::default();
-    }
-    let Ok(history) = resolver.history() else {
-        return compare::EarlierRuns::default();
-    };
-    let source = Some(format!("the history {}", history.location()));
-    let Ok(list) = history.list(Some(n)) else {
-        return compare::EarlierRuns {
-            source,
-            ..Default::default()
-        };
-    };
-    // Read only what can match: the listing has the host, kernel, yamba
-    // version and quick flag.
-    let files: Vec<yamba_results::ResultsFile> = list
-        .iter()
-        .filter(|s| may_match(s, a))
-        .filter_map(|s| history.load(s.id).ok())
-        .collect();
-    compare::EarlierRuns::of_baseline(a, b, &files, source)
 }

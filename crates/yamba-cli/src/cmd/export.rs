@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let mut file = select::read_results(&args.file).map_err(anyhow::Error::msg)?;
+    let mut file = yamba_results::read_results(&args.file).map_err(anyhow::Error::msg)?;
     if !args.bench.is_empty() {
         file = select::select_file(&file, &args.bench)?;
     }
@@ -51,13 +51,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
 fn write(out: Option<PathBuf>, text: &str) -> anyhow::Result<()> {
     match out {
-        Some(p) => yamba_core::results::write_atomic(&p, text.as_bytes())
+        Some(p) => yamba_results::results::write_atomic(&p, text.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display())),
         None => super::obs::write_stdout(text),
     }
 }
 
-fn ministat(file: &yamba_core::results::ResultsFile, out: Option<PathBuf>) -> anyhow::Result<i32> {
+fn ministat(
+    file: &yamba_results::results::ResultsFile,
+    out: Option<PathBuf>,
+) -> anyhow::Result<i32> {
     let with_obs: Vec<_> = file
         .results
         .iter()
@@ -71,7 +74,7 @@ fn ministat(file: &yamba_core::results::ResultsFile, out: Option<PathBuf>) -> an
                 .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
             for r in many {
                 let p = dir.join(export::ministat_file_name(r));
-                yamba_core::results::write_atomic(&p, export::ministat_column(r).as_bytes())
+                yamba_results::results::write_atomic(&p, export::ministat_column(r).as_bytes())
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
                 println!("{}", p.display());
             }

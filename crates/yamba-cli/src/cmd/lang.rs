@@ -79,14 +79,8 @@ enum Sub {
     },
 }
 
-pub fn settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
-    items
-        .iter()
-        .map(|s| match s.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-            _ => bail!("--set {s}: expected KEY=VALUE"),
-        })
-        .collect()
+fn settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    yamba_core::settings::parse_pairs(items).map_err(anyhow::Error::msg)
 }
 
 fn load(files: &[PathBuf]) -> anyhow::Result<yamba_lang::Program> {
@@ -197,7 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 Some(p) => p,
                 None => {
                     std::fs::create_dir_all("results").context("cannot create results/")?;
-                    let stamp = yamba_core::results::now_rfc3339().replace([':', '-'], "");
+                    let stamp = yamba_results::results::now_rfc3339().replace([':', '-'], "");
                     PathBuf::from(format!("results/lang-{class}-{stamp}.json"))
                 }
             };

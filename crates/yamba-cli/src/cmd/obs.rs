@@ -17,7 +17,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let range = args.range.as_deref().map(select::parse_range).transpose()?;
-    let file = select::read_results(&args.file).map_err(anyhow::Error::msg)?;
+    let file = yamba_results::read_results(&args.file).map_err(anyhow::Error::msg)?;
     let r = select::select_one(&file, &args.bench).map_err(anyhow::Error::msg)?;
     write_stdout(&select::observations_text(r, range))?;
     Ok(0)

@@ -3,9 +3,9 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use yamba_core::results::ResultsFile;
 use yamba_report::plot::{self, numbers, PlotOptions, Source};
 use yamba_report::select;
+use yamba_results::results::ResultsFile;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -102,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             path.display()
         ),
     };
-    yamba_core::results::write_atomic(&path, &bytes)
+    yamba_results::results::write_atomic(&path, &bytes)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     Ok(0)
 }
@@ -119,17 +119,17 @@ fn read_sources(args: &Args, file: Option<&str>) -> anyhow::Result<Vec<Source>> 
         None => true,
     };
     let (name, bytes) = if stdin {
-        let bytes = select::read_bounded(&mut std::io::stdin().lock())
+        let bytes = yamba_results::read_bounded(&mut std::io::stdin().lock())
             .map_err(|e| anyhow::anyhow!("standard input: {e}"))?;
         ("standard input", bytes)
     } else {
         let path = file.unwrap_or("-");
-        let bytes =
-            select::read_file_bounded(std::path::Path::new(path)).map_err(anyhow::Error::msg)?;
+        let bytes = yamba_results::read_file_bounded(std::path::Path::new(path))
+            .map_err(anyhow::Error::msg)?;
         (path, bytes)
     };
     // A results file, plain or compressed (recognised by content).
-    if bytes.starts_with(&yamba_core::results::ZSTD_MAGIC) {
+    if bytes.starts_with(&yamba_results::results::ZSTD_MAGIC) {
         let file = ResultsFile::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         return sources_of(file, &args.bench);
     }

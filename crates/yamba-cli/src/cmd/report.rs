@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let file = if p.starts_with('@') {
             resolver.read(p)
         } else {
-            yamba_report::select::read_results(p)
+            yamba_results::read_results(p)
         }
         .map_err(anyhow::Error::msg)?;
         files.push((p.clone(), file));
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         title: args.title,
     };
     let page = html::render(&runs, &opts);
-    yamba_core::results::write_atomic(&args.output, page.as_bytes())
+    yamba_results::results::write_atomic(&args.output, page.as_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     eprintln!(
         "yamba: report of {} run(s) written to {} ({} KiB)",

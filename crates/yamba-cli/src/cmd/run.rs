@@ -235,8 +235,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 // What earlier runs of this configuration say beyond this
                 // run's intervals (docs/certainty.md).
                 let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
-                let earlier =
-                    super::compare::earlier_values(&mut h, file, super::compare::HISTORY_RUNS);
+                let earlier = yamba_history::earlier::earlier_values(
+                    &mut h,
+                    file,
+                    yamba_history::earlier::HISTORY_RUNS,
+                );
                 let spreads = yamba_report::between::spreads(file, &earlier);
                 print!(
                     "{}",
@@ -267,7 +270,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             yamba_report::compare::EarlierRuns::default()
         } else {
             let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
-            super::compare::earlier_runs(&mut h, base, file, super::compare::HISTORY_RUNS)
+            yamba_history::earlier::earlier_runs(
+                &mut h,
+                base,
+                file,
+                yamba_history::earlier::HISTORY_RUNS,
+            )
         };
         let mut c = yamba_report::compare::compare_with(base, file, 0.95, &earlier);
         if let Some(t) = args.threshold {
@@ -401,18 +409,8 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
         c.repetitions = n;
         c.max_blocks = n;
     }
-    c.settings = parse_settings(&args.settings)?;
+    c.settings = yamba_core::settings::parse_pairs(&args.settings).map_err(anyhow::Error::msg)?;
     Ok(c)
-}
-
-fn parse_settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
-    items
-        .iter()
-        .map(|s| match s.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-            _ => bail!("--set {s}: expected KEY=VALUE"),
-        })
-        .collect()
 }
 
 /// The width the table is laid out for: the terminal's when standard

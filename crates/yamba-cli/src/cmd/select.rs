@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let file = select::read_results(&args.file).map_err(anyhow::Error::msg)?;
+    let file = yamba_results::read_results(&args.file).map_err(anyhow::Error::msg)?;
     let smaller = select::select_file(&file, &args.bench)?;
     // Copied on as they are, but never silently: a statistic that is not
     // its observations' is named.

@@ -149,7 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => None,
     };
     let recorder = args.history.start()?;
-    let started = yamba_core::results::now_rfc3339();
+    let started = yamba_results::results::now_rfc3339();
     let clock = Clock::detect(100);
     let base = yamba_core::base::measure_base(&clock, 10_000);
     let machine = yamba_core::Machine::describe();
@@ -194,7 +194,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         ),
     ] {
         if let (Some(p), Some(t)) = (path, text) {
-            yamba_core::results::write_atomic(p, t.as_bytes())
+            yamba_results::results::write_atomic(p, t.as_bytes())
                 .with_context(|| format!("cannot write {}", p.display()))?;
         }
     }
@@ -209,7 +209,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     });
     if let Some(log) = &log {
-        yamba_core::results::write_atomic(log, stone::log_text(&seconds).as_bytes())
+        yamba_results::results::write_atomic(log, stone::log_text(&seconds).as_bytes())
             .with_context(|| format!("cannot write {}", log.display()))?;
         println!("Time measurements logfile is {}.", log.display());
     }
@@ -266,7 +266,7 @@ fn read_comparison(p: &Path, runs: Option<usize>) -> anyhow::Result<Vec<f64>> {
     if runs.is_some_and(|n| n < 3) {
         bail!("--compare needs at least 3 runs (-n 3): ministat needs 3 values");
     }
-    let bytes = yamba_report::select::read_file_bounded(p).map_err(anyhow::Error::msg)?;
+    let bytes = yamba_results::read_file_bounded(p).map_err(anyhow::Error::msg)?;
     let text =
         String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("{}: not text: {e}", p.display()))?;
     let v = stone::parse_log(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;

@@ -3,7 +3,6 @@
 //! invariant failed or an error test found something.
 
 use anyhow::{bail, Context};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 use yamba_core::Mode;
@@ -169,16 +168,7 @@ fn config_from(a: &Args) -> anyhow::Result<StressConfig> {
         }
         c.budget_s = Some(b);
     }
-    let mut settings = BTreeMap::new();
-    for s in &a.settings {
-        match s.split_once('=') {
-            Some((k, v)) if !k.is_empty() => {
-                settings.insert(k.to_string(), v.to_string());
-            }
-            _ => bail!("--set {s}: expected KEY=VALUE"),
-        }
-    }
-    c.settings = settings;
+    c.settings = yamba_core::settings::parse_pairs(&a.settings).map_err(anyhow::Error::msg)?;
     if !(a.hang_timeout.is_finite() && a.hang_timeout >= 0.1) {
         bail!("--hang-timeout {}: must be at least 0.1 s", a.hang_timeout);
     }

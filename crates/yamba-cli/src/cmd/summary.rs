@@ -1,7 +1,7 @@
 //! `yamba summary FILE...`: lmbench's summary tables (`make see`), one row
 //! per results file.
 
-use yamba_report::{lmbench, select};
+use yamba_report::lmbench;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -15,7 +15,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for f in &args.files {
         files.push((
             f.clone(),
-            select::read_results(f).map_err(anyhow::Error::msg)?,
+            yamba_results::read_results(f).map_err(anyhow::Error::msg)?,
         ));
     }
     super::obs::write_stdout(&lmbench::summary(&files))?;

@@ -29,10 +29,10 @@ pub use render::render;
 pub use symbols::Symbolizer;
 
 use crate::bench::{Benchmark, Session};
-use crate::results::{BenchResult, Mode, Status};
 use crate::runner::run_one;
 use std::collections::HashMap;
 use std::time::Duration;
+use yamba_results::results::{BenchResult, Mode, Status};
 
 /// One sampled instruction pointer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

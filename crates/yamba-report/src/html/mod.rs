@@ -59,7 +59,7 @@ impl Default for Options {
 pub fn read_runs(paths: &[String]) -> Result<Vec<Run>, String> {
     let mut files = Vec::new();
     for p in paths {
-        files.push((p.clone(), crate::select::read_results(p)?));
+        files.push((p.clone(), yamba_results::read_results(p)?));
     }
     Ok(label_runs(files))
 }

@@ -38,7 +38,7 @@ pub const MAX_TWO_CHAIN_RATIO: f64 = 1.25;
 /// The core clock measured: Hz per observation, and the cross-checks.
 pub struct CoreClock {
     pub hz: Vec<f64>,
-    pub method: yamba_core::results::Method,
+    pub method: yamba_results::results::Method,
     /// ns per block of two interleaved chains / ns per block of one.
     pub two_chain_ratio: f64,
     /// Cycles per dependent multiply at the measured clock.

@@ -424,7 +424,7 @@ pub struct Parallelism {
     /// The K with the largest parallelism, and its per-observation values.
     pub best_k: usize,
     pub best_obs: Vec<f64>,
-    pub method: yamba_core::results::Method,
+    pub method: yamba_results::results::Method,
 }
 
 /// Measures par(K) = K · T(1) / T(K) for each K in `ks` (the first must be 1).

@@ -163,11 +163,11 @@ fn run_batch(ctx: &mut Ctx, op: Op) -> Result<(), String> {
     Ok(())
 }
 
-fn direct_method(n: u64, how: &str, started: Instant) -> yamba_core::results::Method {
-    yamba_core::results::Method {
+fn direct_method(n: u64, how: &str, started: Instant) -> yamba_results::results::Method {
+    yamba_results::results::Method {
         // Kept as given, even 0 (`Method::direct` would raise 0 to 1).
         iterations: n,
-        ..yamba_core::results::Method::direct(n, 0.0, 0.0, started.elapsed().as_secs_f64(), how)
+        ..yamba_results::results::Method::direct(n, 0.0, 0.0, started.elapsed().as_secs_f64(), how)
     }
 }
 

@@ -236,11 +236,11 @@ fn push_results(
             .param("order", order)
             .param("caching", caching.as_str())
             .param("filesystem", fs_name);
-        r.method = Some(yamba_core::results::Method {
+        r.method = Some(yamba_results::results::Method {
             // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
             iterations: reference.passes,
             base_subtracted_ns: Some(ctx.base_ns()),
-            ..yamba_core::results::Method::direct(
+            ..yamba_results::results::Method::direct(
                 reference.passes,
                 0.0,
                 0.0,

@@ -23,8 +23,8 @@ use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use yamba_core::cold::Evictor;
-use yamba_core::results::Method;
 use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
+use yamba_results::results::Method;
 
 /// Largest clock-offset bound accepted, as a share of the median latency.
 pub const MAX_OFFSET_SHARE: f64 = 0.10;

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 use yamba_core::harness::{measure_loop, Plan};
-use yamba_core::results::Method;
 use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Replication, Unit};
+use yamba_results::results::Method;
 
 /// `--set mem.bw_size`: bytes per array.
 pub const SIZE: Setting = Setting {

@@ -524,7 +524,7 @@ mod tests {
     use crate::mem::curve::Point;
     use yamba_core::harness::Measured;
     use yamba_core::machine::{CacheLevel, Describe};
-    use yamba_core::results::Method;
+    use yamba_results::results::Method;
 
     fn machine(sizes: &[u64]) -> Machine {
         let mut m = Machine::describe();

@@ -15,9 +15,9 @@
 use super::adapter::{self, page_out, FileMap, Readahead};
 use super::touch::{touch_pass, Pass, ScratchFile};
 use serde_json::json;
-use yamba_core::results::Method;
 use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Replication, Status, Unit};
+use yamba_results::results::Method;
 
 /// `--set mem.fault_pages`: pages of the scratch file.
 pub const FAULT_PAGES: Setting = Setting {

@@ -126,12 +126,12 @@ fn finish(
     r.set_observations(kept.iter().map(|p| p.per(accesses)).collect());
     let dummy: Vec<f64> = kept.iter().map(|p| p.dummy_ns).collect();
     let dummy_summary = yamba_stats::Summary::of(&dummy);
-    r.method = Some(yamba_core::results::Method {
+    r.method = Some(yamba_results::results::Method {
         // Kept as counted, even 0 (`Method::direct` would raise 0 to 1).
         iterations: accesses,
         dummy_ns: dummy_summary.as_ref().map(|s| s.median),
         dummy: dummy_summary,
-        ..yamba_core::results::Method::direct(
+        ..yamba_results::results::Method::direct(
             accesses,
             ctx.plan().target_precision,
             ctx.plan().budget.as_secs_f64(),

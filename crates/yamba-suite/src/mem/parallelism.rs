@@ -132,7 +132,7 @@ pub struct Found {
     pub best_obs: Vec<f64>,
     /// ns per step of one chase (the dependent-miss latency).
     pub latency_ns: f64,
-    pub method: yamba_core::results::Method,
+    pub method: yamba_results::results::Method,
     /// Whether the last observation's chases ended where following the
     /// cycle as many steps from their starts ends (K = 1 and the largest K).
     pub counted: bool,

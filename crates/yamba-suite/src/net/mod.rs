@@ -13,17 +13,13 @@ pub mod connect;
 pub mod connect_close;
 pub mod rtt;
 
-/// The agent's old path (it moved to [`crate::remote`]), kept while
-/// branches that use it are in flight.
-#[doc(hidden)]
-pub use crate::remote as agent;
 pub use crate::remote::{Target, AGENT_TIMEOUT};
 pub(crate) use crate::shared::peer;
 pub use crate::shared::peer::PEER_CPU;
 
 use std::time::Instant;
-use yamba_core::results::Method;
 use yamba_core::{BenchResult, Benchmark, Ctx, Kind, RunConfig, Setting};
+use yamba_results::results::Method;
 
 /// This area's benchmarks, in suite order.
 pub static BENCHMARKS: &[&Benchmark] = &[

@@ -267,10 +267,10 @@ pub(crate) fn direct_method(
     plan: &yamba_core::harness::Plan,
     base_ns: f64,
     elapsed_s: f64,
-) -> yamba_core::results::Method {
-    yamba_core::results::Method {
+) -> yamba_results::results::Method {
+    yamba_results::results::Method {
         base_subtracted_ns: Some(base_ns),
-        ..yamba_core::results::Method::direct(
+        ..yamba_results::results::Method::direct(
             1,
             plan.target_precision,
             plan.budget.as_secs_f64(),

@@ -20,8 +20,8 @@ use super::gaps::{self, Recording};
 use serde::Serialize;
 use serde_json::json;
 use std::time::Duration;
-use yamba_core::results::Method;
 use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Replication, Unit};
+use yamba_results::results::Method;
 
 /// Gaps kept at most per pass (a precise run's 1.8 s pass at 1 kHz ticks has ~1800).
 const MAX_GAPS: usize = 1 << 20;

@@ -36,8 +36,8 @@ use super::gaps::{self, Gap, Recording};
 use serde_json::json;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
-use yamba_core::results::Method;
 use yamba_core::{Benchmark, Clock, Ctx, Unit};
+use yamba_results::results::Method;
 
 pub static PREEMPTION: Benchmark = Benchmark {
     id: "sched.preemption",

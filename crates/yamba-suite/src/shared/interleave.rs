@@ -15,8 +15,8 @@
 //! of the machine's speed affects all of them alike and their ratios hold.
 
 use std::time::{Duration, Instant};
-use yamba_core::results::Method;
 use yamba_core::{Clock, Plan};
+use yamba_results::results::Method;
 use yamba_stats::Summary;
 
 /// Shortest observation, in ns: long enough that the clock's reads are

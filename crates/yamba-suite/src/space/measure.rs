@@ -532,8 +532,8 @@ fn describe(kind: Kind) -> &'static str {
     }
 }
 
-fn method(ctx: &Ctx, repeats: usize, elapsed_s: f64) -> yamba_core::results::Method {
-    yamba_core::results::Method::direct(
+fn method(ctx: &Ctx, repeats: usize, elapsed_s: f64) -> yamba_results::results::Method {
+    yamba_results::results::Method::direct(
         1,
         ctx.plan().target_precision,
         ctx.plan().budget.as_secs_f64(),
