@@ -18,7 +18,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use yamba_testkit::alone;
+use yamba_testkit::{alone, premise_unmet};
 
 /// One precise run of `testing.*` with `args`: the first result's
 /// (estimate, interval low, interval high, blocks).
@@ -107,22 +107,51 @@ fn placement_as_a_random_factor_covers_the_all_placements_mean() {
     );
 }
 
+/// The work's cost without the spread is measured before and after the
+/// runs, and the truth is their mean: the interval's promise is about one
+/// state of the machine, and a host whose state moved meanwhile cannot
+/// judge it. A move of more than 1% makes the premise unmet — counted and
+/// listed by CI, not passed; within 1%, the mean is within 0.5% of the
+/// cost at either end, 0.43 of a 3-process interval's standard error at a
+/// 2% spread, which costs at most ~1.5 points of coverage there. (Two
+/// measurements of the cost on a quiet machine differed by 0.52%.) In a
+/// fresh-clone CI run on a busy AMD EPYC guest (4 other checks undecided),
+/// the test with one measurement of the cost, before the runs, covered
+/// 24 of 30 and failed.
 #[test]
 fn the_two_stage_rule_keeps_the_coverage_on_real_timings() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let truth = run(d, &["testing.work", "--repeat", "6"]).0;
+    let cost = || run(d, &["testing.work", "--repeat", "6"]).0;
+    let before = cost();
     let mut blocks = std::collections::BTreeMap::<usize, usize>::new();
-    let (hits, runs) = covers_as_often_as_it_says(|| {
-        let (_, lo, hi, b) = run(
+    let mut intervals = Vec::new();
+    let (_, runs) = covers_as_often_as_it_says(|| {
+        let (v, lo, hi, b) = run(
             d,
             &["testing.work", "--set", "testing.work.process_spread_pct=2"],
         );
         *blocks.entry(b).or_default() += 1;
-        lo <= truth && truth <= hi
+        intervals.push((v, lo, hi));
+        // Whether to go on to 30 runs is decided against the cost before;
+        // the verdict below against the cost on both sides.
+        lo <= before && before <= hi
     });
-    eprintln!("two-stage, 2% between processes: covered {truth:.1} ns in {hits} of {runs}; blocks {blocks:?}");
+    let after = cost();
+    let drift = (after / before - 1.0) * 100.0;
+    eprintln!("two-stage, 2% between processes: the cost {before:.1} ns before, {after:.1} ns after ({drift:+.2}%); blocks {blocks:?}; runs {intervals:.1?}");
+    if drift.abs() > 1.0 {
+        premise_unmet!(
+            "the work's cost moved {drift:+.2}% ({before:.1} → {after:.1} ns) while the coverage was measured"
+        );
+    }
+    let truth = (before + after) / 2.0;
+    let hits = intervals
+        .iter()
+        .filter(|(_, lo, hi)| *lo <= truth && truth <= *hi)
+        .count();
+    eprintln!("covered {truth:.1} ns in {hits} of {runs}");
     assert!(
         if runs == 10 { hits >= 9 } else { hits >= 25 },
         "{hits} of {runs}"

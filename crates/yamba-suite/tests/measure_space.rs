@@ -305,6 +305,10 @@ fn disturbed(s: &Session) -> Result<f64, String> {
                 .unwrap()
         })
         .collect();
+    // Their output stays open until they are killed: a child whose stdout
+    // was closed printed "io error when listing tests: Broken pipe" into
+    // every CI log.
+    let mut outputs = Vec::new();
     for c in &mut children {
         let mut out = BufReader::new(c.stdout.take().unwrap());
         let mut line = String::new();
@@ -316,6 +320,7 @@ fn disturbed(s: &Session) -> Result<f64, String> {
             );
         }
         eprintln!("disturber: {}", line.trim());
+        outputs.push(out);
     }
     let page_tables = || yamba_suite::space::adapter::kernel().unwrap().page_tables;
     let before = page_tables();
@@ -328,6 +333,7 @@ fn disturbed(s: &Session) -> Result<f64, String> {
         let _ = c.kill();
         let _ = c.wait();
     }
+    drop(outputs);
     eprintln!(
         "calm {calm:.0} B per thread; the disturbers freed {freed:.0} B of page tables meanwhile"
     );
