@@ -5,11 +5,11 @@
 //! and close the file. A library call, so tests make the same run the
 //! command does.
 //!
-//! Nothing measured is lost to a full disk: when the results file cannot be
-//! written where asked, the run goes on and writes it to a fallback place
-//! ([`fallback_dirs`]: `$XDG_STATE_HOME/yamba`, `~/.local/state/yamba`, or
-//! a private folder in the temporary directory), trying the place asked
-//! again at every save; the outcome says where it went.
+//! The file is written through the one writer of results files
+//! ([`yamba_results::output::Output`]): nothing measured is lost to a full
+//! disk — a save that fails where asked goes to a fallback place, and the
+//! place asked is tried again at every save; the outcome says where it
+//! went.
 //!
 //! The noise check that opens a run's notes is the `sched` area's gap
 //! recorder, which this crate cannot reach (the suite stands above it): the
@@ -17,8 +17,9 @@
 
 use crate::bench::{Benchmark, RunConfig, Session};
 use crate::runner::{merge_blocks, run_blocks, Observer};
-use std::path::{Path, PathBuf};
-use yamba_results::results::{now_rfc3339, BenchResult, Mode, ResultsFile, Status};
+use std::path::PathBuf;
+use yamba_results::output::{Output, Saved};
+use yamba_results::results::{BenchResult, Mode, ResultsFile, Status};
 use yamba_results::RunTimings;
 
 /// Says whether the machine is too noisy to trust small numbers, from a
@@ -28,8 +29,8 @@ pub type NoiseProbe = fn(&Session) -> Option<String>;
 /// How a run session is started.
 pub struct Start {
     pub config: RunConfig,
-    /// Where the results file goes.
-    pub out: PathBuf,
+    /// Where the results file goes (checked writable already).
+    pub output: Output,
     /// The command line recorded in the file.
     pub command: Vec<String>,
     /// An executable that runs one benchmark as `EXE __bench …` (the
@@ -45,28 +46,24 @@ pub struct Start {
 pub struct RunSession {
     pub session: Session,
     pub file: ResultsFile,
-    pub path: PathBuf,
+    pub output: Output,
 }
 
 /// How a run ended.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Outcome {
     /// Stopped by Ctrl-C: the file keeps what finished and says so.
     pub interrupted: bool,
     /// Saves after a benchmark that failed (the run went on).
     pub save_errors: Vec<String>,
-    /// Where the final results file is: the path asked for, a fallback
-    /// when that could not be written, or None when nothing could be.
-    pub written: Option<PathBuf>,
-    /// Why the final results could not be written where asked.
-    pub save_failed: Option<String>,
+    /// Where the final results file went.
+    pub saved: Saved,
 }
 
 impl RunSession {
     /// Prepares the session and writes the empty results file, so that a
     /// file that cannot be written fails the run before anything is measured.
     pub fn start(start: Start) -> Result<RunSession, String> {
-        check_writable(&start.out)?;
         let t0 = std::time::Instant::now();
         let mut session = Session::prepare(start.config);
         let prepare_s = t0.elapsed().as_secs_f64();
@@ -108,7 +105,7 @@ impl RunSession {
         let run = RunSession {
             session,
             file,
-            path: start.out,
+            output: start.output,
         };
         run.save()?;
         Ok(run)
@@ -116,9 +113,7 @@ impl RunSession {
 
     /// Writes the results file as it stands, atomically.
     pub fn save(&self) -> Result<(), String> {
-        self.file
-            .write_atomic(&self.path)
-            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+        self.output.save_here(&self.file)
     }
 
     /// Runs `benches` (every requested mode and repetition), saving the
@@ -134,7 +129,7 @@ impl RunSession {
             inner: observer,
             raw: Vec::new(),
             file: &mut self.file,
-            path: &self.path,
+            output: &self.output,
             errors: Vec::new(),
             pilot,
             last_save: None,
@@ -154,15 +149,10 @@ impl RunSession {
         t.extra_s = blocks.extra_s;
         t.blocks = blocks.blocks;
         t.extra_blocks = blocks.extra_blocks;
-        let (written, save_failed) = match save_or_fallback(&self.file, &self.path) {
-            Ok(at) => (Some(at), None),
-            Err((why, at)) => (at, Some(why)),
-        };
         Ok(Outcome {
             interrupted,
             save_errors,
-            written,
-            save_failed,
+            saved: self.output.finish(&self.file),
         })
     }
 
@@ -188,7 +178,7 @@ struct Saving<'a> {
     /// Every result as it came, before repetitions are pooled.
     raw: Vec<BenchResult>,
     file: &'a mut ResultsFile,
-    path: &'a Path,
+    output: &'a Output,
     errors: Vec<String>,
     pilot: Option<usize>,
     /// When the last save started and how long it took.
@@ -220,7 +210,7 @@ impl Observer for Saving<'_> {
         }
         let t0 = std::time::Instant::now();
         self.file.results = merge_blocks(&self.raw, self.pilot);
-        let saved = save_or_fallback(self.file, self.path);
+        let saved = self.output.save(self.file);
         self.last_save = Some((t0, t0.elapsed()));
         self.saving_s += t0.elapsed().as_secs_f64();
         if let Err((why, at)) = saved {
@@ -231,105 +221,6 @@ impl Observer for Saving<'_> {
         }
         self.inner.finished(results);
     }
-}
-
-/// Writes `file` to `path`, or, when that fails, to the first fallback
-/// place that takes it. Ok(path) when written where asked; otherwise the
-/// error and where it went instead (if anywhere).
-pub fn save_or_fallback(
-    file: &ResultsFile,
-    path: &Path,
-) -> Result<PathBuf, (String, Option<PathBuf>)> {
-    let why = match file.write_atomic(path) {
-        Ok(()) => return Ok(path.to_path_buf()),
-        Err(e) => format!("cannot write results to {}: {e}", path.display()),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_else(|| "yamba-results.json".into());
-    for dir in fallback_dirs() {
-        let at = dir.join(&name);
-        if at != path && file.write_atomic(&at).is_ok() {
-            return Err((why, Some(at)));
-        }
-    }
-    Err((why, None))
-}
-
-/// Where results go when the place asked for cannot be written, in order:
-/// `$XDG_STATE_HOME/yamba`, `$HOME/.local/state/yamba`, and a folder of
-/// this user's own in the temporary directory (`yamba-UID`, mode 0700 —
-/// never one another user made). Created as needed; those that cannot be
-/// are left out.
-pub fn fallback_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    let env_dir = |k: &str| {
-        std::env::var_os(k)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    if let Some(d) = env_dir("XDG_STATE_HOME") {
-        dirs.push(d.join("yamba"));
-    }
-    if let Some(h) = env_dir("HOME") {
-        dirs.push(h.join(".local/state/yamba"));
-    }
-    let mut out: Vec<PathBuf> = dirs
-        .into_iter()
-        .filter(|d| std::fs::create_dir_all(d).is_ok())
-        .collect();
-    if let Some(d) = private_temp_dir() {
-        out.push(d);
-    }
-    out
-}
-
-/// `$TMPDIR/yamba-UID`, made with mode 0700 if missing, and used only if
-/// it is a real directory of this user's that nobody else may enter.
-fn private_temp_dir() -> Option<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    let d = std::env::temp_dir().join(format!("yamba-{uid}"));
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&d);
-    let m = std::fs::symlink_metadata(&d).ok()?;
-    (m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0).then_some(d)
-}
-
-/// A fresh timestamped file name under `dir` (created if missing):
-/// zstd-compressed JSON, which every reader opens as it opens plain JSON
-/// (the default suite's observations take ≈ 7× less room so).
-pub fn default_out(dir: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create results folder {}: {e}", dir.display()))?;
-    let stamp = now_rfc3339().replace([':', '-'], "");
-    Ok(dir.join(format!("yamba-{stamp}.json.zst")))
-}
-
-/// Fails before anything is measured if the results file cannot be written.
-pub fn check_writable(path: &Path) -> Result<(), String> {
-    if path.is_dir() {
-        return Err(format!("--out {}: is a directory", path.display()));
-    }
-    yamba_results::results::writable_output(path)
-        .map_err(|e| format!("--out {}: {e}", path.display()))?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(format!(
-            "cannot write results to {}: folder {} does not exist",
-            path.display(),
-            dir.display()
-        ));
-    }
-    let probe = dir.join(format!(".yamba-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")
-        .map_err(|e| format!("cannot write results to {}: {e}", path.display()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
 }
 
 /// The run-wide notes: hypervisor, noise, counters, order, quick pass, a
@@ -392,17 +283,6 @@ pub fn shuffle(benches: &mut [&'static Benchmark], seed: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_unwritable_place_fails_before_measuring() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = check_writable(&dir.path().join("no/such/r.json")).unwrap_err();
-        assert!(err.contains("does not exist"), "{err}");
-        let err = check_writable(dir.path()).unwrap_err();
-        assert!(err.contains("is a directory"), "{err}");
-        check_writable(&dir.path().join("r.json")).unwrap();
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    }
 
     #[test]
     fn shuffle_is_reproducible_from_its_seed_and_keeps_every_benchmark() {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use yamba_core::run_session::{RunSession, Start};
 use yamba_core::runner::Observer;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status, Unit};
+use yamba_results::output::Output;
 use yamba_results::results::ResultsFile;
 
 fn one_result(ctx: &mut yamba_core::Ctx) -> Result<(), String> {
@@ -61,7 +62,7 @@ fn the_file_is_saved_after_every_benchmark_and_closed_at_the_end() {
     config.scratch_dir = Some(dir.path().to_path_buf());
     let mut run = RunSession::start(Start {
         config,
-        out: out.clone(),
+        output: Output::new(Some(&out), dir.path(), "yamba").unwrap(),
         command: vec!["test".into()],
         bench_exe: None,
         shuffle_seed: Some(42),
@@ -95,14 +96,12 @@ fn the_file_is_saved_after_every_benchmark_and_closed_at_the_end() {
 
 #[test]
 fn an_unwritable_results_file_is_an_error_naming_the_folder() {
-    let err = RunSession::start(Start {
-        config: RunConfig::quick(),
-        out: "/nonexistent/dir/r.json".into(),
-        command: vec![],
-        bench_exe: None,
-        shuffle_seed: None,
-        noise_probe: None,
-    })
+    // The one writer checks before a run session starts.
+    let err = Output::new(
+        Some(std::path::Path::new("/nonexistent/dir/r.json")),
+        std::path::Path::new("."),
+        "yamba",
+    )
     .err()
     .unwrap();
     assert!(err.contains("/nonexistent/dir does not exist"), "{err}");

@@ -72,6 +72,8 @@ pub enum OriginKind {
     Run,
     /// Stored by `yamba stone`.
     Stone,
+    /// Stored by `yamba stress`.
+    Stress,
     /// A results file brought in by `yamba history import`.
     Import,
 }
@@ -81,6 +83,7 @@ impl OriginKind {
         match self {
             OriginKind::Run => "run",
             OriginKind::Stone => "stone",
+            OriginKind::Stress => "stress",
             OriginKind::Import => "import",
         }
     }

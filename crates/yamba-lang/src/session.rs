@@ -1,23 +1,10 @@
 //! A run of Yamba benchmarks through yamba's runner, kept in a normal
 //! results file (raw observations, method, evidence), as `yamba run` does.
 
-use std::path::{Path, PathBuf};
-use yamba_core::run_session::save_or_fallback;
 use yamba_core::runner::{merge_repetitions, run_benchmarks, Quiet};
 use yamba_core::{Benchmark, RunConfig, Session};
+use yamba_results::output::{Output, Saved};
 use yamba_results::results::ResultsFile;
-
-/// Where a run's results file went.
-#[derive(Debug, Clone, Default)]
-pub struct Saved {
-    /// Why it could not be written where asked (None: it was, or no file
-    /// was asked for).
-    pub failed: Option<String>,
-    /// Where it was written: where asked, or the first fallback place
-    /// that took it (`yamba_core::run_session::fallback_dirs`); None when
-    /// nowhere.
-    pub written: Option<PathBuf>,
-}
 
 /// Runs `benches` (each in a forked child, crash- and hang-isolated, as
 /// configured) and returns the results file, also written to `out`.
@@ -25,21 +12,21 @@ pub fn run(
     config: RunConfig,
     benches: &[&'static Benchmark],
     command: Vec<String>,
-    out: Option<&Path>,
+    out: Option<&Output>,
 ) -> Result<ResultsFile, String> {
     run_saving(config, benches, command, out).map(|(file, _)| file)
 }
 
-/// As [`run`], also saying where the file went: what was measured is not
-/// lost when `out` cannot be written at the end (a full disk, a folder
-/// removed meanwhile) — it goes to a fallback place, and the file is
-/// returned either way.
+/// As [`run`], also saying where the file went (None: no file was
+/// asked for): what was measured is not lost when `out` cannot be written
+/// at the end (a full disk, a folder removed meanwhile) — it goes to a
+/// fallback place, and the file is returned either way.
 pub fn run_saving(
     config: RunConfig,
     benches: &[&'static Benchmark],
     command: Vec<String>,
-    out: Option<&Path>,
-) -> Result<(ResultsFile, Saved), String> {
+    out: Option<&Output>,
+) -> Result<(ResultsFile, Option<Saved>), String> {
     let session = Session::prepare(config);
     run_in(&session, benches, command, out)
 }
@@ -50,8 +37,8 @@ pub fn run_in(
     session: &Session,
     benches: &[&'static Benchmark],
     command: Vec<String>,
-    out: Option<&Path>,
-) -> Result<(ResultsFile, Saved), String> {
+    out: Option<&Output>,
+) -> Result<(ResultsFile, Option<Saved>), String> {
     let mut file = ResultsFile::new(
         command,
         serde_json::to_value(&session.config).map_err(|e| e.to_string())?,
@@ -63,25 +50,12 @@ pub fn run_in(
         file.notes
             .push("quick pass: short budgets, numbers are rough".into());
     }
-    if let Some(p) = out {
-        file.write_atomic(p)
-            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    if let Some(o) = out {
+        o.save_here(&file)?;
     }
     let results = run_benchmarks(session, benches, &mut Quiet);
     file.results = merge_repetitions(&results);
     file.finish(false);
-    let saved = match out {
-        None => Saved::default(),
-        Some(p) => match save_or_fallback(&file, p) {
-            Ok(at) => Saved {
-                failed: None,
-                written: Some(at),
-            },
-            Err((why, at)) => Saved {
-                failed: Some(why),
-                written: at,
-            },
-        },
-    };
+    let saved = out.map(|o| o.finish(&file));
     Ok((file, saved))
 }

@@ -18,6 +18,7 @@ pub mod cpustates;
 pub mod input;
 pub mod limits;
 pub mod machine;
+pub mod output;
 pub mod results;
 pub mod secrets;
 pub mod units;

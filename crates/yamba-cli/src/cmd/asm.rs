@@ -1,10 +1,11 @@
 //! `yamba asm 'imul rax, rax' ['add rax, rax' …]`: instruction sequences
 //! measured as Yamba classes (yamba_lang::asm), interleaved in one run.
 
-use anyhow::{bail, Context};
-use std::path::PathBuf;
+use anyhow::bail;
+use std::path::{Path, PathBuf};
 use yamba_core::RunConfig;
 use yamba_lang::asm::{asm_benchmark, AsmSpec};
+use yamba_results::output::Output;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -94,19 +95,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     config.repetitions = args.repeat;
     config.max_blocks = args.repeat;
-    let out = match &args.out {
-        Some(p) => p.clone(),
-        None => {
-            std::fs::create_dir_all("results").context("cannot create results/")?;
-            let stamp = yamba_results::results::now_rfc3339().replace([':', '-'], "");
-            PathBuf::from(format!("results/asm-{stamp}.json"))
-        }
-    };
-    yamba_core::run_session::check_writable(&out).map_err(anyhow::Error::msg)?;
+    let output = Output::new(args.out.as_deref(), Path::new("results"), "asm")
+        .map_err(anyhow::Error::msg)?;
     let recorder = args.history.start()?;
-    let (file, saved) =
-        yamba_lang::session::run_saving(config, &benches, std::env::args().collect(), Some(&out))
-            .map_err(anyhow::Error::msg)?;
+    let (file, saved) = yamba_lang::session::run_saving(
+        config,
+        &benches,
+        std::env::args().collect(),
+        Some(&output),
+    )
+    .map_err(anyhow::Error::msg)?;
+    let saved = saved.expect("a file was asked for");
     print!("{}", yamba_report::table::render(&file.results));
     let first = file.results.first().and_then(|r| r.median());
     for (r, s) in file.results.iter().zip(&specs) {
@@ -127,19 +126,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             ),
         }
     }
-    let not_saved = super::saved::report(&out, saved.failed.as_deref(), saved.written.as_deref());
-    let unrecorded = super::history::record(
+    let ending = super::saved::conclude(
+        &saved,
         recorder.as_ref(),
         &file,
         yamba_history::OriginKind::Run,
         format!("asm {}", args.seqs.join(" | ")),
-        saved.written.clone(),
     );
-    Ok(if not_saved {
-        1
-    } else if unrecorded {
-        2
-    } else {
-        0
-    })
+    Ok(ending.exit_code(false))
 }

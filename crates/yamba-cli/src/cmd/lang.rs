@@ -1,9 +1,10 @@
 //! `yamba lang check|run|disasm`: the Yamba language (docs/language.md).
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use yamba_core::{Mode, RunConfig};
+use yamba_results::output::Output;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -187,23 +188,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 }
                 config.scratch_dir = Some(d.clone());
             }
-            let out = match out {
-                Some(p) => p,
-                None => {
-                    std::fs::create_dir_all("results").context("cannot create results/")?;
-                    let stamp = yamba_results::results::now_rfc3339().replace([':', '-'], "");
-                    PathBuf::from(format!("results/lang-{class}-{stamp}.json"))
-                }
-            };
-            yamba_core::run_session::check_writable(&out).map_err(anyhow::Error::msg)?;
+            let output = Output::new(
+                out.as_deref(),
+                Path::new("results"),
+                &format!("lang-{class}"),
+            )
+            .map_err(anyhow::Error::msg)?;
             let recorder = history.start()?;
             let (file, saved) = yamba_lang::session::run_saving(
                 config,
                 &[bench],
                 std::env::args().collect(),
-                Some(&out),
+                Some(&output),
             )
             .map_err(anyhow::Error::msg)?;
+            let saved = saved.expect("a file was asked for");
             if json {
                 println!("{}", serde_json::to_string_pretty(&file)?);
             } else {
@@ -222,26 +221,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     }
                 }
             }
-            let not_saved =
-                super::saved::report(&out, saved.failed.as_deref(), saved.written.as_deref());
-            let unrecorded = super::history::record(
+            let ending = super::saved::conclude(
+                &saved,
                 recorder.as_ref(),
                 &file,
                 yamba_history::OriginKind::Run,
                 format!("lang {class}"),
-                saved.written.clone(),
             );
             let bad = file
                 .results
                 .iter()
                 .any(|r| !matches!(r.status, yamba_core::Status::Ok));
-            Ok(if bad || not_saved {
-                1
-            } else if unrecorded {
-                2
-            } else {
-                0
-            })
+            Ok(ending.exit_code(bad))
         }
     }
 }

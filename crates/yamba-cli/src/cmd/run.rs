@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use yamba_core::run_session::{self, Start};
 use yamba_core::runner::Observer;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
+use yamba_results::output::Output;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -165,11 +166,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             bail!("--threshold {t}: must be a percentage ≥ 0");
         }
     }
-    let out_path = match &args.out {
-        Some(p) => p.clone(),
-        None => run_session::default_out(&args.results_dir).map_err(anyhow::Error::msg)?,
-    };
-    run_session::check_writable(&out_path).map_err(anyhow::Error::msg)?;
+    let output =
+        Output::new(args.out.as_deref(), &args.results_dir, "yamba").map_err(anyhow::Error::msg)?;
     let recorder = args.history.start()?;
 
     yamba_core::interrupt::install();
@@ -179,7 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let mut run = yamba_suite::session::start(Start {
         config,
-        out: out_path.clone(),
+        output,
         command: std::env::args().collect(),
         // Each benchmark in a fresh `yamba __bench` process: none inherits
         // the memory of this one, whatever ran before it.
@@ -291,22 +289,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         gate = super::compare::gate_status(&c, " than the baseline");
     }
     // Whatever happened to the results file, the table above was printed.
-    let not_saved = super::saved::report(
-        &out_path,
-        outcome.save_failed.as_deref(),
-        outcome.written.as_deref(),
-    );
     let suite = if args.names.is_empty() {
         "default".to_string()
     } else {
         args.names.join(" ")
     };
-    let unrecorded = super::history::record(
+    let ending = super::saved::conclude(
+        &outcome.saved,
         recorder.as_ref(),
         file,
         yamba_history::OriginKind::Run,
         suite,
-        outcome.written.clone(),
     );
     if outcome.interrupted {
         let by = yamba_core::interrupt::signal()
@@ -336,11 +329,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     Ok(
-        if (args.strict && bad > 0) || gate == 1 || not_saved || remote_failed {
+        if (args.strict && bad > 0) || gate == 1 || ending.not_saved || remote_failed {
             1
         } else if gate == yamba_report::compare::EXIT_UNDECIDED {
             yamba_report::compare::EXIT_UNDECIDED
-        } else if unrecorded {
+        } else if ending.unrecorded {
             2
         } else {
             0

@@ -15,6 +15,7 @@ use yamba_core::isolate::{time_command, time_command_limited};
 use yamba_core::Clock;
 use yamba_core::Describe;
 use yamba_report::stone::{self, Series, StoneRun};
+use yamba_results::output::Output;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -227,26 +228,32 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         argv: std::env::args().collect(),
         started,
     };
-    // Every series goes to the history; the first one also to --out.
+    // Every series goes to the history; the first one also to --out,
+    // through the one writer (a fallback place when it cannot be written).
     let mut unrecorded = false;
+    let mut not_saved = false;
     for (i, s) in all.iter().enumerate() {
         let results = stone::results_file(s, &ctx);
-        let out = results_path.as_ref().filter(|_| i == 0);
-        if let Some(out) = out {
-            results
-                .write_atomic(out)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+        let saved = results_path
+            .as_ref()
+            .filter(|_| i == 0)
+            .map(|out| Output::at(out).finish(&results));
+        if let Some(saved) = &saved {
             if let Some(why) = &results.results[0].reason {
                 println!("WITHHELD: {why}");
             }
-            println!("Results file is {}.", out.display());
+            if saved.not_where_asked() {
+                not_saved |= super::saved::report(saved);
+            } else {
+                println!("Results file is {}.", saved.asked.display());
+            }
         }
         unrecorded |= super::history::record(
             recorder.as_ref(),
             &results,
             yamba_history::OriginKind::Stone,
             s.name(),
-            out.cloned(),
+            saved.and_then(|s| s.written),
         );
     }
     if let (Some(old), Some(path)) = (other, &args.compare) {
@@ -259,7 +266,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("ministat: {e}"))?;
         print!("{text}");
     }
-    Ok(if unrecorded { 2 } else { 0 })
+    Ok(if not_saved {
+        1
+    } else if unrecorded {
+        2
+    } else {
+        0
+    })
 }
 
 fn read_comparison(p: &Path, runs: Option<usize>) -> anyhow::Result<Vec<f64>> {

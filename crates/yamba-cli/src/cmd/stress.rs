@@ -2,10 +2,11 @@
 //! table and what was found, write the results file, exit 1 when an
 //! invariant failed or an error test found something.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use std::path::PathBuf;
 use std::time::Duration;
 use yamba_core::Mode;
+use yamba_results::output::Output;
 use yamba_stress::{churn::kind::parse_list, Plant, Replay, StressConfig};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -89,6 +90,8 @@ pub struct Args {
     /// Folder for the workers' scratch files (default: the working directory).
     #[arg(long, value_name = "DIR")]
     pub scratch: Option<PathBuf>,
+    #[command(flatten)]
+    pub history: super::history::RecordArgs,
 }
 
 /// `0,2,4-6` → [0, 2, 4, 5, 6].
@@ -189,14 +192,10 @@ fn config_from(a: &Args) -> anyhow::Result<StressConfig> {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let config = config_from(&args)?;
-    let out_path = match &args.out {
-        Some(p) => p.clone(),
-        None => {
-            yamba_core::run_session::default_out(&args.results_dir).map_err(anyhow::Error::msg)?
-        }
-    };
     // Before the run, not after a minute of it.
-    yamba_core::run_session::check_writable(&out_path).map_err(anyhow::Error::msg)?;
+    let output =
+        Output::new(args.out.as_deref(), &args.results_dir, "yamba").map_err(anyhow::Error::msg)?;
+    let recorder = args.history.start()?;
     yamba_core::interrupt::install();
     if let Some(s) = config.seed {
         eprintln!("yamba stress: seed {s}");
@@ -209,8 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     let file = outcome.results_file(std::env::args().collect());
-    file.write_atomic(&out_path)
-        .with_context(|| format!("cannot write {}", out_path.display()))?;
+    let saved = output.finish(&file);
     match args.format {
         Format::Table => {
             print!("{}", yamba_report::table::render(&file.results));
@@ -218,12 +216,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
         Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
     }
-    eprintln!("yamba stress: results written to {}", out_path.display());
+    let ending = super::saved::conclude(
+        &saved,
+        recorder.as_ref(),
+        &file,
+        yamba_history::OriginKind::Stress,
+        "stress".into(),
+    );
     let code = outcome.exit_code();
     if code == 1 {
         eprintln!("yamba stress: an invariant failed or an error test found something (see above)");
     }
-    Ok(code)
+    Ok(if code == 0 {
+        ending.exit_code(false)
+    } else {
+        code
+    })
 }
 
 #[cfg(test)]
