@@ -232,17 +232,6 @@ mod tests {
     }
 
     #[test]
-    fn an_output_is_checked_when_made() {
-        let err = Output::new(
-            Some(Path::new("/nonexistent/dir/r.json")),
-            Path::new("."),
-            "yamba",
-        )
-        .unwrap_err();
-        assert!(err.contains("/nonexistent/dir does not exist"), "{err}");
-    }
-
-    #[test]
     fn a_save_that_fails_where_asked_goes_to_a_fallback_place() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
