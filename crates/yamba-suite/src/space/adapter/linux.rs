@@ -118,23 +118,41 @@ pub fn census(kind: Kind) -> Option<u64> {
 /// Counting only these keeps the allocator's own mappings (heap arenas,
 /// large buffers, which come and go as /proc is read) out of the census.
 pub fn one_page_anon_mappings(maps: &str) -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
-    maps.lines()
-        .filter(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let Some((a, b)) = f.first().and_then(|r| r.split_once('-')) else {
-                return false;
-            };
-            let hex = |x: &str| u64::from_str_radix(x, 16).ok();
-            let len = hex(b).zip(hex(a)).and_then(|(b, a)| b.checked_sub(a));
-            len == Some(page) && f.get(1) == Some(&"rw-p") && f.get(4) == Some(&"0") && f.len() == 5
-        })
-        .count() as u64
+    one_page_anon_starts(maps).count() as u64
 }
 
-/// Raises RLIMIT_NOFILE so `need` more descriptors fit; returns the limit
-/// reached, which may fall short (the caller reports it).
+/// Start addresses of the one-page, private, read-write, anonymous
+/// mappings in a /proc/<pid>/maps text.
+fn one_page_anon_starts(maps: &str) -> impl Iterator<Item = usize> + '_ {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    maps.lines().filter_map(move |l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let (a, b) = f.first()?.split_once('-')?;
+        let hex = |x: &str| usize::from_str_radix(x, 16).ok();
+        let (a, b) = (hex(a)?, hex(b)?);
+        let ours = b.checked_sub(a) == Some(page)
+            && f.get(1) == Some(&"rw-p")
+            && f.get(4) == Some(&"0")
+            && f.len() == 5;
+        ours.then_some(a)
+    })
+}
+
+/// How many of `pages` (addresses this process mapped and has since
+/// unmapped) are still one-page mappings: the census by identity, blind
+/// to mappings others in this process made meanwhile (an allocator's,
+/// a library's).
+pub fn still_mapped(pages: &[usize]) -> Option<u64> {
+    let maps = read("/proc/self/maps")?;
+    let ours: std::collections::HashSet<usize> = pages.iter().copied().collect();
+    Some(
+        one_page_anon_starts(&maps)
+            .filter(|a| ours.contains(a))
+            .count() as u64,
+    )
+}
+
 pub fn raise_nofile(need: u64) -> u64 {
     let open = census(Kind::Pipe).unwrap_or(64);
     let want = open + need + 64;
@@ -371,6 +389,11 @@ impl Batch {
     pub fn children(&self) -> &[i32] {
         &self.children
     }
+
+    /// Addresses of the pages this batch mapped (Kind::Mapping).
+    pub fn pages(&self) -> &[usize] {
+        &self.pages
+    }
 }
 
 /// Waits until every thread but this one sleeps (state S in
@@ -445,5 +468,24 @@ mod tests {
         ]
         .concat();
         assert_eq!(one_page_anon_mappings(&maps), 2);
+        let starts: Vec<usize> = one_page_anon_starts(&maps).collect();
+        assert_eq!(starts, [0x7f00_0000_0000, 0x7f00_0004_0000]);
+    }
+
+    #[test]
+    fn still_mapped_counts_only_our_pages() {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let mut b = Batch::create(Kind::Mapping, 4, page).unwrap();
+        let ours = b.pages().to_vec();
+        assert_eq!(still_mapped(&ours), Some(4));
+        // Someone else's one-page mapping is not ours.
+        let other = crate::os::map_anon(page).unwrap();
+        assert_eq!(still_mapped(&ours), Some(4));
+        crate::os::unmap(b.pages.pop().unwrap() as *mut u8, page);
+        assert_eq!(still_mapped(&ours), Some(3));
+        drop(b);
+        assert_eq!(still_mapped(&ours), Some(0));
+        crate::os::unmap(other, page);
     }
 }

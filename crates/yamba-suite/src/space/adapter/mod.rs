@@ -4,8 +4,8 @@
 //!
 //! The interface every implementation provides: `NAME`; `Kind` (with
 //! `fds`); `Kernel`, `kernel`, `refresh_counters`; `own_rss`,
-//! `private_bytes`; `census`, `raise_nofile`; `Batch` (`create`,
-//! `children`).
+//! `private_bytes`; `census`, `still_mapped`, `raise_nofile`; `Batch` (`create`,
+//! `children`, `pages`).
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter

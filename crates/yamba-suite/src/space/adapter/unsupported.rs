@@ -59,6 +59,10 @@ pub fn census(_kind: Kind) -> Option<u64> {
     None
 }
 
+pub fn still_mapped(_pages: &[usize]) -> Option<u64> {
+    None
+}
+
 pub fn raise_nofile(_need: u64) -> u64 {
     0
 }
@@ -70,6 +74,10 @@ impl Batch {
         Err(yamba_core::bench::no_adapter_reason())
     }
     pub fn children(&self) -> &[i32] {
+        &[]
+    }
+
+    pub fn pages(&self) -> &[usize] {
         &[]
     }
 }
