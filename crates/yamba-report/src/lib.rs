@@ -10,6 +10,5 @@ pub mod ministat;
 pub mod plot;
 pub mod predict;
 pub mod select;
-pub mod stone;
 pub mod table;
 pub mod timings;

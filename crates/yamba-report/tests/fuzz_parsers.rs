@@ -3,8 +3,9 @@
 //! YAMBA_FUZZ_CASES soaks longer, YAMBA_FUZZ_SEED replays):
 //! results files (mutated real ones, through reading, the consistency
 //! check, compare, the table and every export), ministat's input and
-//! options, and the small parsers of sizes, ranges, time_block lines and
-//! stone logs. None may panic or hang; what they accept must render.
+//! options, and the small parsers of sizes, ranges and time_block lines
+//! (stone logs: yamba-stone's tests/fuzz_log.rs). None may panic or hang;
+//! what they accept must render.
 
 use rand::{Rng, SeedableRng};
 use std::ffi::OsString;
@@ -231,7 +232,6 @@ fn small_parsers_fuzzed() {
         let _ = yamba_core::machine::parse_size(&s);
         let _ = yamba_report::select::parse_range(&s);
         let _ = yamba_report::blocks::parse_line(&s);
-        let _ = yamba_report::stone::parse_log(&s);
         tried += 1;
     }
 }

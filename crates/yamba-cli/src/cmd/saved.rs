@@ -9,7 +9,7 @@ use yamba_results::output::{fallback_dirs, Saved};
 use yamba_results::ResultsFile;
 
 /// What the end of a command found.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Ending {
     /// The file is not where asked (a fallback place, or nowhere).
     pub not_saved: bool,

@@ -1,11 +1,12 @@
-//! `yamba stone`: what is made of a series of timed runs of one command
-//! (the seed's worldstone): the summary, the log file, the results file,
-//! the ministat comparison with an earlier log.
+//! What is made of a series of timed runs of one command (the seed's
+//! worldstone): the summary, the comparison of several commands, the
+//! exports, the log file, the results file, the ministat comparison with
+//! an earlier log.
 //!
-//! The runs themselves are made by the CLI (it owns the child processes);
-//! everything here is pure, so it can be tested on fixed numbers.
+//! Everything here is pure (the runs are made by [`crate::run`]), so it can
+//! be tested on fixed numbers.
 
-use crate::ministat::{self, MinistatOptions};
+use yamba_report::ministat::{self, MinistatOptions};
 use yamba_results::units::format_sig;
 use yamba_results::Base;
 use yamba_results::ClockInfo;
@@ -325,6 +326,11 @@ pub fn export_json(series: &[Series]) -> serde_json::Value {
     serde_json::json!({ "results": results })
 }
 
+/// [`export_json`] as the file holds it: indented, with a final newline.
+pub fn export_json_text(series: &[Series]) -> String {
+    serde_json::to_string_pretty(&export_json(series)).expect("a JSON value prints") + "\n"
+}
+
 fn mean_of(v: impl Iterator<Item = f64>) -> Option<f64> {
     let v: Vec<f64> = v.collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
@@ -508,6 +514,17 @@ pub fn summary_text(series: &Series) -> String {
             runs.len()
         ));
     }
+    out
+}
+
+/// What `yamba stone` prints after a series: its [`summary_text`], a
+/// `Warning: ` line per [`warnings`], and a blank line.
+pub fn report_text(series: &Series) -> String {
+    let mut out = summary_text(series);
+    for w in warnings(series) {
+        out.push_str(&format!("Warning: {w}\n"));
+    }
+    out.push('\n');
     out
 }
 

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 use yamba_core::Describe;
-use yamba_report::stone::{
+use yamba_stone::{
     compare_text, log_text, parse_log, results_file, summary_text, Context, Series, StoneRun,
 };
 
