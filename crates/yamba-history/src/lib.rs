@@ -84,7 +84,7 @@ impl Resolver {
                 let id = id?;
                 self.history()?.load(id)
             }
-            None => yamba_results::read_results(arg),
+            None => yamba_results::read_results(arg).map_err(|e| e.to_string()),
         }
     }
 

@@ -28,7 +28,7 @@ pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use consistency::{check_result, Inconsistency};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
-pub use input::{read_bounded, read_file_bounded, read_results};
+pub use input::{read_bounded, read_file_bounded, read_results, InputError};
 pub use limits::{LimitExceeded, Limits};
 pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{

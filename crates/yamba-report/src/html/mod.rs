@@ -59,7 +59,8 @@ impl Default for Options {
 pub fn read_runs(paths: &[String]) -> Result<Vec<Run>, String> {
     let mut files = Vec::new();
     for p in paths {
-        files.push((p.clone(), yamba_results::read_results(p)?));
+        let file = yamba_results::read_results(p).map_err(|e| e.to_string())?;
+        files.push((p.clone(), file));
     }
     Ok(label_runs(files))
 }
