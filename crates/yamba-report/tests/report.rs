@@ -259,3 +259,47 @@ fn several_runs_get_a_column_each_and_compare_verdicts() {
     let cmp = same.split("<section id=\"comparison\">").nth(1).unwrap();
     assert!(cmp.contains("0 faster, 0 slower"), "{}", &cmp[..400]);
 }
+
+/// A withheld result's reason appears once in the withheld section: the
+/// sentence quotes the failed checks, so they are not listed again below it.
+#[test]
+fn a_withheld_reason_is_said_once() {
+    let file = yamba_results::read_results(FIXTURE).unwrap();
+    let page = html::render(&[run("quick-both", file.clone())], &Options::default());
+    let start = page.find("<section id=\"withheld\">").unwrap();
+    let section = &page[start..start + page[start..].find("</section>").unwrap()];
+    let failures: Vec<String> = file
+        .results
+        .iter()
+        .filter(|r| r.status == yamba_results::Status::Withheld)
+        .flat_map(|r| r.evidence.iter().filter(|e| e.gating && !e.ok))
+        .map(|e| yamba_report::plot::svg::escape(&e.check))
+        .collect();
+    let mut checked = 0;
+    for text in &failures {
+        // Once per result it withheld (hot and cold can fail alike).
+        let results = failures.iter().filter(|t| *t == text).count();
+        assert_eq!(section.matches(text.as_str()).count(), results, "{text}");
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "the fixture has no withheld result with a failed check"
+    );
+}
+
+/// The hypervisor is named as people name it, not by its CPUID signature,
+/// in the machine section and in the predictions' words.
+#[test]
+fn the_hypervisor_is_named_in_words() {
+    let file = yamba_results::read_results(FIXTURE).unwrap();
+    assert_eq!(file.machine.hypervisor.as_deref(), Some("KVMKVMKVM"));
+    let page = html::render(&[run("quick-both", file)], &Options::default());
+    // (The file's own notes, written by the run, are quoted as they are.)
+    for id in ["machine", "predictions"] {
+        let start = page.find(&format!("<section id=\"{id}\">")).unwrap();
+        let section = &page[start..start + page[start..].find("</section>").unwrap()];
+        assert!(!section.contains("KVMKVMKVM"), "{id}: the raw signature");
+        assert!(section.contains("KVM"), "{id}: no hypervisor named");
+    }
+}

@@ -492,14 +492,26 @@ fn withheld_section(runs: &[Run]) -> String {
                 why_anchor(i, r),
                 escape(&in_words(r))
             );
-            let failed: Vec<_> = r.evidence.iter().filter(|e| e.gating && !e.ok).collect();
+            // What the reason already says is not said again: a check it
+            // quotes whole is left out, and one it names (files written
+            // before reasons quoted the values) gets only its values.
+            let reason = r.reason.as_deref().unwrap_or("");
+            let failed: Vec<_> = r
+                .evidence
+                .iter()
+                .filter(|e| e.gating && !e.ok && !reason.contains(&e.failure_text()))
+                .collect();
             if !failed.is_empty() {
                 s += "<ul>";
                 for e in failed {
+                    let what = if reason.contains(&e.check) {
+                        String::new()
+                    } else {
+                        format!("assumed {}: ", escape(&e.check))
+                    };
                     let _ = write!(
                         s,
-                        "<li class=\"check\">assumed {}: expected {}, observed {}</li>",
-                        escape(&e.check),
+                        "<li class=\"check\">{what}expected {}, observed {}</li>",
                         escape(&e.expected),
                         escape(&e.observed)
                     );
