@@ -303,3 +303,49 @@ fn the_hypervisor_is_named_in_words() {
         assert!(section.contains("KVM"), "{id}: no hypervisor named");
     }
 }
+
+/// The page opens with the key numbers: lmbench's headline primitives, a
+/// column per run with the value and its interval, and, with several
+/// runs, each later run's verdict against the first.
+#[test]
+fn the_key_numbers_come_first() {
+    let file = yamba_results::read_results(FIXTURE).unwrap();
+    let page = html::render(&[run("quick-both", file.clone())], &Options::default());
+    let key = page.find("<section id=\"key\">").expect("no key numbers");
+    for other in ["runs", "machine", "withheld", "predictions", "area-cpu"] {
+        let at = page.find(&format!("<section id=\"{other}\">")).unwrap();
+        assert!(key < at, "the key numbers come after {other}");
+    }
+    let section = &page[key..key + page[key..].find("</section>").unwrap()];
+    // The fixture's getppid (an older id) fills the system call's row, with
+    // the value the area table shows.
+    let r = file
+        .results
+        .iter()
+        .find(|r| r.id == "cpu.syscall.getppid" && r.mode == Mode::Hot)
+        .unwrap();
+    let (v, ci) = r.headline().unwrap();
+    let row = section
+        .split("<tr>")
+        .find(|row| row.contains("null system call"))
+        .expect("no system call row");
+    let (div, _) = r.unit.scale_for(v);
+    assert!(row.contains(&html::num(v / div)), "{row}");
+    assert!(row.contains(&html::num(ci.unwrap().lo / div)), "{row}");
+    // A row whose results no run has is left out.
+    assert!(!section.contains("memory copy bandwidth (libc)"));
+
+    // Two runs: a column each, and the second's verdict against the first.
+    let page = html::render(
+        &[run("a", precise(1, 100.0)), run("b", precise(2, 120.0))],
+        &Options::default(),
+    );
+    let key = page.find("<section id=\"key\">").unwrap();
+    let section = &page[key..key + page[key..].find("</section>").unwrap()];
+    assert!(section.contains("<th>b vs a</th>"), "{section}");
+    let row = section
+        .split("<tr>")
+        .find(|row| row.contains("null system call"))
+        .unwrap();
+    assert!(row.contains("slower (+"), "{row}");
+}

@@ -13,6 +13,7 @@
 //! results file, a history store), so every source of runs shares it.
 
 mod figures;
+mod key;
 pub(crate) mod safe;
 mod tables;
 
@@ -24,6 +25,7 @@ use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, ResultsFile, Status};
 
 pub use figures::Figure;
+pub use tables::num;
 
 /// One run in the report, with the name its column carries.
 #[derive(Debug, Clone)]
@@ -92,13 +94,18 @@ pub fn label_runs(files: Vec<(String, yamba_results::ResultsFile)>) -> Vec<Run> 
 pub fn render(runs: &[Run], opts: &Options) -> String {
     let mut body = String::new();
     let areas = areas(runs);
-    let mut toc: Vec<(String, String)> = vec![
+    let key = key::section(runs, opts.confidence);
+    let mut toc: Vec<(String, String)> = Vec::new();
+    if !key.is_empty() {
+        toc.push(("key".into(), "Key numbers".into()));
+    }
+    toc.extend::<[(String, String); 5]>([
         ("runs".into(), "Runs".into()),
         ("machine".into(), "Machine".into()),
         ("config".into(), "Configuration and notes".into()),
         ("withheld".into(), "Withheld and why".into()),
         ("predictions".into(), "Predictions".into()),
-    ];
+    ]);
     toc.extend(
         areas
             .iter()
@@ -109,6 +116,7 @@ pub fn render(runs: &[Run], opts: &Options) -> String {
     }
 
     let figs = figures::all(runs, opts);
+    body += &key;
     body += &runs_section(runs);
     body += &machine_section(runs);
     body += &config_section(runs);
