@@ -1,6 +1,6 @@
 //! A store read as a fleet: the newest run of every machine, machines of
 //! the same hardware side by side for each of lmbench's headline
-//! primitives ([`yamba_report::html::HEADLINES`]), and the machines that
+//! primitives ([`yamba_report::headline::HEADLINES`]), and the machines that
 //! stand out — outside their group's spread, or moved since their own
 //! previous run (with when, and what changed in their description).
 //!
@@ -39,7 +39,7 @@
 use crate::store::{History, RunId};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use yamba_report::html::HEADLINES;
+use yamba_report::headline::HEADLINES;
 use yamba_results::ResultsFile;
 
 /// How many spreads away a value must be to be flagged.

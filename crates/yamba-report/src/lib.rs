@@ -3,6 +3,7 @@ pub mod between;
 pub mod blocks;
 pub mod compare;
 pub mod export;
+pub mod headline;
 pub mod html;
 pub mod lmbench;
 pub mod machine;
