@@ -25,6 +25,7 @@ use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, ResultsFile, Status};
 
 pub use figures::Figure;
+pub use key::{Headline, HEADLINES};
 pub use tables::num;
 
 /// One run in the report, with the name its column carries.
