@@ -5,7 +5,7 @@
 //! The runs themselves are made by the CLI (it owns the child processes);
 //! everything here is pure, so it can be tested on fixed numbers.
 
-use crate::ministat::{self, MinistatOptions};
+use yamba_ministat::{self as ministat, MinistatOptions};
 use yamba_results::units::format_sig;
 use yamba_results::Base;
 use yamba_results::ClockInfo;

@@ -145,7 +145,7 @@ fn a_real_run_has_every_section_and_figure() {
             "{words}"
         );
         assert!(
-            page.contains(&yamba_report::plot::svg::escape(&words)),
+            page.contains(&yamba_plot::svg::escape(&words)),
             "{} not explained on the page",
             r.key()
         );

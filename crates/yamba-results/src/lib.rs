@@ -21,7 +21,10 @@ pub mod machine;
 pub mod output;
 pub mod results;
 pub mod secrets;
-pub mod units;
+// Units and their printing live in yamba-stats (yamba-plot, which reads
+// no results file, uses them too); every `yamba_results::units` path still
+// names them.
+pub use yamba_stats::units;
 
 pub use base::Base;
 pub use clock::{Calibration, ClockInfo, ClockKind};

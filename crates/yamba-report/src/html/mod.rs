@@ -6,7 +6,7 @@
 //! comparison using `compare`'s verdicts.
 //!
 //! Nothing on the page is fetched: styles, the few lines of script (hover
-//! read-out) and every figure (inline SVG from [`crate::plot::chart`]) are
+//! read-out) and every figure (inline SVG from [`yamba_plot::chart`]) are
 //! in the file; text uses the reader's installed sans-serif font.
 //!
 //! [`render`] takes runs already read, whatever they were read from (a
@@ -18,9 +18,9 @@ pub(crate) mod safe;
 mod tables;
 
 use crate::compare::{self, Verdict};
-use crate::plot::svg::escape;
 use std::fmt::Write as _;
 use std::path::Path;
+use yamba_plot::svg::escape;
 use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, ResultsFile, Status};
 

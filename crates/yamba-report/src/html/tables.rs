@@ -3,9 +3,9 @@
 //! predictions table in the 9front study's columns.
 
 use super::{why_anchor, Run};
-use crate::plot::svg::escape;
 use crate::predict::{self, Agreement};
 use std::fmt::Write as _;
+use yamba_plot::svg::escape;
 use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, Mode, Status, Unit};
 
