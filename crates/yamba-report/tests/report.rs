@@ -273,7 +273,7 @@ fn a_withheld_reason_is_said_once() {
         .iter()
         .filter(|r| r.status == yamba_results::Status::Withheld)
         .flat_map(|r| r.evidence.iter().filter(|e| e.gating && !e.ok))
-        .map(|e| yamba_report::plot::svg::escape(&e.check))
+        .map(|e| yamba_plot::svg::escape(&e.check))
         .collect();
     let mut checked = 0;
     for text in &failures {

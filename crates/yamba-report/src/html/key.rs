@@ -9,8 +9,8 @@ use super::tables::value_cell;
 use super::Run;
 use crate::compare::{self, Verdict};
 use crate::headline::{Headline, HEADLINES};
-use crate::plot::svg::escape;
 use std::fmt::Write as _;
+use yamba_plot::svg::escape;
 use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, Mode};
 
