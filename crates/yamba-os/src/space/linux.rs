@@ -2,41 +2,10 @@
 //! they exist in /proc/self (the census), and reading what memory the
 //! kernel (/proc/meminfo) and this process (VmRSS, smaps_rollup) account.
 
+use crate::{os_err, Kind};
 use std::os::fd::{FromRawFd, OwnedFd};
 
 pub const NAME: &str = "linux-procfs";
-
-/// The primitives whose size is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A child process blocked in read(2).
-    Process,
-    /// A thread blocked in read(2).
-    Thread,
-    Pipe,
-    /// AF_UNIX SOCK_STREAM socketpair.
-    Socketpair,
-    Eventfd,
-    Epoll,
-    Timerfd,
-    /// One anonymous page mapped on its own (its own VMA) and touched.
-    Mapping,
-}
-
-impl Kind {
-    /// File descriptors one object holds.
-    pub fn fds(self) -> u64 {
-        match self {
-            Kind::Pipe | Kind::Socketpair => 2,
-            Kind::Eventfd | Kind::Epoll | Kind::Timerfd => 1,
-            _ => 0,
-        }
-    }
-}
-
-fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
 
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
@@ -101,6 +70,7 @@ fn gettid() -> i32 {
 
 /// How many of `kind` this process has now: open fds, threads, children of
 /// this thread, or mappings — counted independently of our own bookkeeping.
+/// None for the kinds with no census (file mappings, signals, CPU time).
 pub fn census(kind: Kind) -> Option<u64> {
     match kind {
         Kind::Thread => field(&read("/proc/self/status")?, "Threads:"),
@@ -109,8 +79,14 @@ pub fn census(kind: Kind) -> Option<u64> {
             let t = read(&format!("/proc/{pid}/task/{}/children", gettid()))?;
             Some(t.split_whitespace().count() as u64)
         }
-        Kind::Mapping => Some(one_page_anon_mappings(&read("/proc/self/maps")?)),
-        _ => Some(std::fs::read_dir("/proc/self/fd").ok()?.count() as u64),
+        Kind::MmapAnon => Some(one_page_anon_mappings(&read("/proc/self/maps")?)),
+        Kind::Pipe
+        | Kind::Socketpair
+        | Kind::Eventfd
+        | Kind::Epoll
+        | Kind::Timerfd
+        | Kind::File => Some(std::fs::read_dir("/proc/self/fd").ok()?.count() as u64),
+        Kind::MmapFile | Kind::Signal | Kind::Cpu => None,
     }
 }
 
@@ -232,7 +208,9 @@ impl Batch {
     }
 
     /// Creates `n` of `kind`; returns once every one exists (threads and
-    /// children are blocked, not merely started).
+    /// children are blocked in read(2), not merely started). A socketpair
+    /// is AF_UNIX SOCK_STREAM; a mapping (`MmapAnon`) is one anonymous
+    /// page on its own (its own VMA), touched.
     pub fn create(kind: Kind, n: usize, page: usize) -> Result<Batch, String> {
         use std::os::fd::AsRawFd;
         let mut b = Batch::empty(page);
@@ -278,7 +256,7 @@ impl Batch {
                 b.fds.push(fd(r, "timerfd_create failed")?);
                 Ok::<(), String>(())
             })?,
-            Kind::Mapping => b.map_pages(n)?,
+            Kind::MmapAnon => b.map_pages(n)?,
             Kind::Thread => {
                 let (r, w) = pipe()?;
                 b.release = Some(w);
@@ -303,6 +281,9 @@ impl Batch {
                 wait_blocked_threads()?;
             }
             Kind::Process => b.fork_children(n)?,
+            Kind::MmapFile | Kind::File | Kind::Signal | Kind::Cpu => {
+                return Err(format!("the space adapter does not create {}", kind.name()))
+            }
         }
         Ok(b)
     }
@@ -315,10 +296,10 @@ impl Batch {
         // Reserve a span, release it, then map inside it with
         // MAP_FIXED_NOREPLACE (fails rather than clobbering anything).
         let base =
-            crate::os::reserve(span).map_err(|e| format!("cannot reserve address space: {e}"))?;
-        crate::os::unmap(base, span);
+            crate::mmap::reserve(span).map_err(|e| format!("cannot reserve address space: {e}"))?;
+        crate::mmap::unmap(base, span);
         for i in 0..n {
-            let p = crate::os::map_anon_at(base as usize + 2 * i * page, page)
+            let p = crate::mmap::map_anon_at(base as usize + 2 * i * page, page)
                 .map_err(|e| format!("mmap of one page failed: {e}"))?;
             self.pages.push(p as usize);
             // SAFETY: p is a fresh, writable page of our own.
@@ -390,7 +371,7 @@ impl Batch {
         &self.children
     }
 
-    /// Addresses of the pages this batch mapped (Kind::Mapping).
+    /// Addresses of the pages this batch mapped (Kind::MmapAnon).
     pub fn pages(&self) -> &[usize] {
         &self.pages
     }
@@ -441,7 +422,7 @@ impl Drop for Batch {
             unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
         }
         for p in self.pages.drain(..) {
-            crate::os::unmap(p as *mut u8, self.page);
+            crate::mmap::unmap(p as *mut u8, self.page);
         }
         self.fds.clear();
     }
@@ -476,16 +457,16 @@ mod tests {
     fn still_mapped_counts_only_our_pages() {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-        let mut b = Batch::create(Kind::Mapping, 4, page).unwrap();
+        let mut b = Batch::create(Kind::MmapAnon, 4, page).unwrap();
         let ours = b.pages().to_vec();
         assert_eq!(still_mapped(&ours), Some(4));
         // Someone else's one-page mapping is not ours.
-        let other = crate::os::map_anon(page).unwrap();
+        let other = crate::mmap::map_anon(page).unwrap();
         assert_eq!(still_mapped(&ours), Some(4));
-        crate::os::unmap(b.pages.pop().unwrap() as *mut u8, page);
+        crate::mmap::unmap(b.pages.pop().unwrap() as *mut u8, page);
         assert_eq!(still_mapped(&ours), Some(3));
         drop(b);
         assert_eq!(still_mapped(&ours), Some(0));
-        crate::os::unmap(other, page);
+        crate::mmap::unmap(other, page);
     }
 }

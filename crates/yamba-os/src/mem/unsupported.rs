@@ -7,11 +7,11 @@
 use std::fs::File;
 use std::path::Path;
 
-pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
+pub const NAME: &str = crate::NO_ADAPTER;
 pub const HUGE_PAGE: usize = 2 << 20;
 
 fn unsupported<T>() -> Result<T, String> {
-    Err(yamba_core::bench::no_adapter_reason())
+    Err(crate::no_adapter_reason())
 }
 
 pub fn page_size() -> usize {
@@ -45,7 +45,7 @@ impl Anon {
 }
 
 pub fn thp_unavailable(_setting: Option<&str>) -> Option<String> {
-    Some(yamba_core::bench::no_adapter_reason())
+    Some(crate::no_adapter_reason())
 }
 
 pub fn anon_huge_bytes() -> Option<u64> {

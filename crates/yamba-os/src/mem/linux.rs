@@ -1,6 +1,7 @@
 //! Linux: mmap/madvise, getrusage(RUSAGE_THREAD), mincore, /proc/self/pagemap,
 //! /proc/self/smaps_rollup, posix_fadvise and /proc/sys/vm/drop_caches.
 
+use crate::os_err;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
@@ -10,10 +11,6 @@ pub const NAME: &str = "linux";
 
 /// Size of a PMD-level transparent huge page.
 pub const HUGE_PAGE: usize = 2 << 20;
-
-fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
 
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
@@ -51,7 +48,7 @@ impl Anon {
         let len = len.max(1).div_ceil(align) * align;
         let total = len + align - ps;
         // Populate after madvise, so a huge-page request is honoured.
-        let base = crate::os::map_anon(total).map_err(|e| format!("mmap of {len} bytes: {e}"))?;
+        let base = crate::mmap::map_anon(total).map_err(|e| format!("mmap of {len} bytes: {e}"))?;
         let start = ((base as usize).div_ceil(align) * align) as *mut u8;
         let a = Anon {
             base,
@@ -106,7 +103,7 @@ impl Anon {
 
 impl Drop for Anon {
     fn drop(&mut self) {
-        crate::os::unmap(self.base, self.total);
+        crate::mmap::unmap(self.base, self.total);
     }
 }
 
@@ -176,7 +173,7 @@ pub enum Readahead {
 
 impl FileMap {
     pub fn new(file: &File, len: usize, ra: Readahead) -> Result<FileMap, String> {
-        let ptr = crate::os::map_file_read(file, len)
+        let ptr = crate::mmap::map_file_read(file, len)
             .map_err(|e| format!("mmap of the scratch file: {e}"))?;
         let m = FileMap { ptr, len };
         let advice = match ra {
@@ -233,7 +230,7 @@ impl FileMap {
 
 impl Drop for FileMap {
     fn drop(&mut self) {
-        crate::os::unmap(self.ptr, self.len);
+        crate::mmap::unmap(self.ptr, self.len);
     }
 }
 
