@@ -115,18 +115,43 @@ fn one_page_anon_starts(maps: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// How many of `pages` (addresses this process mapped and has since
-/// unmapped) are still one-page mappings: the census by identity, blind
-/// to mappings others in this process made meanwhile (an allocator's,
-/// a library's).
+/// How many of `pages` (addresses this process mapped, and maybe has
+/// since unmapped) lie in a private read-write anonymous mapping: the
+/// census by identity, blind to mappings others in this process made
+/// meanwhile (an allocator's, a library's). Containment, not a start
+/// address: another one-page mapping the kernel puts in the hole beside
+/// one of ours merges with it into one larger mapping, and ours is still
+/// there.
 pub fn still_mapped(pages: &[usize]) -> Option<u64> {
     let maps = read("/proc/self/maps")?;
-    let ours: std::collections::HashSet<usize> = pages.iter().copied().collect();
-    Some(
-        one_page_anon_starts(&maps)
-            .filter(|a| ours.contains(a))
-            .count() as u64,
-    )
+    Some(contained(&anon_rw_ranges(&maps), pages))
+}
+
+/// The [start, end) of every private read-write anonymous mapping.
+fn anon_rw_ranges(maps: &str) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = maps
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (a, b) = f.first()?.split_once('-')?;
+            let hex = |x: &str| usize::from_str_radix(x, 16).ok();
+            let anon = f.get(1) == Some(&"rw-p") && f.get(4) == Some(&"0") && f.len() == 5;
+            anon.then_some((hex(a)?, hex(b)?))
+        })
+        .collect();
+    ranges.sort_unstable();
+    ranges
+}
+
+/// How many of `pages` lie inside one of the sorted, disjoint `ranges`.
+fn contained(ranges: &[(usize, usize)], pages: &[usize]) -> u64 {
+    pages
+        .iter()
+        .filter(|&&p| {
+            let i = ranges.partition_point(|&(start, _)| start <= p);
+            i > 0 && p < ranges[i - 1].1
+        })
+        .count() as u64
 }
 
 pub fn raise_nofile(need: u64) -> u64 {
@@ -460,7 +485,8 @@ mod tests {
         let mut b = Batch::create(Kind::MmapAnon, 4, page).unwrap();
         let ours = b.pages().to_vec();
         assert_eq!(still_mapped(&ours), Some(4));
-        // Someone else's one-page mapping is not ours.
+        // Someone else's one-page mapping is not ours, even when the
+        // kernel puts it in a hole beside one of ours and merges the two.
         let other = crate::mmap::map_anon(page).unwrap();
         assert_eq!(still_mapped(&ours), Some(4));
         crate::mmap::unmap(b.pages.pop().unwrap() as *mut u8, page);
@@ -468,5 +494,19 @@ mod tests {
         drop(b);
         assert_eq!(still_mapped(&ours), Some(0));
         crate::mmap::unmap(other, page);
+    }
+
+    #[test]
+    fn a_page_counts_when_a_mapping_contains_it() {
+        let maps = "1000-3000 rw-p 00000000 00:00 0\n\
+                    5000-6000 rw-p 00000000 00:00 0\n\
+                    6000-7000 r--p 00000000 00:00 0\n\
+                    8000-9000 rw-p 00000000 08:01 12 /lib/x.so\n";
+        let ranges = anon_rw_ranges(maps);
+        assert_eq!(ranges, [(0x1000, 0x3000), (0x5000, 0x6000)]);
+        // Inside a merged two-page mapping, at a start, not past an end,
+        // not in a read-only or file mapping, not before the first.
+        let pages = [0x1000, 0x2000, 0x5000, 0x3000, 0x6000, 0x8000, 0x0];
+        assert_eq!(contained(&ranges, &pages), 3);
     }
 }
