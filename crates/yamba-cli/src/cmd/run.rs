@@ -204,7 +204,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
-    let failed = (args.strict && bad > 0) || remote_failed(&args, file);
+    let remote_failed = remote_failed(&args, file);
+    let failed = (args.strict && bad > 0) || remote_failed;
     Ok(ending.exit_code_gated(failed, gate))
 }
 

@@ -545,7 +545,7 @@ fn census_source(kind: Kind) -> &'static str {
     match kind {
         Kind::Thread => "Threads in /proc/self/status",
         Kind::Process => "/proc/self/task/<tid>/children",
-        Kind::MmapAnon => "our one-page mappings, by address, in /proc/self/maps",
+        Kind::MmapAnon => "our pages, by address, inside the anonymous mappings of /proc/self/maps",
         _ => "entries of /proc/self/fd",
     }
 }
