@@ -1,6 +1,7 @@
 //! Linux: mmap/madvise, getrusage(RUSAGE_THREAD), mincore, /proc/self/pagemap,
 //! /proc/self/smaps_rollup, posix_fadvise and /proc/sys/vm/drop_caches.
 
+use super::{Faults, Readahead};
 use crate::os_err;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -126,13 +127,6 @@ pub fn anon_huge_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Minor and major faults taken by the calling thread so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Faults {
-    pub minor: u64,
-    pub major: u64,
-}
-
 impl Faults {
     /// The calling thread's counts (RUSAGE_THREAD: other threads of the
     /// process, e.g. a test harness, do not disturb them).
@@ -147,28 +141,12 @@ impl Faults {
             }
         }
     }
-
-    pub fn since(self, earlier: Faults) -> Faults {
-        Faults {
-            minor: self.minor - earlier.minor,
-            major: self.major - earlier.major,
-        }
-    }
 }
 
 /// A read-only shared mapping of a whole file, unmapped on drop.
 pub struct FileMap {
     ptr: *mut u8,
     len: usize,
-}
-
-/// How the kernel should read ahead on faults in a mapping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readahead {
-    /// MADV_NORMAL: the kernel's own read-around.
-    Kernel,
-    /// MADV_RANDOM: no readahead, one page per fault.
-    Off,
 }
 
 impl FileMap {

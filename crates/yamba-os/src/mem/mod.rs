@@ -7,9 +7,12 @@
 //!
 //! The interface every implementation provides: `NAME`, `HUGE_PAGE`,
 //! `page_size`; `Pages`, `Anon`; `thp_unavailable`, `anon_huge_bytes`;
-//! `Faults`; `Readahead`, `FileMap`; `resident_pages`, `mapped_pages`,
+//! `Faults::now`; `FileMap` (by [`Readahead`]); `resident_pages`, `mapped_pages`,
 //! `filesystem`; `PageOut`, `page_out`, `drop_caches`; `is_root`,
 //! `readahead_kb`; `map_file_rw`, `unmap_file`.
+//!
+//! The data both share ([`Faults`] and its arithmetic, [`Readahead`]) is
+//! defined here once.
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips the `mem` area's benchmarks with "no
@@ -22,3 +25,29 @@ mod scratch;
 
 pub use imp::*;
 pub use scratch::ScratchFile;
+
+/// Minor and major faults taken by the calling thread so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Faults {
+    pub minor: u64,
+    pub major: u64,
+}
+
+impl Faults {
+    /// The faults taken between `earlier` and `self`.
+    pub fn since(self, earlier: Faults) -> Faults {
+        Faults {
+            minor: self.minor - earlier.minor,
+            major: self.major - earlier.major,
+        }
+    }
+}
+
+/// How the kernel should read ahead on faults in a mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readahead {
+    /// MADV_NORMAL: the kernel's own read-around.
+    Kernel,
+    /// MADV_RANDOM: no readahead, one page per fault.
+    Off,
+}

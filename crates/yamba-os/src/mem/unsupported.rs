@@ -4,6 +4,7 @@
 //! fails with that reason, and nothing is measured. Porting: copy this
 //! file to `<os>.rs`, implement it, and select it in `mod.rs`.
 
+use super::{Faults, Readahead};
 use std::fs::File;
 use std::path::Path;
 
@@ -52,28 +53,10 @@ pub fn anon_huge_bytes() -> Option<u64> {
     None
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Faults {
-    pub minor: u64,
-    pub major: u64,
-}
-
 impl Faults {
     pub fn now() -> Faults {
         Faults::default()
     }
-    pub fn since(self, earlier: Faults) -> Faults {
-        Faults {
-            minor: self.minor - earlier.minor,
-            major: self.major - earlier.major,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readahead {
-    Kernel,
-    Off,
 }
 
 pub struct FileMap(Vec<u8>);

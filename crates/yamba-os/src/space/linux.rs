@@ -2,6 +2,7 @@
 //! they exist in /proc/self (the census), and reading what memory the
 //! kernel (/proc/meminfo) and this process (VmRSS, smaps_rollup) account.
 
+use super::Kernel;
 use crate::{os_err, Kind};
 use std::os::fd::{FromRawFd, OwnedFd};
 
@@ -9,15 +10,6 @@ pub const NAME: &str = "linux-procfs";
 
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
-}
-
-/// The machine-wide kernel counters read from /proc/meminfo, in bytes.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Kernel {
-    pub s_reclaimable: f64,
-    pub s_unreclaim: f64,
-    pub kernel_stack: f64,
-    pub page_tables: f64,
 }
 
 /// Folds every CPU's pending counter deltas into /proc/meminfo

@@ -3,8 +3,8 @@
 //! counting that they exist (the census), and reading what memory the
 //! kernel and this process account.
 //!
-//! The interface every implementation provides: `NAME`; `Kernel`,
-//! `kernel`, `refresh_counters`; `own_rss`, `private_bytes`; `census`,
+//! The interface every implementation provides: `NAME`; `kernel` (the
+//! [`Kernel`] counters, defined here for all), `refresh_counters`; `own_rss`, `private_bytes`; `census`,
 //! `still_mapped`, `raise_nofile`; `Batch` (`create`, `children`, `pages`).
 //! The primitives are [`Kind`]s: `Batch` creates the first eight (the
 //! space area's), not the stress's own last four.
@@ -19,3 +19,13 @@ mod imp;
 
 pub use crate::Kind;
 pub use imp::*;
+
+/// The machine-wide kernel counters (on Linux, from /proc/meminfo), in
+/// bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Kernel {
+    pub s_reclaimable: f64,
+    pub s_unreclaim: f64,
+    pub kernel_stack: f64,
+    pub page_tables: f64,
+}

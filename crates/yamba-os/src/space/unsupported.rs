@@ -5,17 +5,10 @@
 //! Porting: copy this file to `<os>.rs`, implement it, and select it in
 //! `mod.rs`.
 
+use super::Kernel;
 use crate::Kind;
 
 pub const NAME: &str = crate::NO_ADAPTER;
-
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Kernel {
-    pub s_reclaimable: f64,
-    pub s_unreclaim: f64,
-    pub kernel_stack: f64,
-    pub page_tables: f64,
-}
 
 pub fn refresh_counters() -> bool {
     false
