@@ -16,12 +16,9 @@ use yamba_results::{BenchResult, Mode};
 
 /// The hot result that fills `h` in `run`, if any.
 fn find<'a>(run: &'a Run, h: &Headline) -> Option<&'a BenchResult> {
-    h.ids.iter().find_map(|id| {
-        run.file
-            .results
-            .iter()
-            .find(|r| r.id == *id && r.mode == Mode::Hot)
-    })
+    h.ids
+        .iter()
+        .find_map(|id| super::tables::find(run, id, Mode::Hot))
 }
 
 /// The section; empty when no run has any headline result.

@@ -191,7 +191,7 @@ pub fn area_tables(runs: &[Run], area: &str) -> String {
     s
 }
 
-fn find<'a>(run: &'a Run, id: &str, mode: Mode) -> Option<&'a BenchResult> {
+pub(super) fn find<'a>(run: &'a Run, id: &str, mode: Mode) -> Option<&'a BenchResult> {
     run.file
         .results
         .iter()
