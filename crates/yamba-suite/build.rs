@@ -1,7 +1,9 @@
 //! Decides, once for the whole crate, which platform adapters are compiled:
 //! `cfg(linux_adapters)` on Linux unless the `no-adapters` feature asks for
-//! the build a platform without adapters gets. Each area's `adapter/mod.rs`
-//! selects its implementation file from this (see docs/writing-benchmarks.md).
+//! the build a platform without adapters gets (the feature turns on
+//! yamba-os's, which decides the same for its adapters in its own build.rs).
+//! Each area's `adapter/mod.rs` selects its implementation file from this
+//! (see docs/writing-benchmarks.md).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(linux_adapters)");

@@ -1,10 +1,13 @@
 //! The history as a user meets it: every run stored (two at once, both
 //! kept), `history` / `show` / `trend` / `import`, `compare @ID` and
 //! `--last 2`, `--no-history`, `--store postgres://…` against a real
-//! server, and compressed results files read wherever files are read.
+//! server, compressed results files read wherever files are read, and
+//! `history fleet` over a simulated fleet.
 
 #[path = "../../yamba-history/tests/common/files.rs"]
 mod files;
+#[path = "../../yamba-history/tests/common/fleet.rs"]
+mod fleet;
 #[path = "../../yamba-history/tests/common/pg.rs"]
 mod pg;
 
@@ -436,4 +439,57 @@ fn postgres_store_through_the_command() {
     );
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     assert!(!dir.path().join("x.json").exists());
+}
+
+#[test]
+fn fleet_flags_the_planted_machines_through_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("fleet.sqlite");
+    let mut h =
+        yamba_history::History::open(&yamba_history::StoreSpec::Sqlite(store.clone())).unwrap();
+    fleet::store(&mut h, &fleet::files());
+    drop(h);
+    let store = store.to_str().unwrap();
+    let o = yamba("/nonexistent/default.sqlite")
+        .args(["history", "fleet", "--store", store])
+        .output()
+        .unwrap();
+    let text = ok(&o, "history fleet");
+    assert!(
+        text.contains("fleet of 50 machine(s) in 3 hardware group(s)"),
+        "{text}"
+    );
+    let flags: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "flags:")
+        .skip(1)
+        .collect();
+    assert_eq!(flags.len(), 3, "{text}");
+    assert!(flags[0].contains(fleet::FORK_SLOW) && flags[0].contains("fork + exit + wait"));
+    assert!(flags[2].contains(fleet::KERNEL_MOVED) && flags[2].contains("moved +"));
+    assert!(
+        flags[2].contains(&format!(
+            "kernel: {} → {}",
+            fleet::OLD_KERNEL,
+            fleet::NEW_KERNEL
+        )),
+        "{text}"
+    );
+    let o = yamba("/nonexistent/default.sqlite")
+        .args(["history", "fleet", "--store", store, "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&o, "history fleet --format json")).unwrap();
+    let hosts: Vec<&str> = v["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        hosts,
+        vec![fleet::FORK_SLOW, fleet::KERNEL_MOVED, fleet::KERNEL_MOVED]
+    );
+    assert_eq!(v["groups"].as_array().unwrap().len(), 3);
 }

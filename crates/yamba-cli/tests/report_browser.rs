@@ -293,6 +293,30 @@ fn report_renders_in_chromium() {
         share > 0.02 && colours > 8,
         "blank screenshot: {share} inked, {colours} colours"
     );
+    // The key numbers are on the first screen: the table's caption and
+    // its first three rows lie inside the 800-pixel viewport, laid out.
+    let key = eval_json(
+        &tab,
+        "var t = document.querySelector('#key table'); if (!t) return null; \
+         var c = t.querySelector('caption').getBoundingClientRect(); \
+         var r = t.querySelectorAll('tr')[3].getBoundingClientRect(); \
+         return [c.top, c.height, r.bottom, r.height, window.innerHeight];",
+    );
+    eprintln!("key numbers: caption top, height; third row bottom, height; viewport: {key}");
+    let k: Vec<f64> = key
+        .as_array()
+        .expect("no key numbers table")
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        k[0] >= 0.0 && k[1] > 0.0 && k[3] > 0.0,
+        "not laid out: {k:?}"
+    );
+    assert!(
+        k[2] <= k[4],
+        "the key numbers' first rows are below the first screen: {k:?}"
+    );
 
     // The figures a reader looks for, each scrolled into view and kept.
     for (fig, name) in [

@@ -83,19 +83,10 @@ impl Benchmark {
     }
 }
 
-/// The adapter name of an area's `unsupported` adapter: a platform nobody
-/// has written (and run) that area's platform code for yet. Benchmarks
-/// naming it are reported skipped with [`no_adapter_reason`], never run.
-pub const NO_ADAPTER: &str = "none";
-
-/// Why a benchmark whose adapter is [`NO_ADAPTER`] did not run.
-pub fn no_adapter_reason() -> String {
-    format!(
-        "no adapter for this platform ({}-{})",
-        std::env::consts::OS,
-        std::env::consts::ARCH
-    )
-}
+/// The adapter name of an area's `unsupported` adapter, and why a benchmark
+/// naming it did not run: defined beside the adapters of yamba-os, whose
+/// `unsupported` ones name it too.
+pub use yamba_os::{no_adapter_reason, NO_ADAPTER};
 
 /// The unit of replication of a benchmark's results in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -113,7 +113,7 @@ impl RunSession {
 
     /// Writes the results file as it stands, atomically.
     pub fn save(&self) -> Result<(), String> {
-        self.output.save_here(&self.file)
+        self.output.save_here(&self.file).map_err(|e| e.to_string())
     }
 
     /// Runs `benches` (every requested mode and repetition), saving the

@@ -103,6 +103,7 @@ fn an_unwritable_results_file_is_an_error_naming_the_folder() {
         "yamba",
     )
     .err()
-    .unwrap();
+    .unwrap()
+    .to_string();
     assert!(err.contains("/nonexistent/dir does not exist"), "{err}");
 }

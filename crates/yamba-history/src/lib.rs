@@ -11,13 +11,15 @@
 //!
 //! From the history, `yamba history` lists runs, `history show` prints one,
 //! `history trend` follows one result across runs, `history import` brings
-//! in a results file, and `compare` takes `@ID` (or `--last 2`) wherever it
+//! in a results file, `history fleet` reads a shared store as a fleet
+//! ([`fleet`]), and `compare` takes `@ID` (or `--last 2`) wherever it
 //! takes a file ([`Resolver`]). Results files stay the interchange format:
 //! a stored run reads back as exactly the file that was stored.
 
 pub mod backend;
 pub mod codec;
 pub mod earlier;
+pub mod fleet;
 pub mod postgres;
 pub mod schema;
 pub mod sqlite;
@@ -25,6 +27,7 @@ pub mod store;
 pub mod text;
 pub mod trend;
 
+pub use fleet::{FlagKind, Fleet};
 pub use store::{History, Origin, OriginKind, RunId, RunSummary, Saved, StoreSpec, ENV_VAR};
 pub use trend::{Trend, TrendPoint};
 
@@ -84,7 +87,7 @@ impl Resolver {
                 let id = id?;
                 self.history()?.load(id)
             }
-            None => yamba_results::read_results(arg),
+            None => yamba_results::read_results(arg).map_err(|e| e.to_string()),
         }
     }
 

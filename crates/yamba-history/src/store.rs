@@ -649,7 +649,7 @@ pub fn machine_words(file: &ResultsFile) -> String {
         "{} ({}, {} CPUs, {gib} GiB",
         m.hostname, m.cpu_model, m.online_cpus
     );
-    if let Some(h) = &m.hypervisor {
+    if let Some(h) = m.hypervisor_name() {
         s.push_str(&format!(", {h}"));
     }
     s.push(')');

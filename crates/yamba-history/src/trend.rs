@@ -5,8 +5,8 @@
 //! on the plot module's axes.
 
 use std::fmt::Write as _;
-use yamba_report::plot::axis::{Axis, TickFormat};
-use yamba_report::plot::svg::escape;
+use yamba_plot::axis::{Axis, TickFormat};
+use yamba_plot::svg::escape;
 use yamba_results::{format_sig, Unit};
 
 /// One run's value.

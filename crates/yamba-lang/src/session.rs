@@ -51,7 +51,7 @@ pub fn run_in(
             .push("quick pass: short budgets, numbers are rough".into());
     }
     if let Some(o) = out {
-        o.save_here(&file)?;
+        o.save_here(&file).map_err(|e| e.to_string())?;
     }
     let results = run_benchmarks(session, benches, &mut Quiet);
     file.results = merge_repetitions(&results);

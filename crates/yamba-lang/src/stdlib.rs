@@ -5,15 +5,14 @@
 //! system (`posix`, `linux`: host functions the C parts call).
 //!
 //! The Linux page-out adapter (`linux.page_out`) is mem.pagefault.major's
-//! own eviction (yamba-suite's `page_out`: fdatasync + posix_fadvise
+//! own eviction (yamba-os's `mem::page_out`: fdatasync + posix_fadvise
 //! DONTNEED, drop_caches when pages survive and we may), with its
 //! verification: mincore before and after, ru_majflt per pass.
 
 use crate::ast::CType;
 use crate::isa::Isa;
 use std::path::PathBuf;
-use yamba_suite::mem::adapter::{page_out, resident_pages, Faults, FileMap, Readahead};
-use yamba_suite::mem::touch::ScratchFile;
+use yamba_os::mem::{page_out, resident_pages, Faults, FileMap, Readahead, ScratchFile};
 
 /// A value of the C subset.
 #[derive(Debug, Clone)]

@@ -15,8 +15,8 @@
 //! account for 33%"). [`render_awk`] prints it exactly as the pipeline
 //! does (awk's `%.6g` numbers); [`render_table`] adds executions and means.
 
-use crate::ministat::format_g;
 use std::collections::HashMap;
+use yamba_ministat::format_g;
 
 /// One TIME_BLOCK line.
 #[derive(Debug, Clone, PartialEq)]

@@ -1106,7 +1106,11 @@ fn setup_warnings(a: &ResultsFile, b: &ResultsFile) -> Vec<String> {
             ma.online_cpus.to_string(),
             mb.online_cpus.to_string(),
         ),
-        ("hypervisor", opt(&ma.hypervisor), opt(&mb.hypervisor)),
+        (
+            "hypervisor",
+            opt(&ma.hypervisor_name()),
+            opt(&mb.hypervisor_name()),
+        ),
         ("frequency governor", opt(&ma.governor), opt(&mb.governor)),
         (
             "frequency boost",

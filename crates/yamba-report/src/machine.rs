@@ -220,8 +220,7 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
     push(
         "Hypervisor",
         vec![m
-            .hypervisor
-            .clone()
+            .hypervisor_name()
             .unwrap_or_else(|| "none detected".into())],
     );
 

@@ -374,7 +374,7 @@ fn factor(lo: f64, hi: f64, how: &str) -> Term {
 /// Under a hypervisor, faults and page walks can cost a second level of
 /// translation (nested paging / EPT): the multiplier's top is doubled.
 fn virtualised(f: &Facts, t: Term) -> Term {
-    match &f.machine.hypervisor {
+    match f.machine.hypervisor_name() {
         Some(h) => Term {
             range: Range::new(t.range.lo, t.range.hi * 2.0),
             how: format!(

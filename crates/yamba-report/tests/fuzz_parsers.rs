@@ -9,7 +9,7 @@
 
 use rand::{Rng, SeedableRng};
 use std::ffi::OsString;
-use yamba_report::ministat::{run_command, Environment};
+use yamba_ministat::{run_command, Environment};
 use yamba_results::ResultsFile;
 
 fn rng(seed: u64) -> rand::rngs::StdRng {

@@ -5,8 +5,9 @@ mod support;
 
 use proptest::prelude::*;
 use std::path::Path;
-use yamba_report::plot::axis::nice_ticks;
-use yamba_report::plot::{figure, png, svg, text, Figure, Marks, PlotOptions, Source};
+use yamba_plot::axis::nice_ticks;
+use yamba_plot::{figure, png, svg, text, Figure, Marks, PlotOptions, Source};
+use yamba_report::plotting;
 use yamba_results::units::Unit;
 use yamba_results::Mode;
 
@@ -86,7 +87,7 @@ fn golden_histogram() {
 #[test]
 fn golden_curve() {
     let f = support::sample_file();
-    let src = Source::from_result(&f.results[4]);
+    let src = plotting::source(&f.results[4]);
     let fig = figure(&src, &PlotOptions::default());
     assert!(fig.x.log && fig.y.log);
     assert_eq!(fig.x.tick_label(4096.0), "4 KiB");
@@ -96,13 +97,13 @@ fn golden_curve() {
 #[test]
 fn units_scale_the_value_axis() {
     let f = support::sample_file();
-    let cold = figure(&Source::from_result(&f.results[1]), &PlotOptions::default());
+    let cold = figure(&plotting::source(&f.results[1]), &PlotOptions::default());
     assert_eq!(cold.y.label, "value (µs)");
     let Marks::Sequence(v) = &cold.marks else {
         panic!()
     };
     assert!((v[0] - f.results[1].observations[0] / 1e3).abs() < 1e-12);
-    let hot = figure(&Source::from_result(&f.results[0]), &PlotOptions::default());
+    let hot = figure(&plotting::source(&f.results[0]), &PlotOptions::default());
     assert_eq!(hot.y.label, "value (ns)");
 }
 
@@ -110,7 +111,7 @@ fn all_figures() -> Vec<Figure> {
     let f = support::sample_file();
     let mut figs: Vec<Figure> = f.results[..5]
         .iter()
-        .map(|r| figure(&Source::from_result(r), &PlotOptions::default()))
+        .map(|r| figure(&plotting::source(r), &PlotOptions::default()))
         .collect();
     figs.push(numbers_fig(&PlotOptions {
         hist: true,
@@ -254,7 +255,7 @@ proptest! {
 fn unit_from_result_is_kept() {
     let r = support::result("cpu.z", Mode::Hot, Unit::Nanoseconds, vec![1500.0, 1600.0]);
     let f = figure(
-        &Source::from_result(&r),
+        &plotting::source(&r),
         &PlotOptions {
             hist: true,
             ..Default::default()
@@ -275,7 +276,7 @@ fn curve_source(title: &str, scale: f64) -> Source {
         title: title.into(),
         unit: Some(Unit::Nanoseconds),
         values: vec![],
-        series: Some(yamba_results::Series {
+        curve: Some(yamba_plot::Curve {
             x_label: "working set".into(),
             x_unit: "B".into(),
             y_label: "latency".into(),
@@ -294,7 +295,7 @@ fn curve_source(title: &str, scale: f64) -> Source {
 fn overlay_draws_every_curve_with_a_legend() {
     let a = curve_source("mem.latency@hot", 1.0);
     let b = curve_source("mem.latency.huge@hot", 3.0);
-    let f = yamba_report::plot::overlay(&[a, b], &PlotOptions::default()).unwrap();
+    let f = yamba_plot::overlay(&[a, b], &PlotOptions::default()).unwrap();
     let Marks::Curves(lines) = &f.marks else {
         panic!()
     };
@@ -312,7 +313,7 @@ fn overlay_draws_every_curve_with_a_legend() {
 /// A log axis of base 10 has minor ticks at 2…9 × 10^k, a linear one none.
 #[test]
 fn minor_ticks_on_log_axes() {
-    use yamba_report::plot::axis::{Axis, TickFormat};
+    use yamba_plot::axis::{Axis, TickFormat};
     let log = Axis::covering("t".into(), &[1.0, 1000.0], true, false, TickFormat::Plain);
     let m = log.minor_ticks();
     assert_eq!(m.len(), 8 * 2 + 8, "{m:?}"); // 2..9, 20..90, 200..900

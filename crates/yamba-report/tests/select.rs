@@ -4,7 +4,7 @@
 mod support;
 
 use proptest::prelude::*;
-use yamba_report::plot::numbers::parse_numbers;
+use yamba_plot::numbers::parse_numbers;
 use yamba_report::select::{
     near_names, observations_text, parse_range, select_file, select_one, select_results,
     SelectError,
@@ -187,15 +187,15 @@ fn exercise(f: &ResultsFile) {
     let _ = yamba_report::export::results_csv(f);
     let _ = yamba_report::export::gobench(f);
     let _ = yamba_report::compare::table(&yamba_report::compare::compare(f, f, 0.95));
-    let opts = yamba_report::plot::PlotOptions {
+    let opts = yamba_plot::PlotOptions {
         outlier_layers: 2,
         ..Default::default()
     };
     for r in &f.results {
-        let src = yamba_report::plot::Source::from_result(r);
-        let fig = yamba_report::plot::figure(&src, &opts);
-        let _ = yamba_report::plot::text::render(&fig, 60, 16);
-        let _ = yamba_report::plot::svg::render(std::slice::from_ref(&fig), 200, 150);
+        let src = yamba_report::plotting::source(r);
+        let fig = yamba_plot::figure(&src, &opts);
+        let _ = yamba_plot::text::render(&fig, 60, 16);
+        let _ = yamba_plot::svg::render(std::slice::from_ref(&fig), 200, 150);
         let _ = observations_text(r, Some(0..3));
     }
 }

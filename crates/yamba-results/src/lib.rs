@@ -21,14 +21,17 @@ pub mod machine;
 pub mod output;
 pub mod results;
 pub mod secrets;
-pub mod units;
+// Units and their printing live in yamba-stats (yamba-plot, which reads
+// no results file, uses them too); every `yamba_results::units` path still
+// names them.
+pub use yamba_stats::units;
 
 pub use base::Base;
 pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use consistency::{check_result, Inconsistency};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
-pub use input::{read_bounded, read_file_bounded, read_results};
+pub use input::{read_bounded, read_file_bounded, read_results, InputError};
 pub use limits::{LimitExceeded, Limits};
 pub use machine::{CacheLevel, Disk, Machine, MemoryModule, Nic};
 pub use results::{

@@ -18,6 +18,39 @@
 use crate::results::{now_rfc3339, writable_output, ResultsFile};
 use std::path::{Path, PathBuf};
 
+/// Why a results file cannot be written where asked; each says it in one
+/// line, its cause included.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The default name's folder could not be made.
+    #[error("cannot create results folder {}: {error}", .dir.display())]
+    Folder { dir: PathBuf, error: std::io::Error },
+    /// `--out` names a directory.
+    #[error("--out {}: is a directory", .path.display())]
+    IsDirectory { path: PathBuf },
+    /// `--out` names something a results file may not replace.
+    #[error("--out {}: {error}", .path.display())]
+    Refused {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The folder `--out` names does not exist.
+    #[error("cannot write results to {}: folder {} does not exist", .path.display(), .dir.display())]
+    NoFolder { path: PathBuf, dir: PathBuf },
+    /// Writing there failed.
+    #[error("cannot write results to {}: {error}", .path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// Writing the first save there failed.
+    #[error("cannot write {}: {error}", .path.display())]
+    Save {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// Where one command's results file goes.
 #[derive(Debug, Clone)]
 pub struct Output {
@@ -40,7 +73,11 @@ impl Output {
     /// `out` when given, else a fresh default name under `results_dir`
     /// starting with `prefix`; fails, before anything is measured, when it
     /// cannot be written.
-    pub fn new(out: Option<&Path>, results_dir: &Path, prefix: &str) -> Result<Output, String> {
+    pub fn new(
+        out: Option<&Path>,
+        results_dir: &Path,
+        prefix: &str,
+    ) -> Result<Output, OutputError> {
         let asked = match out {
             Some(p) => p.to_path_buf(),
             None => default_out(results_dir, prefix)?,
@@ -65,9 +102,12 @@ impl Output {
 
     /// Writes `file` where asked, atomically, or says why it could not
     /// (the start of a run: nothing is measured yet, so no fallback).
-    pub fn save_here(&self, file: &ResultsFile) -> Result<(), String> {
+    pub fn save_here(&self, file: &ResultsFile) -> Result<(), OutputError> {
         file.write_atomic(&self.asked)
-            .map_err(|e| format!("cannot write {}: {e}", self.asked.display()))
+            .map_err(|error| OutputError::Save {
+                path: self.asked.clone(),
+                error,
+            })
     }
 
     /// Writes `file` where asked, or, when that fails, to the first
@@ -167,33 +207,40 @@ fn private_temp_dir() -> Option<PathBuf> {
 /// `PREFIX-TIME.json.zst`: zstd-compressed JSON, which every reader opens
 /// as it opens plain JSON (the default suite's observations take ≈ 7× less
 /// room so).
-pub fn default_out(dir: &Path, prefix: &str) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create results folder {}: {e}", dir.display()))?;
+pub fn default_out(dir: &Path, prefix: &str) -> Result<PathBuf, OutputError> {
+    std::fs::create_dir_all(dir).map_err(|error| OutputError::Folder {
+        dir: dir.to_path_buf(),
+        error,
+    })?;
     let stamp = now_rfc3339().replace([':', '-'], "");
     Ok(dir.join(format!("{prefix}-{stamp}.json.zst")))
 }
 
 /// Fails before anything is measured if the results file cannot be written.
-pub fn check_writable(path: &Path) -> Result<(), String> {
+pub fn check_writable(path: &Path) -> Result<(), OutputError> {
+    let path_buf = || path.to_path_buf();
     if path.is_dir() {
-        return Err(format!("--out {}: is a directory", path.display()));
+        return Err(OutputError::IsDirectory { path: path_buf() });
     }
-    writable_output(path).map_err(|e| format!("--out {}: {e}", path.display()))?;
+    writable_output(path).map_err(|error| OutputError::Refused {
+        path: path_buf(),
+        error,
+    })?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(format!(
-            "cannot write results to {}: folder {} does not exist",
-            path.display(),
-            dir.display()
-        ));
+        return Err(OutputError::NoFolder {
+            path: path_buf(),
+            dir: dir.to_path_buf(),
+        });
     }
     let probe = dir.join(format!(".yamba-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")
-        .map_err(|e| format!("cannot write results to {}: {e}", path.display()))?;
+    std::fs::write(&probe, b"").map_err(|error| OutputError::Write {
+        path: path_buf(),
+        error,
+    })?;
     let _ = std::fs::remove_file(probe);
     Ok(())
 }
@@ -213,9 +260,11 @@ mod tests {
     #[test]
     fn an_unwritable_place_fails_before_measuring() {
         let dir = tempfile::tempdir().unwrap();
-        let err = check_writable(&dir.path().join("no/such/r.json")).unwrap_err();
+        let err = check_writable(&dir.path().join("no/such/r.json"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("does not exist"), "{err}");
-        let err = check_writable(dir.path()).unwrap_err();
+        let err = check_writable(dir.path()).unwrap_err().to_string();
         assert!(err.contains("is a directory"), "{err}");
         check_writable(&dir.path().join("r.json")).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

@@ -1094,32 +1094,22 @@ pub struct RunTimings {
     pub extra_blocks: usize,
 }
 
-#[derive(Debug)]
+/// Why a results file could not be read (each message one line, its
+/// cause included).
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    #[error("{0}")]
     Io(std::io::Error),
+    #[error("not a valid results file: {0}")]
     Json(serde_json::Error),
+    #[error("not a yamba results file (schema {0:?})")]
     NotYamba(String),
+    #[error("results file schema version {0} is newer than this yamba reads ({SCHEMA_VERSION})")]
     Version(u32),
     /// A limit of [`crate::limits::Limits`] was exceeded.
+    #[error("{0}")]
     Limit(crate::limits::LimitExceeded),
 }
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "{e}"),
-            ReadError::Json(e) => write!(f, "not a valid results file: {e}"),
-            ReadError::NotYamba(s) => write!(f, "not a yamba results file (schema {s:?})"),
-            ReadError::Version(v) => write!(
-                f,
-                "results file schema version {v} is newer than this yamba reads ({SCHEMA_VERSION})"
-            ),
-            ReadError::Limit(l) => write!(f, "{l}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {}
 
 impl ResultsFile {
     /// A new file of this schema version, written by this yamba, started

@@ -5,7 +5,8 @@
 //! distributions are skewed (as timings are), Welch's t test on two runs'
 //! blocks with the Holm and Benjamini–Hochberg corrections for testing a
 //! whole suite at once, a least-squares fit, and the seed's outlier layers
-//! (mean ± 2σ, repeatable).
+//! (mean ± 2σ, repeatable). And the [`units`] numbers are in, with their
+//! printing, which every reader and the plots share.
 
 mod blocks;
 mod fit;
@@ -14,6 +15,8 @@ mod rank;
 mod states;
 mod summary;
 mod welch;
+
+pub mod units;
 
 pub use blocks::{
     batch_medians, between_blocks, between_blocks_two_stage, mann_whitney_exact_p,

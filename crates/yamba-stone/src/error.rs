@@ -76,8 +76,8 @@ pub enum Error {
     #[error("--compare needs at least 3 runs (-n 3): ministat needs 3 values")]
     CompareRuns,
     /// The earlier log could not be read (the message names it).
-    #[error("{0}")]
-    Read(String),
+    #[error(transparent)]
+    Read(yamba_results::InputError),
     #[error("{}: not text: {reason}", path.display())]
     NotText {
         path: PathBuf,

@@ -6,7 +6,7 @@
 //! Everything here is pure (the runs are made by [`crate::run`]), so it can
 //! be tested on fixed numbers.
 
-use yamba_report::ministat::{self, MinistatOptions};
+use yamba_ministat::{self as ministat, MinistatOptions};
 use yamba_results::units::format_sig;
 use yamba_results::Base;
 use yamba_results::ClockInfo;

@@ -34,7 +34,7 @@ pub mod shared;
 pub mod supervise;
 pub mod sys;
 
-use churn::{Kind, WorkerSpec};
+use churn::{Churned, Kind, WorkerSpec};
 use errors::{ErrorSpec, Finding, TablePlants};
 use limits::{Confinement, Limits};
 use serde::Serialize;

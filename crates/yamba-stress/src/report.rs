@@ -23,7 +23,7 @@
 //!   kernel memory this run can leave behind legitimately, and below the
 //!   memory its workers may use.
 
-use crate::churn::{Kind, WorkerReport};
+use crate::churn::{Churned, Kind, WorkerReport};
 use crate::cost;
 use crate::errors::{table::Case, Finding, FindingKind};
 use crate::supervise::Supervision;

@@ -12,11 +12,12 @@
 use crate::churn::{self, op_name, Violation, WorkerReport, WorkerSpec};
 use crate::errors::{self, Board, CaseCounts, ErrorSpec, Finding, FindingKind, Message};
 use crate::limits::Confinement;
-use crate::shared::{now_ns, Control, Shared, DONE, DRAINING, RUNNING, STARTING};
+use crate::shared::{now_ns, Control, DONE, DRAINING, RUNNING, STARTING};
 use crate::sys;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+use yamba_os::Shared;
 
 /// What to run.
 pub struct Plan {

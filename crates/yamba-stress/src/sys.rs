@@ -1,13 +1,11 @@
 //! Linux specifics shared by the workers and the supervisor: errno names,
 //! the census of what a process holds (fds with what they point to, its
-//! mappings, its threads and children — the `space` area's census where it
+//! mappings, its threads and children — yamba-os's `space` census where it
 //! has one), processes of a process group, and machine-wide memory.
 
 use std::collections::BTreeMap;
-
-pub use yamba_suite::space::adapter::{
-    census, kernel, refresh_counters, Kernel, Kind as SpaceKind,
-};
+use yamba_os::space::{census, kernel, refresh_counters, Kernel};
+use yamba_os::Kind;
 
 /// The calling thread's errno.
 #[inline]
@@ -188,14 +186,14 @@ fn volatile_mapping(line: &str) -> bool {
     line.ends_with("[heap]") || line.ends_with("[stack]")
 }
 
-/// Threads of this process (the space area's census).
+/// Threads of this process (the space census).
 pub fn threads() -> u64 {
-    census(SpaceKind::Thread).unwrap_or(0)
+    census(Kind::Thread).unwrap_or(0)
 }
 
-/// Children of the calling thread, zombies included (the space area's census).
+/// Children of the calling thread, zombies included (the space census).
 pub fn children() -> u64 {
-    census(SpaceKind::Process).unwrap_or(0)
+    census(Kind::Process).unwrap_or(0)
 }
 
 /// One process as /proc/PID/stat shows it.

@@ -15,7 +15,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 use yamba_core::{BenchResult, Status};
-use yamba_stress::churn::Kind;
+use yamba_stress::churn::{Churned, Kind};
 use yamba_stress::errors::FindingKind;
 use yamba_stress::{Plant, Replay, StressConfig, StressOutcome};
 

@@ -11,8 +11,6 @@ pub mod fs;
 pub mod ipc;
 pub mod mem;
 pub mod net;
-#[cfg(linux_adapters)]
-mod os;
 pub mod proc;
 pub mod remote;
 pub mod sched;
@@ -21,6 +19,10 @@ pub mod shared;
 pub mod signal;
 pub mod space;
 pub mod testing;
+
+/// The mapping helpers the areas' Linux adapters share (yamba-os).
+#[cfg(linux_adapters)]
+use yamba_os::mmap as os;
 
 use yamba_core::Benchmark;
 

@@ -1,4 +1,4 @@
-//! `yamba history`: the runs remembered (list, show, trend, import), and
+//! `yamba history`: the runs remembered (list, show, trend, import, fleet), and
 //! the options `run` and `stone` take to store into it.
 
 use std::path::PathBuf;
@@ -107,6 +107,15 @@ enum Sub {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// The store as a fleet: each machine's newest run, machines of the
+    /// same hardware (CPU model, CPUs, memory) side by side for each
+    /// headline primitive, and flags for a machine outside its group's
+    /// spread or moved since its previous run (with what changed: kernel,
+    /// microcode, mitigations).
+    Fleet {
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
     /// Store results files (plain or .json.zst) in the history.
     Import {
         #[arg(required = true, value_name = "FILE")]
@@ -170,6 +179,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 yamba_results::write_atomic(&p, trend.svg(900, 450).as_bytes())
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
                 eprintln!("yamba: trend plotted to {}", p.display());
+            }
+            Ok(0)
+        }
+        Some(Sub::Fleet { format }) => {
+            let h = resolver.history().map_err(anyhow::Error::msg)?;
+            let fleet = h.fleet().map_err(anyhow::Error::msg)?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&fleet)?),
+                Format::Table => print!("{}", fleet.text()),
             }
             Ok(0)
         }

@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 
-use yamba_report::ministat::{run_command, Environment};
+use yamba_ministat::{run_command, Environment};
 
 /// FreeBSD ministat: statistics of columns of numbers, and Student's t
 /// tests between them.

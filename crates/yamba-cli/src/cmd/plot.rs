@@ -3,8 +3,8 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use yamba_report::plot::{self, numbers, PlotOptions, Source};
-use yamba_report::select;
+use yamba_plot::{self as plot, numbers, PlotOptions, Source};
+use yamba_report::{plotting, select};
 use yamba_results::results::ResultsFile;
 
 #[derive(clap::Args)]
@@ -161,7 +161,7 @@ fn sources_of(file: ResultsFile, bench: &[String]) -> anyhow::Result<Vec<Source>
         .filter(|r| {
             !r.observations.is_empty() || r.series.as_ref().is_some_and(|s| !s.points.is_empty())
         })
-        .map(Source::from_result)
+        .map(plotting::source)
         .collect();
     if out.is_empty() {
         anyhow::bail!("the chosen results have no observations or curve to plot");

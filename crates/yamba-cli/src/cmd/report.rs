@@ -39,11 +39,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut files = Vec::new();
     for p in &args.files {
         let file = if p.starts_with('@') {
-            resolver.read(p)
+            resolver.read(p).map_err(anyhow::Error::msg)?
         } else {
-            yamba_results::read_results(p)
-        }
-        .map_err(anyhow::Error::msg)?;
+            yamba_results::read_results(p)?
+        };
         files.push((p.clone(), file));
     }
     let runs = html::label_runs(files);

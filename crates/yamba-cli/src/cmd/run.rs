@@ -8,6 +8,7 @@ use yamba_core::run_session::{self, Start};
 use yamba_core::runner::Observer;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 use yamba_results::output::Output;
+use yamba_results::ResultsFile;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -133,17 +134,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut config = config_from(&args)?;
     if let Some(name) = &args.profile {
-        let benches =
-            yamba_suite::select(std::slice::from_ref(name)).map_err(anyhow::Error::msg)?;
-        if benches.len() != 1 {
-            bail!(
-                "--profile takes one benchmark; '{name}' names {}",
-                benches.len()
-            );
-        }
-        config.settings = checked_settings(config.settings, &benches)?;
-        let session = Session::prepare(config);
-        return super::profile::run_profile(&session, benches[0]);
+        return profile(name, config);
     }
     let mut benches = yamba_suite::select(&args.names).map_err(anyhow::Error::msg)?;
     config.settings = checked_settings(config.settings, &benches)?;
@@ -153,19 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.shuffle {
         run_session::shuffle(&mut benches, seed);
     }
-    let baseline = match &args.baseline {
-        Some(p) => Some(
-            yamba_history::Resolver::new(args.history.store.store.as_deref())
-                .read(&p.to_string_lossy())
-                .map_err(|e| anyhow::anyhow!("--baseline {}: {e}", p.display()))?,
-        ),
-        None => None,
-    };
-    if let Some(t) = args.threshold {
-        if !(t.is_finite() && t >= 0.0) {
-            bail!("--threshold {t}: must be a percentage ≥ 0");
-        }
-    }
+    let baseline = read_baseline(&args)?;
     let output =
         Output::new(args.out.as_deref(), &args.results_dir, "yamba").map_err(anyhow::Error::msg)?;
     let recorder = args.history.start()?;
@@ -190,104 +169,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let outcome = run.run(&benches, &mut progress);
     drop(progress);
     let outcome = outcome.map_err(anyhow::Error::msg)?;
-    if let Some(first) = outcome.save_errors.first() {
-        let more = outcome.save_errors.len() - 1;
-        let more = if more > 0 {
-            format!(" (and {more} later save(s) alike)")
-        } else {
-            String::new()
-        };
-        eprintln!("yamba: warning: during the run: {first}{more}");
-    }
+    warn_save_errors(&outcome.save_errors);
     let file = &run.file;
 
-    match args.format {
-        Format::Table => {
-            let s = &run.session;
-            let layout = yamba_report::table::Layout {
-                width: table_width(),
-            };
-            print!(
-                "{}",
-                yamba_report::table::header_with(
-                    &s.machine,
-                    s.clock.info(),
-                    &s.base,
-                    s.cpu,
-                    layout
-                )
-            );
-            print!(
-                "{}",
-                yamba_report::table::render_with(&file.results, layout)
-            );
-            print!(
-                "{}",
-                yamba_report::table::fit_lines(
-                    &yamba_report::table::render_comparisons(&file.results),
-                    layout
-                )
-            );
-            print!("{}", yamba_report::table::notes_text(&file.notes, layout));
-            if !args.history.no_history {
-                // What earlier runs of this configuration say beyond this
-                // run's intervals (docs/certainty.md).
-                let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
-                let earlier = yamba_history::earlier::earlier_values(
-                    &mut h,
-                    file,
-                    yamba_history::earlier::HISTORY_RUNS,
-                );
-                let spreads = yamba_report::between::spreads(file, &earlier);
-                print!(
-                    "{}",
-                    yamba_report::table::fit_lines(
-                        &yamba_report::between::text(file, &spreads, &earlier),
-                        layout
-                    )
-                );
-            }
-        }
-        Format::Json => println!("{}", file.to_json()?),
-        Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
-    }
-    if args.timings {
-        // Beside the table; kept off stdout when it carries JSON or CSV.
-        let t = yamba_report::timings::table(file);
-        if args.format == Format::Table {
-            print!("\n{t}");
-        } else {
-            eprint!("{t}");
-        }
-    }
-    let mut gate = 0;
-    if let Some(base) = &baseline {
-        // Earlier runs of the baseline's configuration tell a state of the
-        // machine from a change (docs/certainty.md).
-        let earlier = if args.history.no_history {
-            yamba_report::compare::EarlierRuns::default()
-        } else {
-            let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
-            yamba_history::earlier::earlier_runs(
-                &mut h,
-                base,
-                file,
-                yamba_history::earlier::HISTORY_RUNS,
-            )
-        };
-        let mut c = yamba_report::compare::compare_with(base, file, 0.95, &earlier);
-        if let Some(t) = args.threshold {
-            c = c.gated(t);
-        }
-        if args.format == Format::Table {
-            println!(
-                "\nagainst the baseline {}:",
-                args.baseline.as_ref().unwrap().display()
-            );
-            print!("{}", yamba_report::compare::table(&c));
-        }
-        gate = super::compare::gate_status(&c, " than the baseline");
-    }
+    print_results(&args, &run.session, file)?;
+    let gate = match &baseline {
+        Some(base) => against_baseline(&args, base, file),
+        None => 0,
+    };
     // Whatever happened to the results file, the table above was printed.
     let suite = if args.names.is_empty() {
         "default".to_string()
@@ -315,30 +204,150 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if bad > 0 {
         eprintln!("yamba: {bad} result(s) failed or were withheld; see the notes column");
     }
-    // Against an agent, a failure is the agent's or the way to it (refused,
-    // silent, no file to serve): the run did not do what was asked.
-    let remote_failed = args.remote.is_some()
+    let remote_failed = remote_failed(&args, file);
+    let failed = (args.strict && bad > 0) || remote_failed;
+    Ok(ending.exit_code_gated(failed, gate))
+}
+
+/// `--profile BENCH`: sample where its time goes instead of a run.
+fn profile(name: &str, mut config: RunConfig) -> anyhow::Result<i32> {
+    let benches = yamba_suite::select(&[name.to_string()]).map_err(anyhow::Error::msg)?;
+    if benches.len() != 1 {
+        bail!(
+            "--profile takes one benchmark; '{name}' names {}",
+            benches.len()
+        );
+    }
+    config.settings = checked_settings(config.settings, &benches)?;
+    let session = Session::prepare(config);
+    super::profile::run_profile(&session, benches[0])
+}
+
+/// The `--baseline` file or history run, read before anything is measured
+/// (and `--threshold` checked).
+fn read_baseline(args: &Args) -> anyhow::Result<Option<ResultsFile>> {
+    if let Some(t) = args.threshold {
+        if !(t.is_finite() && t >= 0.0) {
+            bail!("--threshold {t}: must be a percentage ≥ 0");
+        }
+    }
+    let Some(p) = &args.baseline else {
+        return Ok(None);
+    };
+    yamba_history::Resolver::new(args.history.store.store.as_deref())
+        .read(&p.to_string_lossy())
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("--baseline {}: {e}", p.display()))
+}
+
+/// The first of the run's failed saves (the file is saved after every
+/// benchmark), and how many more there were.
+fn warn_save_errors(errors: &[String]) {
+    if let Some(first) = errors.first() {
+        let more = errors.len() - 1;
+        let more = if more > 0 {
+            format!(" (and {more} later save(s) alike)")
+        } else {
+            String::new()
+        };
+        eprintln!("yamba: warning: during the run: {first}{more}");
+    }
+}
+
+/// Stdout: the table (with what earlier runs of this configuration say
+/// beyond this run's intervals, docs/certainty.md), JSON or CSV; and the
+/// timings when asked.
+fn print_results(args: &Args, s: &Session, file: &ResultsFile) -> anyhow::Result<()> {
+    use yamba_report::table;
+    match args.format {
+        Format::Table => {
+            let layout = table::Layout {
+                width: table_width(),
+            };
+            print!(
+                "{}",
+                table::header_with(&s.machine, s.clock.info(), &s.base, s.cpu, layout)
+            );
+            print!("{}", table::render_with(&file.results, layout));
+            print!(
+                "{}",
+                table::fit_lines(&table::render_comparisons(&file.results), layout)
+            );
+            print!("{}", table::notes_text(&file.notes, layout));
+            if !args.history.no_history {
+                let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
+                let earlier = yamba_history::earlier::earlier_values(
+                    &mut h,
+                    file,
+                    yamba_history::earlier::HISTORY_RUNS,
+                );
+                let spreads = yamba_report::between::spreads(file, &earlier);
+                print!(
+                    "{}",
+                    table::fit_lines(
+                        &yamba_report::between::text(file, &spreads, &earlier),
+                        layout
+                    )
+                );
+            }
+        }
+        Format::Json => println!("{}", file.to_json()?),
+        Format::Csv => print!("{}", yamba_report::export::results_csv(file)),
+    }
+    if args.timings {
+        // Beside the table; kept off stdout when it carries JSON or CSV.
+        let t = yamba_report::timings::table(file);
+        if args.format == Format::Table {
+            print!("\n{t}");
+        } else {
+            eprint!("{t}");
+        }
+    }
+    Ok(())
+}
+
+/// `--baseline`: the comparison's table (earlier runs of the baseline's
+/// configuration tell a state of the machine from a change,
+/// docs/certainty.md) and the gate's exit status.
+fn against_baseline(args: &Args, base: &ResultsFile, file: &ResultsFile) -> i32 {
+    let earlier = if args.history.no_history {
+        yamba_report::compare::EarlierRuns::default()
+    } else {
+        let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
+        yamba_history::earlier::earlier_runs(
+            &mut h,
+            base,
+            file,
+            yamba_history::earlier::HISTORY_RUNS,
+        )
+    };
+    let mut c = yamba_report::compare::compare_with(base, file, 0.95, &earlier);
+    if let Some(t) = args.threshold {
+        c = c.gated(t);
+    }
+    if args.format == Format::Table {
+        let at = args.baseline.as_deref().unwrap_or(std::path::Path::new(""));
+        println!("\nagainst the baseline {}:", at.display());
+        print!("{}", yamba_report::compare::table(&c));
+    }
+    super::compare::gate_status(&c, " than the baseline")
+}
+
+/// Against an agent, a failure is the agent's or the way to it (refused,
+/// silent, no file to serve): the run did not do what was asked.
+fn remote_failed(args: &Args, file: &ResultsFile) -> bool {
+    let failed = args.remote.is_some()
         && file
             .results
             .iter()
             .any(|r| r.status == yamba_core::Status::Failed);
-    if remote_failed {
+    if failed {
         eprintln!(
             "yamba: a benchmark failed against the agent at {}: exit status 1",
             args.remote.as_deref().unwrap_or("")
         );
     }
-    Ok(
-        if (args.strict && bad > 0) || gate == 1 || ending.not_saved || remote_failed {
-            1
-        } else if gate == yamba_report::compare::EXIT_UNDECIDED {
-            yamba_report::compare::EXIT_UNDECIDED
-        } else if ending.unrecorded {
-            2
-        } else {
-            0
-        },
-    )
+    failed
 }
 
 fn config_from(args: &Args) -> anyhow::Result<RunConfig> {

@@ -29,6 +29,17 @@ impl Ending {
             0
         }
     }
+
+    /// [`Ending::exit_code`] for a command with a gate (`run --baseline
+    /// --threshold`): its 1 fails the command, its undecided 3 stands
+    /// unless the command failed otherwise.
+    pub fn exit_code_gated(&self, failed: bool, gate: i32) -> i32 {
+        let undecided = yamba_report::compare::EXIT_UNDECIDED;
+        match self.exit_code(failed || gate == 1) {
+            0 | 2 if gate == undecided => undecided,
+            code => code,
+        }
+    }
 }
 
 /// Says where `file` went and stores it in the history (`suite`: what the
@@ -73,5 +84,32 @@ pub fn report(saved: &Saved) -> bool {
             );
             true
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ending;
+    use yamba_report::compare::EXIT_UNDECIDED;
+
+    #[test]
+    fn a_gate_fails_the_command_and_its_undecided_outranks_only_the_history() {
+        let ending = |not_saved, unrecorded| Ending {
+            not_saved,
+            unrecorded,
+        };
+        let fine = ending(false, false);
+        assert_eq!(fine.exit_code_gated(false, 0), 0);
+        assert_eq!(fine.exit_code_gated(false, 1), 1);
+        assert_eq!(fine.exit_code_gated(true, 0), 1);
+        assert_eq!(fine.exit_code_gated(false, EXIT_UNDECIDED), EXIT_UNDECIDED);
+        assert_eq!(fine.exit_code_gated(true, EXIT_UNDECIDED), 1);
+        let unrecorded = ending(false, true);
+        assert_eq!(unrecorded.exit_code_gated(false, 0), 2);
+        assert_eq!(
+            unrecorded.exit_code_gated(false, EXIT_UNDECIDED),
+            EXIT_UNDECIDED
+        );
+        assert_eq!(ending(true, true).exit_code_gated(false, EXIT_UNDECIDED), 1);
     }
 }

@@ -7,13 +7,11 @@
 //! and histograms of observations on request.
 
 use super::{Options, Run};
-use crate::plot::axis::{Axis, TickFormat};
-use crate::plot::chart::{
-    self, BarSeries, Bin, Body, Chart, Marker, Point, Segment, Series, Style,
-};
-use crate::plot::svg::escape;
 use serde_json::Value;
 use std::collections::BTreeSet;
+use yamba_plot::axis::{Axis, TickFormat};
+use yamba_plot::chart::{self, BarSeries, Bin, Body, Chart, Marker, Point, Segment, Series, Style};
+use yamba_plot::svg::escape;
 use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, Mode, Status, Unit};
 
@@ -304,10 +302,10 @@ fn histogram(
         let k = if iqr > 0.0 {
             (span / (2.0 * iqr * (scaled.len() as f64).powf(-1.0 / 3.0))).ceil() as usize
         } else {
-            crate::plot::sturges_bins(scaled.len())
+            yamba_plot::sturges_bins(scaled.len())
         }
         .clamp(5, 60);
-        crate::plot::histogram(&scaled, scaled[0], scaled[scaled.len() - 1], k)
+        yamba_plot::histogram(&scaled, scaled[0], scaled[scaled.len() - 1], k)
             .into_iter()
             .map(|(lo, hi, count)| Bin {
                 lo,

@@ -6,24 +6,26 @@
 //! comparison using `compare`'s verdicts.
 //!
 //! Nothing on the page is fetched: styles, the few lines of script (hover
-//! read-out) and every figure (inline SVG from [`crate::plot::chart`]) are
+//! read-out) and every figure (inline SVG from [`yamba_plot::chart`]) are
 //! in the file; text uses the reader's installed sans-serif font.
 //!
 //! [`render`] takes runs already read, whatever they were read from (a
 //! results file, a history store), so every source of runs shares it.
 
 mod figures;
+mod key;
 pub(crate) mod safe;
 mod tables;
 
 use crate::compare::{self, Verdict};
-use crate::plot::svg::escape;
 use std::fmt::Write as _;
 use std::path::Path;
+use yamba_plot::svg::escape;
 use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, ResultsFile, Status};
 
 pub use figures::Figure;
+pub use tables::num;
 
 /// One run in the report, with the name its column carries.
 #[derive(Debug, Clone)]
@@ -59,7 +61,8 @@ impl Default for Options {
 pub fn read_runs(paths: &[String]) -> Result<Vec<Run>, String> {
     let mut files = Vec::new();
     for p in paths {
-        files.push((p.clone(), yamba_results::read_results(p)?));
+        let file = yamba_results::read_results(p).map_err(|e| e.to_string())?;
+        files.push((p.clone(), file));
     }
     Ok(label_runs(files))
 }
@@ -91,13 +94,18 @@ pub fn label_runs(files: Vec<(String, yamba_results::ResultsFile)>) -> Vec<Run> 
 pub fn render(runs: &[Run], opts: &Options) -> String {
     let mut body = String::new();
     let areas = areas(runs);
-    let mut toc: Vec<(String, String)> = vec![
+    let key = key::section(runs, opts.confidence);
+    let mut toc: Vec<(String, String)> = Vec::new();
+    if !key.is_empty() {
+        toc.push(("key".into(), "Key numbers".into()));
+    }
+    toc.extend::<[(String, String); 5]>([
         ("runs".into(), "Runs".into()),
         ("machine".into(), "Machine".into()),
         ("config".into(), "Configuration and notes".into()),
         ("withheld".into(), "Withheld and why".into()),
         ("predictions".into(), "Predictions".into()),
-    ];
+    ]);
     toc.extend(
         areas
             .iter()
@@ -108,6 +116,7 @@ pub fn render(runs: &[Run], opts: &Options) -> String {
     }
 
     let figs = figures::all(runs, opts);
+    body += &key;
     body += &runs_section(runs);
     body += &machine_section(runs);
     body += &config_section(runs);
@@ -491,14 +500,26 @@ fn withheld_section(runs: &[Run]) -> String {
                 why_anchor(i, r),
                 escape(&in_words(r))
             );
-            let failed: Vec<_> = r.evidence.iter().filter(|e| e.gating && !e.ok).collect();
+            // What the reason already says is not said again: a check it
+            // quotes whole is left out, and one it names (files written
+            // before reasons quoted the values) gets only its values.
+            let reason = r.reason.as_deref().unwrap_or("");
+            let failed: Vec<_> = r
+                .evidence
+                .iter()
+                .filter(|e| e.gating && !e.ok && !reason.contains(&e.failure_text()))
+                .collect();
             if !failed.is_empty() {
                 s += "<ul>";
                 for e in failed {
+                    let what = if reason.contains(&e.check) {
+                        String::new()
+                    } else {
+                        format!("assumed {}: ", escape(&e.check))
+                    };
                     let _ = write!(
                         s,
-                        "<li class=\"check\">assumed {}: expected {}, observed {}</li>",
-                        escape(&e.check),
+                        "<li class=\"check\">{what}expected {}, observed {}</li>",
                         escape(&e.expected),
                         escape(&e.observed)
                     );

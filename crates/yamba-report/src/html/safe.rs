@@ -2,40 +2,17 @@
 //!
 //! A results file is data from anywhere: every string of it is escaped
 //! for where it goes. Text and quoted attribute values go through
-//! [`crate::plot::svg::escape`] (`& < > " '` as entities, control
+//! [`yamba_plot::svg::escape`] (`& < > " '` as entities, control
 //! characters dropped); ids and the URL fragments that point at them are
-//! [`id`]s, of a safe alphabet only; the page carries no inline event
-//! handler, no URL but `#fragment`s, and its one script and one style
-//! element are static (no data from a file is ever put inside them), each
-//! allowed by its hash in a strict Content-Security-Policy ([`csp`]).
+//! [`id`]s (yamba-plot's, which its charts' clip paths are too), of a
+//! safe alphabet only; the page carries no inline event handler, no URL
+//! but `#fragment`s, and its one script and one style element are static
+//! (no data from a file is ever put inside them), each allowed by its hash
+//! in a strict Content-Security-Policy ([`csp`]).
 
 use sha2::{Digest, Sha256};
 
-/// Characters an id (and so a `#fragment`) may hold as they are.
-fn safe_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@')
-}
-
-/// `prefix` and `name` as an id of the safe alphabet: a name already of
-/// it is kept as it is (readable, stable); any other has its other
-/// characters replaced by `-` and a digest of the whole name appended, so
-/// two names never share an id.
-pub fn id(prefix: &str, name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .take(80)
-        .map(|c| if safe_char(c) { c } else { '-' })
-        .collect();
-    if clean == name && !name.is_empty() {
-        return format!("{prefix}{clean}");
-    }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{prefix}{clean}-{:08x}", h as u32 ^ (h >> 32) as u32)
-}
+pub use yamba_plot::ids::id;
 
 /// Base64 of `bytes` (RFC 4648, with padding), for CSP hashes.
 fn base64(bytes: &[u8]) -> String {
@@ -78,18 +55,6 @@ pub fn csp(script: &str, style: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_are_safe_stable_and_distinct() {
-        assert_eq!(id("area-", "cpu"), "area-cpu");
-        assert_eq!(id("fig-", "hist-cpu.base@hot"), "fig-hist-cpu.base@hot");
-        let a = id("area-", "cpu\"><script>");
-        let b = id("area-", "cpu'><script>");
-        assert_ne!(a, b);
-        for s in [&a, &b, &id("x", ""), &id("x", "é ü\u{0}")] {
-            assert!(s.chars().all(safe_char), "{s}");
-        }
-    }
 
     #[test]
     fn base64_and_hashes_match_known_values() {

@@ -3,9 +3,9 @@
 //! predictions table in the 9front study's columns.
 
 use super::{why_anchor, Run};
-use crate::plot::svg::escape;
 use crate::predict::{self, Agreement};
 use std::fmt::Write as _;
+use yamba_plot::svg::escape;
 use yamba_results::units::format_sig;
 use yamba_results::{BenchResult, Mode, Status, Unit};
 
@@ -58,7 +58,7 @@ fn scope_mark(r: &BenchResult) -> &'static str {
 }
 
 /// One cell: the headline value and its interval, in `div` units.
-fn value_cell(run: usize, r: Option<&BenchResult>, div: f64) -> String {
+pub(super) fn value_cell(run: usize, r: Option<&BenchResult>, div: f64) -> String {
     let Some(r) = r else {
         return "<td class=\"num\"></td>".into();
     };
@@ -191,7 +191,7 @@ pub fn area_tables(runs: &[Run], area: &str) -> String {
     s
 }
 
-fn find<'a>(run: &'a Run, id: &str, mode: Mode) -> Option<&'a BenchResult> {
+pub(super) fn find<'a>(run: &'a Run, id: &str, mode: Mode) -> Option<&'a BenchResult> {
     run.file
         .results
         .iter()
@@ -220,7 +220,7 @@ fn range_text(r: predict::Range, unit: Unit) -> String {
 /// multiplier, prediction, measured, standard deviation, and the ratio.
 pub fn predictions_section(runs: &[Run]) -> String {
     let mut s = format!(
-        "<section id=\"predictions\"><h2>Predictions</h2><p class=\"lede\">A hardware guess from the machine's facts, times a software multiplier for what the system adds, set against the measured value. Ratios are measured / the prediction's geometric middle; a result more than {}× outside its predicted range is flagged far. Models and their reasons: docs/predictions.md.</p>",
+        "<section id=\"predictions\"><h2>Predictions</h2><p class=\"lede\">A hardware guess from the machine's facts, times a software multiplier for what the system adds, set against the measured value (each part's basis on hover). Ratios are measured / the prediction's geometric middle; a result more than {}× outside its predicted range is flagged far. Models and their reasons: docs/predictions.md.</p>",
         predict::FAR
     );
     for run in runs {
@@ -248,18 +248,19 @@ pub fn predictions_section(runs: &[Run]) -> String {
                 .measured
                 .or(p.predicted.map(|r| r.middle()))
                 .unwrap_or(1.0);
+            // The basis of each part on hover: one line per row.
             let hw = match &p.hardware {
                 Ok(t) => format!(
-                    "{}<span class=\"how\">{}</span>",
-                    escape(&range_text(t.range, p.unit)),
-                    escape(&t.how)
+                    "<td title=\"{}\">{}</td>",
+                    escape(&t.how),
+                    escape(&range_text(t.range, p.unit))
                 ),
-                Err(why) => format!("unknown<span class=\"how\">{}</span>", escape(why)),
+                Err(why) => format!("<td title=\"{}\">unknown</td>", escape(why)),
             };
             let sw = format!(
-                "×{}<span class=\"how\">{}</span>",
-                predict::span(p.software.range.lo, p.software.range.hi),
-                escape(&p.software.how)
+                "<td title=\"{}\">×{}</td>",
+                escape(&p.software.how),
+                predict::span(p.software.range.lo, p.software.range.hi)
             );
             let class = match p.agreement {
                 Agreement::Far => "far",
@@ -274,7 +275,7 @@ pub fn predictions_section(runs: &[Run]) -> String {
             };
             let _ = write!(
                 s,
-                "<tr data-agreement=\"{}\"><td class=\"id\" title=\"{}\">{}</td><td>{hw}</td><td>{sw}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num {class}\">{}</td><td class=\"{class}\">{}</td></tr>",
+                "<tr data-agreement=\"{}\"><td class=\"id\" title=\"{}\">{}</td>{hw}{sw}<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num {class}\">{}</td><td class=\"{class}\">{}</td></tr>",
                 p.agreement.as_str(),
                 escape(p.model.rationale),
                 escape(&p.id),

@@ -1,83 +1,44 @@
-//! The primitives a churn worker creates and destroys.
+//! The primitives a churn worker creates and destroys (yamba-os's
+//! [`Kind`]): what churning does with each, and the operation codes of the
+//! progress slots. A worker's objects (`objects.rs`):
+//! - process: a forked child that waits for signals (queued real-time
+//!   signals, counted);
+//! - thread: a pthread on a stack we map ourselves, blocked reading its
+//!   eventfd;
+//! - socketpair: AF_UNIX, stream, datagram or seqpacket;
+//! - epoll: an instance watching a few of the worker's other fds;
+//! - timerfd: one-shot, armed for a few microseconds;
+//! - mmap-anon: a few pages, every page written;
+//! - mmap-file: a slice of the worker's backing file;
+//! - file: in the worker's scratch directory, written and read back;
+//! - signal: queued to the worker itself or to one of its child processes;
+//! - cpu: spins ~100 µs per operation, no system calls.
 
-use serde::{Deserialize, Serialize};
+pub use yamba_os::Kind;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A forked child that waits for signals (queued real-time signals, counted).
-    Process,
-    /// A pthread on a stack we map ourselves, blocked reading its eventfd.
-    Thread,
-    Pipe,
-    /// AF_UNIX socket pair (stream, datagram or seqpacket): no network.
-    Socketpair,
-    Eventfd,
-    /// An epoll instance watching a few of the worker's other fds.
-    Epoll,
-    /// A one-shot timerfd armed for a few microseconds.
-    Timerfd,
-    /// An anonymous private mapping of a few pages, every page written.
-    MmapAnon,
-    /// A shared mapping of a slice of the worker's backing file.
-    MmapFile,
-    /// A file in the worker's scratch directory, written and read back.
-    File,
-    /// A queued signal, to the worker itself or to one of its child processes.
-    Signal,
-    /// A CPU-bound stressor: spins ~100 µs per operation, no system calls.
-    Cpu,
+/// What churning does with each kind (the kinds themselves are yamba-os's,
+/// shared with the `space` area).
+pub trait Churned {
+    /// What `yamba stress` churns unless told otherwise (all but `cpu`).
+    fn default_set() -> Vec<Kind>;
+    /// Whether objects of this kind live in the pool (created now, destroyed later).
+    fn pooled(self) -> bool;
+    /// Most objects of this kind one worker holds at once.
+    fn cap(self) -> usize;
+    /// Its place in [`Kind::ALL`], an operation code's high byte.
+    fn index(self) -> u64;
 }
 
-impl Kind {
-    pub const ALL: [Kind; 12] = [
-        Kind::Process,
-        Kind::Thread,
-        Kind::Pipe,
-        Kind::Socketpair,
-        Kind::Eventfd,
-        Kind::Epoll,
-        Kind::Timerfd,
-        Kind::MmapAnon,
-        Kind::MmapFile,
-        Kind::File,
-        Kind::Signal,
-        Kind::Cpu,
-    ];
-
-    /// What `yamba stress` churns unless told otherwise (all but `cpu`).
-    pub fn default_set() -> Vec<Kind> {
+impl Churned for Kind {
+    fn default_set() -> Vec<Kind> {
         Kind::ALL.into_iter().filter(|&k| k != Kind::Cpu).collect()
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Process => "process",
-            Kind::Thread => "thread",
-            Kind::Pipe => "pipe",
-            Kind::Socketpair => "socketpair",
-            Kind::Eventfd => "eventfd",
-            Kind::Epoll => "epoll",
-            Kind::Timerfd => "timerfd",
-            Kind::MmapAnon => "mmap-anon",
-            Kind::MmapFile => "mmap-file",
-            Kind::File => "file",
-            Kind::Signal => "signal",
-            Kind::Cpu => "cpu",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == s)
-    }
-
-    /// Whether objects of this kind live in the pool (created now, destroyed later).
-    pub fn pooled(self) -> bool {
+    fn pooled(self) -> bool {
         !matches!(self, Kind::Signal | Kind::Cpu)
     }
 
-    /// Most objects of this kind one worker holds at once.
-    pub fn cap(self) -> usize {
+    fn cap(self) -> usize {
         match self {
             Kind::Process | Kind::Thread => 8,
             Kind::MmapFile => super::objects::FILE_SLOTS,
@@ -85,7 +46,7 @@ impl Kind {
         }
     }
 
-    pub fn index(self) -> u64 {
+    fn index(self) -> u64 {
         Kind::ALL.iter().position(|&k| k == self).unwrap_or(0) as u64
     }
 }

@@ -30,7 +30,7 @@ pub mod signals;
 use crate::rng::{self, Domain, Rng};
 use crate::shared::{Slot, DRAINING, RUNNING};
 use crate::sys;
-pub use kind::{op_code, op_name, Action, Kind};
+pub use kind::{op_code, op_name, Action, Churned, Kind};
 use objects::Object;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
@@ -139,7 +139,7 @@ pub struct Worker<'a> {
     page: usize,
     op: u64,
     /// Counters the worker's children publish their handled signals into.
-    child_counts: crate::shared::Shared<[AtomicU64; objects::CHILD_SLOTS]>,
+    child_counts: yamba_os::Shared<[AtomicU64; objects::CHILD_SLOTS]>,
     free_child_slots: Vec<usize>,
     free_file_slots: Vec<usize>,
     backing: PathBuf,
@@ -153,8 +153,7 @@ impl<'a> Worker<'a> {
         slot: &'a Slot,
         stop: &'a std::sync::atomic::AtomicU32,
     ) -> Result<Worker<'a>, String> {
-        let child_counts =
-            crate::shared::Shared::<[AtomicU64; objects::CHILD_SLOTS]>::new_zeroed()?;
+        let child_counts = yamba_os::Shared::<[AtomicU64; objects::CHILD_SLOTS]>::new_zeroed()?;
         signals::CHILD_COUNTS.store(child_counts.as_ptr() as *mut AtomicU64, Ordering::SeqCst);
         signals::install();
         let page = sys::page_size();

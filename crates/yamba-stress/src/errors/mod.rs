@@ -15,7 +15,7 @@ pub mod gen;
 pub mod table;
 
 use crate::rng::{self, Domain};
-use crate::shared::{Control, Shared, DONE, RUNNING};
+use crate::shared::{Control, DONE, RUNNING};
 use crate::sys;
 use gen::{Env, Gen};
 use rand::Rng as _;
@@ -24,6 +24,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use table::Case;
+use yamba_os::Shared;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

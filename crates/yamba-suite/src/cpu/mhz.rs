@@ -147,7 +147,7 @@ fn run_mhz(ctx: &mut Ctx) -> Result<(), String> {
             true,
         );
     }
-    if let Some(hv) = &ctx.machine().hypervisor {
+    if let Some(hv) = ctx.machine().hypervisor_name() {
         r.warn(format!(
             "under a hypervisor ({hv}) the core clock is the frequency the host gives this vCPU now; the time-stamp counter runs at the rate the host advertises, and the two may differ"
         ));

@@ -1,42 +1,12 @@
 //! The other party of a measurement: a forked process pinned to a chosen
-//! CPU, and the shared memory through which it reports what it saw.
+//! CPU, and the shared memory ([`Shared`]) through which it reports what it
+//! saw.
 
 use super::adapter;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Memory shared with processes forked after it was made (MAP_SHARED,
-/// anonymous), holding a `T` of atomics. Zeroed by the kernel.
-pub struct Shared<T> {
-    ptr: *mut T,
-}
-
-// SAFETY: T is only accessed through shared references to atomics.
-unsafe impl<T: Sync> Send for Shared<T> {}
-// SAFETY: as for Send: &T is all anyone gets, and T is Sync.
-unsafe impl<T: Sync> Sync for Shared<T> {}
-
-impl<T> Shared<T> {
-    /// `T` must be valid when all-zero (atomics, arrays of atomics).
-    pub fn new_zeroed() -> Result<Shared<T>, String> {
-        let p = adapter::map_shared(std::mem::size_of::<T>().max(1))?;
-        Ok(Shared { ptr: p.cast() })
-    }
-}
-
-impl<T> std::ops::Deref for Shared<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the mapping lives as long as self and was zeroed, which
-        // is a valid T for the atomics-only types used here.
-        unsafe { &*self.ptr }
-    }
-}
-
-impl<T> Drop for Shared<T> {
-    fn drop(&mut self) {
-        adapter::unmap(self.ptr.cast(), std::mem::size_of::<T>().max(1));
-    }
-}
+/// Memory shared with the peer (yamba-os's, here for the area's files).
+pub use yamba_os::Shared;
 
 /// What a peer reports back, each field on its own cache line so the
 /// reporting does not bounce lines the transport uses.

@@ -12,8 +12,8 @@
 //! and with readahead off (MADV_RANDOM). Latency per fault is fitted
 //! against pages brought in per fault by least squares.
 
-use super::adapter::{self, page_out, FileMap, Readahead};
-use super::touch::{touch_pass, Pass, ScratchFile};
+use super::adapter::{self, page_out, FileMap, Readahead, ScratchFile};
+use super::touch::{touch_pass, Pass};
 use serde_json::json;
 use yamba_core::settings::{Kind, Setting};
 use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Replication, Status, Unit};

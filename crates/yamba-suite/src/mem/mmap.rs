@@ -20,8 +20,7 @@
 //! one minor fault per page written and no major fault (the file was
 //! cached, and the touches were really made through the mapping).
 
-use super::adapter::{self, map_file_rw, unmap_file, Faults};
-use super::touch::ScratchFile;
+use super::adapter::{self, map_file_rw, unmap_file, Faults, ScratchFile};
 use serde_json::json;
 use std::fs::File;
 use std::time::{Duration, Instant};

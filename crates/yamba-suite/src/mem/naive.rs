@@ -6,8 +6,8 @@
 //! its own check "page-out before every pass" fails and the result
 //! is withheld — the number is kept only to show how far off it is.
 
-use super::adapter::{self, FileMap, Readahead};
-use super::touch::{touch_pass, ScratchFile};
+use super::adapter::{self, FileMap, Readahead, ScratchFile};
+use super::touch::touch_pass;
 use rand::seq::SliceRandom;
 use serde_json::json;
 use yamba_core::{Benchmark, Ctx, Mode, Unit};

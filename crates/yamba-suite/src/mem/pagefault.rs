@@ -9,8 +9,8 @@
 //! every pass is checked with the kernel's own counts: one minor fault per
 //! access, no major fault, none in F.
 
-use super::adapter::{self, page_size, Anon, FileMap, Pages, Readahead};
-use super::touch::{touch_pass, Pass, ScratchFile};
+use super::adapter::{self, page_size, Anon, FileMap, Pages, Readahead, ScratchFile};
+use super::touch::{touch_pass, Pass};
 use serde_json::json;
 use std::time::Instant;
 use yamba_core::settings::{Kind, Setting};

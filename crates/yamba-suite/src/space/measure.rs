@@ -255,7 +255,7 @@ fn cycle(kind: Kind, n: usize, page: usize) -> Result<Cycle, String> {
         .iter()
         .flat_map(|b| b.pages().iter().copied())
         .collect();
-    let alive = if kind == Kind::Mapping {
+    let alive = if kind == Kind::MmapAnon {
         adapter::still_mapped(&pages).ok_or("cannot read /proc/self/maps")?
     } else {
         c1.saturating_sub(c0)
@@ -268,7 +268,7 @@ fn cycle(kind: Kind, n: usize, page: usize) -> Result<Cycle, String> {
     // Mappings are counted by identity (alive above, left here): a
     // one-page mapping another part of this process made meanwhile (a CI
     // run saw one appear in one cycle of every run) is not one of ours.
-    let (left_behind, others_appeared) = if kind == Kind::Mapping {
+    let (left_behind, others_appeared) = if kind == Kind::MmapAnon {
         let ours = adapter::still_mapped(&pages).ok_or("cannot read /proc/self/maps")?;
         (ours as i64, c2 as i64 - c0 as i64 - ours as i64)
     } else {
@@ -488,7 +488,7 @@ fn add_checks(
 ) {
     let seen: Vec<u64> = cycles.iter().map(|c| c.alive).collect();
     census_evidence(r, kind, expected, &seen, left);
-    if kind == Kind::Mapping {
+    if kind == Kind::MmapAnon {
         let others: Vec<i64> = cycles.iter().map(|c| c.others_appeared).collect();
         r.add_note_evidence(
             "one-page mappings others in this process made while a cycle ran (not counted as ours)",
@@ -545,7 +545,7 @@ fn census_source(kind: Kind) -> &'static str {
     match kind {
         Kind::Thread => "Threads in /proc/self/status",
         Kind::Process => "/proc/self/task/<tid>/children",
-        Kind::Mapping => "our one-page mappings, by address, in /proc/self/maps",
+        Kind::MmapAnon => "our pages, by address, inside the anonymous mappings of /proc/self/maps",
         _ => "entries of /proc/self/fd",
     }
 }
@@ -559,7 +559,9 @@ fn describe(kind: Kind) -> &'static str {
         Kind::Eventfd => "eventfd",
         Kind::Epoll => "epoll instance (no fds registered)",
         Kind::Timerfd => "timerfd (CLOCK_MONOTONIC, unarmed)",
-        Kind::Mapping => "mapped region (one touched anonymous page, its own VMA)",
+        Kind::MmapAnon => "mapped region (one touched anonymous page, its own VMA)",
+        // The stress's own kinds, which no space benchmark measures.
+        Kind::MmapFile | Kind::File | Kind::Signal | Kind::Cpu => kind.name(),
     }
 }
 

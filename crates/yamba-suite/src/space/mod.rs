@@ -2,7 +2,10 @@
 //! performance) — process, thread, pipe, socketpair, eventfd, epoll,
 //! timerfd, mapped region — kernel and user bytes per object.
 
-pub mod adapter;
+/// The area's platform adapter: yamba-os's `space`, shared with the
+/// stress (creating, holding and counting the primitives; the kernel's
+/// memory counters).
+pub use yamba_os::space as adapter;
 pub mod measure;
 pub mod primitives;
 

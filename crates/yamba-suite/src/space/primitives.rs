@@ -69,6 +69,6 @@ primitive!(
 primitive!(
     MAPPING,
     "space.mapping",
-    Kind::Mapping,
+    Kind::MmapAnon,
     "memory per mapped region (one touched page): kernel (.kernel) and user (.user)"
 );

@@ -222,8 +222,6 @@ pub fn sched_yield() {
     unsafe { libc::sched_yield() };
 }
 
-pub(crate) use crate::os::{map_shared, unmap};
-
 /// fork(2). Ok(0) in the child, Ok(pid) in the parent.
 pub fn fork() -> Result<i32, String> {
     // SAFETY: the child only runs the peer loop and _exits.

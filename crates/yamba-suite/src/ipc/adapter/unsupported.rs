@@ -52,10 +52,6 @@ pub fn futex_wake(_: &AtomicU32) -> i64 {
 pub fn sched_yield() {
     std::thread::yield_now();
 }
-pub fn map_shared(_: usize) -> Result<*mut u8, String> {
-    why()
-}
-pub fn unmap(_: *mut u8, _: usize) {}
 pub fn fork() -> Result<i32, String> {
     why()
 }

@@ -4,22 +4,13 @@
 //! and non-temporal stores.
 //!
 //! The generic templates (latency, bandwidth, page faults) call only what
-//! is here. The interface every implementation provides: `NAME`,
-//! `HUGE_PAGE`, `page_size`; `Pages`, `Anon`; `thp_unavailable`,
-//! `anon_huge_bytes`; `Faults`; `Readahead`, `FileMap`; `resident_pages`,
-//! `mapped_pages`, `filesystem`; `PageOut`, `page_out`, `drop_caches`;
-//! `is_root`, `readahead_kb`.
-//!
-//! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
-//! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter
-//! for this platform"). Non-temporal stores are instructions, so they are
-//! chosen by architecture: `nt_x86_64.rs`, else `nt_unsupported.rs`.
+//! is here. All but the non-temporal stores is yamba-os's `mem` adapter
+//! (shared with the language's stdlib; its interface and its `linux.rs` /
+//! `unsupported.rs` are there). Non-temporal stores are instructions, so
+//! they are chosen by architecture: `nt_x86_64.rs`, else
+//! `nt_unsupported.rs`.
 
-#[cfg_attr(linux_adapters, path = "linux.rs")]
-#[cfg_attr(not(linux_adapters), path = "unsupported.rs")]
-mod imp;
-
-pub use imp::*;
+pub use yamba_os::mem::*;
 
 /// Non-temporal (cache-bypassing) stores, where the CPU has them.
 #[cfg_attr(target_arch = "x86_64", path = "nt_x86_64.rs")]

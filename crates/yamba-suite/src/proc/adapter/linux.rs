@@ -12,8 +12,8 @@ pub enum Exit {
     Signal(i32),
 }
 
-use crate::os::os_err;
-pub(crate) use crate::os::SharedPage;
+use yamba_os::os_err;
+pub(crate) use yamba_os::SharedPage;
 
 /// fork(2) through libc (atfork handlers included, as any program pays);
 /// the child runs `child` and `_exit`s with what it returns. `child`

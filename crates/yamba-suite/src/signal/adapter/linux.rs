@@ -14,8 +14,8 @@ static FAULTS: AtomicU64 = AtomicU64::new(0);
 static FAULT_PAGE: AtomicUsize = AtomicUsize::new(0);
 static PAGE_LEN: AtomicUsize = AtomicUsize::new(4096);
 
-use crate::os::os_err;
-pub(crate) use crate::os::SharedPage;
+use yamba_os::os_err;
+pub(crate) use yamba_os::SharedPage;
 
 extern "C" fn counting_handler(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
     HANDLED.fetch_add(1, Ordering::Relaxed);

@@ -5,39 +5,10 @@
 //! Porting: copy this file to `<os>.rs`, implement it, and select it in
 //! `mod.rs`.
 
-pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
+use super::Kernel;
+use crate::Kind;
 
-/// The primitives whose size is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Process,
-    Thread,
-    Pipe,
-    Socketpair,
-    Eventfd,
-    Epoll,
-    Timerfd,
-    Mapping,
-}
-
-impl Kind {
-    /// File descriptors one object holds.
-    pub fn fds(self) -> u64 {
-        match self {
-            Kind::Pipe | Kind::Socketpair => 2,
-            Kind::Eventfd | Kind::Epoll | Kind::Timerfd => 1,
-            _ => 0,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Kernel {
-    pub s_reclaimable: f64,
-    pub s_unreclaim: f64,
-    pub kernel_stack: f64,
-    pub page_tables: f64,
-}
+pub const NAME: &str = crate::NO_ADAPTER;
 
 pub fn refresh_counters() -> bool {
     false
@@ -71,7 +42,7 @@ pub struct Batch;
 
 impl Batch {
     pub fn create(_kind: Kind, _n: usize, _page: usize) -> Result<Batch, String> {
-        Err(yamba_core::bench::no_adapter_reason())
+        Err(crate::no_adapter_reason())
     }
     pub fn children(&self) -> &[i32] {
         &[]

@@ -196,7 +196,7 @@ pub fn render(c: &Chart) -> String {
         "<svg class=\"chart\" data-figure=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" font-size=\"{FONT}\" role=\"img\">",
         escape(&c.id)
     );
-    let clip = crate::html::safe::id("clip-", &c.id);
+    let clip = crate::ids::id("clip-", &c.id);
     let _ = write!(
         s,
         "<defs><clipPath id=\"{clip}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
@@ -485,7 +485,7 @@ pub fn padded_axis(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plot::axis::TickFormat;
+    use crate::axis::TickFormat;
 
     fn xy(points: Vec<(f64, f64)>, log: bool) -> Chart {
         let xs: Vec<f64> = points.iter().map(|p| p.0).collect();

@@ -4,14 +4,15 @@
 //! fails with that reason, and nothing is measured. Porting: copy this
 //! file to `<os>.rs`, implement it, and select it in `mod.rs`.
 
+use super::{Faults, Readahead};
 use std::fs::File;
 use std::path::Path;
 
-pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
+pub const NAME: &str = crate::NO_ADAPTER;
 pub const HUGE_PAGE: usize = 2 << 20;
 
 fn unsupported<T>() -> Result<T, String> {
-    Err(yamba_core::bench::no_adapter_reason())
+    Err(crate::no_adapter_reason())
 }
 
 pub fn page_size() -> usize {
@@ -45,35 +46,17 @@ impl Anon {
 }
 
 pub fn thp_unavailable(_setting: Option<&str>) -> Option<String> {
-    Some(yamba_core::bench::no_adapter_reason())
+    Some(crate::no_adapter_reason())
 }
 
 pub fn anon_huge_bytes() -> Option<u64> {
     None
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Faults {
-    pub minor: u64,
-    pub major: u64,
-}
-
 impl Faults {
     pub fn now() -> Faults {
         Faults::default()
     }
-    pub fn since(self, earlier: Faults) -> Faults {
-        Faults {
-            minor: self.minor - earlier.minor,
-            major: self.major - earlier.major,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readahead {
-    Kernel,
-    Off,
 }
 
 pub struct FileMap(Vec<u8>);

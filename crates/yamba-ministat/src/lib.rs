@@ -23,6 +23,11 @@
 //! crashes (on x86-64: `-w 1`, infinite or NaN data that reach the plot; a
 //! negative width from `COLUMNS`), this returns [`MinistatError::Plot`]
 //! instead.
+//!
+//! A crate of its own: it needs nothing of yamba's (no results file, no
+//! statistics crate: its arithmetic is the original's, down to the t
+//! table), so `yamba ministat`, `yamba stone`'s comparison and any other
+//! program use the same code, built and tested without the rest of yamba.
 
 mod args;
 mod cfmt;
@@ -360,7 +365,7 @@ impl Dataset {
 /// print it for files of those names holding those values.
 ///
 /// ```
-/// use yamba_report::ministat::{compare, MinistatOptions};
+/// use yamba_ministat::{compare, MinistatOptions};
 /// let before = vec![10.0, 11.0, 10.5, 10.2];
 /// let after = vec![8.0, 8.5, 8.1, 8.2];
 /// let opts = MinistatOptions { summary_only: true, ..Default::default() };

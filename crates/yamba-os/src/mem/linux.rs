@@ -1,6 +1,8 @@
 //! Linux: mmap/madvise, getrusage(RUSAGE_THREAD), mincore, /proc/self/pagemap,
 //! /proc/self/smaps_rollup, posix_fadvise and /proc/sys/vm/drop_caches.
 
+use super::{Faults, Readahead};
+use crate::os_err;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
@@ -10,10 +12,6 @@ pub const NAME: &str = "linux";
 
 /// Size of a PMD-level transparent huge page.
 pub const HUGE_PAGE: usize = 2 << 20;
-
-fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
 
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
@@ -51,7 +49,7 @@ impl Anon {
         let len = len.max(1).div_ceil(align) * align;
         let total = len + align - ps;
         // Populate after madvise, so a huge-page request is honoured.
-        let base = crate::os::map_anon(total).map_err(|e| format!("mmap of {len} bytes: {e}"))?;
+        let base = crate::mmap::map_anon(total).map_err(|e| format!("mmap of {len} bytes: {e}"))?;
         let start = ((base as usize).div_ceil(align) * align) as *mut u8;
         let a = Anon {
             base,
@@ -106,7 +104,7 @@ impl Anon {
 
 impl Drop for Anon {
     fn drop(&mut self) {
-        crate::os::unmap(self.base, self.total);
+        crate::mmap::unmap(self.base, self.total);
     }
 }
 
@@ -129,13 +127,6 @@ pub fn anon_huge_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Minor and major faults taken by the calling thread so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Faults {
-    pub minor: u64,
-    pub major: u64,
-}
-
 impl Faults {
     /// The calling thread's counts (RUSAGE_THREAD: other threads of the
     /// process, e.g. a test harness, do not disturb them).
@@ -150,13 +141,6 @@ impl Faults {
             }
         }
     }
-
-    pub fn since(self, earlier: Faults) -> Faults {
-        Faults {
-            minor: self.minor - earlier.minor,
-            major: self.major - earlier.major,
-        }
-    }
 }
 
 /// A read-only shared mapping of a whole file, unmapped on drop.
@@ -165,18 +149,9 @@ pub struct FileMap {
     len: usize,
 }
 
-/// How the kernel should read ahead on faults in a mapping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readahead {
-    /// MADV_NORMAL: the kernel's own read-around.
-    Kernel,
-    /// MADV_RANDOM: no readahead, one page per fault.
-    Off,
-}
-
 impl FileMap {
     pub fn new(file: &File, len: usize, ra: Readahead) -> Result<FileMap, String> {
-        let ptr = crate::os::map_file_read(file, len)
+        let ptr = crate::mmap::map_file_read(file, len)
             .map_err(|e| format!("mmap of the scratch file: {e}"))?;
         let m = FileMap { ptr, len };
         let advice = match ra {
@@ -233,7 +208,7 @@ impl FileMap {
 
 impl Drop for FileMap {
     fn drop(&mut self) {
-        crate::os::unmap(self.ptr, self.len);
+        crate::mmap::unmap(self.ptr, self.len);
     }
 }
 

@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use yamba_report::ministat::{run_command, Environment};
+use yamba_ministat::{run_command, Environment};
 
 const ORIGINAL: &str = "/usr/bin/ministat";
 /// Random cases per run; `MINISTAT_CORPUS_CASES` and `MINISTAT_CORPUS_SEED`

@@ -7,11 +7,22 @@
 //! Everything is first turned into [`Figure`]s; the three renderers
 //! ([`text`], [`svg`], [`png`]) only draw figures, so what one shows the
 //! others show too.
+//!
+//! The HTML report's charts ([`chart`]) are drawn here too, on the same
+//! [`axis`] code, so a report's figure reads like `yamba plot`'s.
+//!
+//! A crate of its own: it draws numbers, and of yamba it needs only
+//! yamba-stats (units, the median, the outlier layers). It reads no
+//! results file: a reader turns what it read into a [`Source`]
+//! (yamba-report's `plotting::source` does for a result), and whatever
+//! draws (the CLI, the report, the history's trend) uses it without the
+//! report's other dependencies.
 
 pub mod axis;
 pub mod chart;
 mod draw;
 mod font;
+pub mod ids;
 pub mod numbers;
 pub mod png;
 mod raster;
@@ -19,8 +30,7 @@ pub mod svg;
 pub mod text;
 
 use axis::{Axis, TickFormat};
-use yamba_results::units::Unit;
-use yamba_results::{BenchResult, Series};
+use yamba_stats::units::Unit;
 
 /// What to draw.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -93,25 +103,33 @@ pub struct Source {
     /// `None` for plain numbers of unknown unit.
     pub unit: Option<Unit>,
     pub values: Vec<f64>,
-    pub series: Option<Series>,
+    pub curve: Option<Curve>,
+}
+
+/// A curve to draw: (x, y) points and how to label and scale the axes
+/// (what a results file's series holds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    pub x_label: String,
+    /// The x values' unit symbol (`"B"`, `"ns"`, …): a [`Unit`]'s symbol
+    /// scales the axis (B → KiB, ns → µs), any other is shown as it is.
+    pub x_unit: String,
+    pub y_label: String,
+    pub y_unit: String,
+    /// Whether the curve reads best on logarithmic axes.
+    pub log_x: bool,
+    pub log_y: bool,
+    /// (x, y) points in x order.
+    pub points: Vec<[f64; 2]>,
 }
 
 impl Source {
-    pub fn from_result(r: &BenchResult) -> Source {
-        Source {
-            title: format!("{} ({})", r.key(), r.status.as_str()),
-            unit: Some(r.unit),
-            values: r.observations.clone(),
-            series: r.series.clone(),
-        }
-    }
-
     pub fn from_numbers(title: &str, values: Vec<f64>) -> Source {
         Source {
             title: title.to_string(),
             unit: None,
             values,
-            series: None,
+            curve: None,
         }
     }
 }
@@ -126,9 +144,9 @@ pub fn sturges_bins(n: usize) -> usize {
 }
 
 /// Turns a source into a figure: its curve when it has one (log axes as
-/// the series asks), otherwise its observations, in order or binned.
+/// the curve asks), otherwise its observations, in order or binned.
 pub fn figure(src: &Source, opts: &PlotOptions) -> Figure {
-    match &src.series {
+    match &src.curve {
         Some(s) if !s.points.is_empty() => curve_figure(src, s, opts),
         _ => observation_figure(src, opts),
     }
@@ -138,7 +156,7 @@ fn unit_from_symbol(symbol: &str) -> Option<Unit> {
     serde_json::from_value(serde_json::Value::String(symbol.to_string())).ok()
 }
 
-fn curve_figure(src: &Source, s: &Series, opts: &PlotOptions) -> Figure {
+fn curve_figure(src: &Source, s: &Curve, opts: &PlotOptions) -> Figure {
     let mut captions = Vec::new();
     if opts.outlier_layers > 0 || opts.hist {
         captions.push("a curve: -o and --hist apply to observations and were ignored".into());
@@ -182,10 +200,10 @@ fn curve_figure(src: &Source, s: &Series, opts: &PlotOptions) -> Figure {
 /// in other units, are left out and said so in a caption). `None` when
 /// fewer than one curve remains.
 pub fn overlay(sources: &[Source], opts: &PlotOptions) -> Option<Figure> {
-    let with_curve: Vec<(&Source, &Series)> = sources
+    let with_curve: Vec<(&Source, &Curve)> = sources
         .iter()
         .filter_map(|s| {
-            s.series
+            s.curve
                 .as_ref()
                 .filter(|c| !c.points.is_empty())
                 .map(|c| (s, c))
@@ -193,13 +211,13 @@ pub fn overlay(sources: &[Source], opts: &PlotOptions) -> Option<Figure> {
         .collect();
     let (_, first) = *with_curve.first()?;
     let mut captions = Vec::new();
-    let same_axes = |c: &Series| {
+    let same_axes = |c: &Curve| {
         c.x_unit == first.x_unit
             && c.y_unit == first.y_unit
             && c.log_x == first.log_x
             && c.log_y == first.log_y
     };
-    let kept: Vec<(&Source, &Series)> = with_curve
+    let kept: Vec<(&Source, &Curve)> = with_curve
         .iter()
         .copied()
         .filter(|(_, c)| same_axes(c))
@@ -217,7 +235,7 @@ pub fn overlay(sources: &[Source], opts: &PlotOptions) -> Option<Figure> {
         title: String::new(),
         unit: None,
         values: Vec::new(),
-        series: Some(all.clone()),
+        curve: Some(all.clone()),
     };
     // The shared axes: the figure of every point at once.
     let frame = curve_figure(&merged, &all, opts);
@@ -385,7 +403,7 @@ fn observation_figure(src: &Source, opts: &PlotOptions) -> Figure {
 }
 
 fn format_sig(v: f64) -> String {
-    yamba_results::units::format_sig(v)
+    yamba_stats::units::format_sig(v)
 }
 
 /// Counts of `values` in `bins` equal bins over [lo, hi]; the last bin is

@@ -2,53 +2,14 @@
 //! they exist in /proc/self (the census), and reading what memory the
 //! kernel (/proc/meminfo) and this process (VmRSS, smaps_rollup) account.
 
+use super::Kernel;
+use crate::{os_err, Kind};
 use std::os::fd::{FromRawFd, OwnedFd};
 
 pub const NAME: &str = "linux-procfs";
 
-/// The primitives whose size is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A child process blocked in read(2).
-    Process,
-    /// A thread blocked in read(2).
-    Thread,
-    Pipe,
-    /// AF_UNIX SOCK_STREAM socketpair.
-    Socketpair,
-    Eventfd,
-    Epoll,
-    Timerfd,
-    /// One anonymous page mapped on its own (its own VMA) and touched.
-    Mapping,
-}
-
-impl Kind {
-    /// File descriptors one object holds.
-    pub fn fds(self) -> u64 {
-        match self {
-            Kind::Pipe | Kind::Socketpair => 2,
-            Kind::Eventfd | Kind::Epoll | Kind::Timerfd => 1,
-            _ => 0,
-        }
-    }
-}
-
-fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
-
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
-}
-
-/// The machine-wide kernel counters read from /proc/meminfo, in bytes.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Kernel {
-    pub s_reclaimable: f64,
-    pub s_unreclaim: f64,
-    pub kernel_stack: f64,
-    pub page_tables: f64,
 }
 
 /// Folds every CPU's pending counter deltas into /proc/meminfo
@@ -101,6 +62,7 @@ fn gettid() -> i32 {
 
 /// How many of `kind` this process has now: open fds, threads, children of
 /// this thread, or mappings — counted independently of our own bookkeeping.
+/// None for the kinds with no census (file mappings, signals, CPU time).
 pub fn census(kind: Kind) -> Option<u64> {
     match kind {
         Kind::Thread => field(&read("/proc/self/status")?, "Threads:"),
@@ -109,8 +71,14 @@ pub fn census(kind: Kind) -> Option<u64> {
             let t = read(&format!("/proc/{pid}/task/{}/children", gettid()))?;
             Some(t.split_whitespace().count() as u64)
         }
-        Kind::Mapping => Some(one_page_anon_mappings(&read("/proc/self/maps")?)),
-        _ => Some(std::fs::read_dir("/proc/self/fd").ok()?.count() as u64),
+        Kind::MmapAnon => Some(one_page_anon_mappings(&read("/proc/self/maps")?)),
+        Kind::Pipe
+        | Kind::Socketpair
+        | Kind::Eventfd
+        | Kind::Epoll
+        | Kind::Timerfd
+        | Kind::File => Some(std::fs::read_dir("/proc/self/fd").ok()?.count() as u64),
+        Kind::MmapFile | Kind::Signal | Kind::Cpu => None,
     }
 }
 
@@ -139,18 +107,43 @@ fn one_page_anon_starts(maps: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// How many of `pages` (addresses this process mapped and has since
-/// unmapped) are still one-page mappings: the census by identity, blind
-/// to mappings others in this process made meanwhile (an allocator's,
-/// a library's).
+/// How many of `pages` (addresses this process mapped, and maybe has
+/// since unmapped) lie in a private read-write anonymous mapping: the
+/// census by identity, blind to mappings others in this process made
+/// meanwhile (an allocator's, a library's). Containment, not a start
+/// address: another one-page mapping the kernel puts in the hole beside
+/// one of ours merges with it into one larger mapping, and ours is still
+/// there.
 pub fn still_mapped(pages: &[usize]) -> Option<u64> {
     let maps = read("/proc/self/maps")?;
-    let ours: std::collections::HashSet<usize> = pages.iter().copied().collect();
-    Some(
-        one_page_anon_starts(&maps)
-            .filter(|a| ours.contains(a))
-            .count() as u64,
-    )
+    Some(contained(&anon_rw_ranges(&maps), pages))
+}
+
+/// The [start, end) of every private read-write anonymous mapping.
+fn anon_rw_ranges(maps: &str) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = maps
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (a, b) = f.first()?.split_once('-')?;
+            let hex = |x: &str| usize::from_str_radix(x, 16).ok();
+            let anon = f.get(1) == Some(&"rw-p") && f.get(4) == Some(&"0") && f.len() == 5;
+            anon.then_some((hex(a)?, hex(b)?))
+        })
+        .collect();
+    ranges.sort_unstable();
+    ranges
+}
+
+/// How many of `pages` lie inside one of the sorted, disjoint `ranges`.
+fn contained(ranges: &[(usize, usize)], pages: &[usize]) -> u64 {
+    pages
+        .iter()
+        .filter(|&&p| {
+            let i = ranges.partition_point(|&(start, _)| start <= p);
+            i > 0 && p < ranges[i - 1].1
+        })
+        .count() as u64
 }
 
 pub fn raise_nofile(need: u64) -> u64 {
@@ -232,7 +225,9 @@ impl Batch {
     }
 
     /// Creates `n` of `kind`; returns once every one exists (threads and
-    /// children are blocked, not merely started).
+    /// children are blocked in read(2), not merely started). A socketpair
+    /// is AF_UNIX SOCK_STREAM; a mapping (`MmapAnon`) is one anonymous
+    /// page on its own (its own VMA), touched.
     pub fn create(kind: Kind, n: usize, page: usize) -> Result<Batch, String> {
         use std::os::fd::AsRawFd;
         let mut b = Batch::empty(page);
@@ -278,7 +273,7 @@ impl Batch {
                 b.fds.push(fd(r, "timerfd_create failed")?);
                 Ok::<(), String>(())
             })?,
-            Kind::Mapping => b.map_pages(n)?,
+            Kind::MmapAnon => b.map_pages(n)?,
             Kind::Thread => {
                 let (r, w) = pipe()?;
                 b.release = Some(w);
@@ -303,6 +298,9 @@ impl Batch {
                 wait_blocked_threads()?;
             }
             Kind::Process => b.fork_children(n)?,
+            Kind::MmapFile | Kind::File | Kind::Signal | Kind::Cpu => {
+                return Err(format!("the space adapter does not create {}", kind.name()))
+            }
         }
         Ok(b)
     }
@@ -315,10 +313,10 @@ impl Batch {
         // Reserve a span, release it, then map inside it with
         // MAP_FIXED_NOREPLACE (fails rather than clobbering anything).
         let base =
-            crate::os::reserve(span).map_err(|e| format!("cannot reserve address space: {e}"))?;
-        crate::os::unmap(base, span);
+            crate::mmap::reserve(span).map_err(|e| format!("cannot reserve address space: {e}"))?;
+        crate::mmap::unmap(base, span);
         for i in 0..n {
-            let p = crate::os::map_anon_at(base as usize + 2 * i * page, page)
+            let p = crate::mmap::map_anon_at(base as usize + 2 * i * page, page)
                 .map_err(|e| format!("mmap of one page failed: {e}"))?;
             self.pages.push(p as usize);
             // SAFETY: p is a fresh, writable page of our own.
@@ -390,7 +388,7 @@ impl Batch {
         &self.children
     }
 
-    /// Addresses of the pages this batch mapped (Kind::Mapping).
+    /// Addresses of the pages this batch mapped (Kind::MmapAnon).
     pub fn pages(&self) -> &[usize] {
         &self.pages
     }
@@ -441,7 +439,7 @@ impl Drop for Batch {
             unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
         }
         for p in self.pages.drain(..) {
-            crate::os::unmap(p as *mut u8, self.page);
+            crate::mmap::unmap(p as *mut u8, self.page);
         }
         self.fds.clear();
     }
@@ -476,16 +474,31 @@ mod tests {
     fn still_mapped_counts_only_our_pages() {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-        let mut b = Batch::create(Kind::Mapping, 4, page).unwrap();
+        let mut b = Batch::create(Kind::MmapAnon, 4, page).unwrap();
         let ours = b.pages().to_vec();
         assert_eq!(still_mapped(&ours), Some(4));
-        // Someone else's one-page mapping is not ours.
-        let other = crate::os::map_anon(page).unwrap();
+        // Someone else's one-page mapping is not ours, even when the
+        // kernel puts it in a hole beside one of ours and merges the two.
+        let other = crate::mmap::map_anon(page).unwrap();
         assert_eq!(still_mapped(&ours), Some(4));
-        crate::os::unmap(b.pages.pop().unwrap() as *mut u8, page);
+        crate::mmap::unmap(b.pages.pop().unwrap() as *mut u8, page);
         assert_eq!(still_mapped(&ours), Some(3));
         drop(b);
         assert_eq!(still_mapped(&ours), Some(0));
-        crate::os::unmap(other, page);
+        crate::mmap::unmap(other, page);
+    }
+
+    #[test]
+    fn a_page_counts_when_a_mapping_contains_it() {
+        let maps = "1000-3000 rw-p 00000000 00:00 0\n\
+                    5000-6000 rw-p 00000000 00:00 0\n\
+                    6000-7000 r--p 00000000 00:00 0\n\
+                    8000-9000 rw-p 00000000 08:01 12 /lib/x.so\n";
+        let ranges = anon_rw_ranges(maps);
+        assert_eq!(ranges, [(0x1000, 0x3000), (0x5000, 0x6000)]);
+        // Inside a merged two-page mapping, at a start, not past an end,
+        // not in a read-only or file mapping, not before the first.
+        let pages = [0x1000, 0x2000, 0x5000, 0x3000, 0x6000, 0x8000, 0x0];
+        assert_eq!(contained(&ranges, &pages), 3);
     }
 }

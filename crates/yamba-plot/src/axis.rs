@@ -1,7 +1,7 @@
 //! Axes: a value range, linear or logarithmic, with "nice" ticks and tick
 //! labels in the benchmark's unit.
 
-use yamba_results::units::{format_sig, Unit};
+use yamba_stats::units::{format_sig, Unit};
 
 /// How tick values are written.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,21 +1,13 @@
-//! Linux helpers that several areas' adapters had each written out the
-//! same way. Area-specific platform code stays in each area's `adapter`
-//! module; only what is identical across areas lives here.
-
-use std::sync::atomic::AtomicU64;
+//! Linux: mmap(2) with the flags each helper names, munmap(2), and the
+//! auxiliary vector.
 
 /// Whether the kernel mapped a vDSO into this process (AT_SYSINFO_EHDR).
-pub(crate) fn vdso_mapped() -> bool {
+pub fn vdso_mapped() -> bool {
     // SAFETY: getauxval has no preconditions.
     unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) != 0 }
 }
 
-/// `what` and the last OS error, as one line.
-pub(crate) fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
-}
-
-/// mmap(2) of `len` bytes; the one place the areas call it. Creating a
+/// mmap(2) of `len` bytes; the one place the adapters call it. Creating a
 /// mapping touches no existing memory except with MAP_FIXED, which is not
 /// offered here (MAP_FIXED_NOREPLACE fails rather than replace anything).
 fn mmap(at: usize, len: usize, prot: i32, flags: i32, fd: i32) -> std::io::Result<*mut u8> {
@@ -35,13 +27,13 @@ const RW: i32 = libc::PROT_READ | libc::PROT_WRITE;
 
 /// Private anonymous memory, readable and writable, zero-filled. Release
 /// it with [`unmap`].
-pub(crate) fn map_anon(len: usize) -> std::io::Result<*mut u8> {
+pub fn map_anon(len: usize) -> std::io::Result<*mut u8> {
     mmap(0, len, RW, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1)
 }
 
 /// Address space reserved and inaccessible (PROT_NONE): where to place
 /// mappings with [`map_anon_at`] after unmapping it.
-pub(crate) fn reserve(len: usize) -> std::io::Result<*mut u8> {
+pub fn reserve(len: usize) -> std::io::Result<*mut u8> {
     mmap(
         0,
         len,
@@ -53,7 +45,7 @@ pub(crate) fn reserve(len: usize) -> std::io::Result<*mut u8> {
 
 /// Private anonymous read-write memory exactly at `at`; fails (EEXIST)
 /// rather than replace anything already mapped there.
-pub(crate) fn map_anon_at(at: usize, len: usize) -> std::io::Result<*mut u8> {
+pub fn map_anon_at(at: usize, len: usize) -> std::io::Result<*mut u8> {
     mmap(
         at,
         len,
@@ -66,48 +58,21 @@ pub(crate) fn map_anon_at(at: usize, len: usize) -> std::io::Result<*mut u8> {
 /// The first `len` bytes of `file`, shared and read-only. Reading past the
 /// file's end (or after it shrank) raises SIGBUS: the caller keeps `len`
 /// within the file.
-pub(crate) fn map_file_read(file: &std::fs::File, len: usize) -> std::io::Result<*mut u8> {
+pub fn map_file_read(file: &std::fs::File, len: usize) -> std::io::Result<*mut u8> {
     use std::os::fd::AsRawFd;
     mmap(0, len, libc::PROT_READ, libc::MAP_SHARED, file.as_raw_fd())
 }
 
 /// Anonymous memory shared with children forked after this call (the
 /// kernel zeroes it). Release it with [`unmap`].
-pub(crate) fn map_shared(bytes: usize) -> Result<*mut u8, String> {
+pub fn map_shared(bytes: usize) -> Result<*mut u8, String> {
     mmap(0, bytes, RW, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1)
         .map_err(|e| format!("mmap(MAP_SHARED): {e}"))
 }
 
 /// Unmaps memory from one of the `map_*` helpers above.
-pub(crate) fn unmap(p: *mut u8, bytes: usize) {
+pub fn unmap(p: *mut u8, bytes: usize) {
     // SAFETY: p/bytes came from one of the map_* helpers, whose caller
     // owns the mapping and no longer uses it.
     unsafe { libc::munmap(p.cast(), bytes) };
-}
-
-/// A 4 KiB page shared with forked children (MAP_SHARED), as 512 atomic
-/// words: how a child reports timestamps or counters to its parent.
-pub(crate) struct SharedPage {
-    ptr: *mut AtomicU64,
-}
-
-impl SharedPage {
-    pub(crate) fn new() -> Result<SharedPage, String> {
-        let p = mmap(0, 4096, RW, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1)
-            .map_err(|e| format!("cannot map a shared page: {e}"))?;
-        Ok(SharedPage { ptr: p.cast() })
-    }
-
-    /// Slot `i` (0..512) of the page.
-    pub(crate) fn slot(&self, i: usize) -> &AtomicU64 {
-        assert!(i < 512);
-        // SAFETY: within the mapped page; AtomicU64 has u64's layout.
-        unsafe { &*self.ptr.add(i) }
-    }
-}
-
-impl Drop for SharedPage {
-    fn drop(&mut self) {
-        unmap(self.ptr.cast(), 4096);
-    }
 }
