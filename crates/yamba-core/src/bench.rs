@@ -431,7 +431,7 @@ impl<'a> Ctx<'a> {
     fn typed<T>(
         &self,
         key: &str,
-        parse: impl FnOnce(&'static Setting, &'a str) -> Result<T, String>,
+        parse: impl FnOnce(&'static Setting, &'a str) -> Result<T, crate::settings::SettingError>,
     ) -> Result<Option<T>, String> {
         let Some(d) = self.declaration(key) else {
             return Err(format!(
@@ -439,7 +439,9 @@ impl<'a> Ctx<'a> {
                 self.bench.id
             ));
         };
-        self.setting(key).map(|v| parse(d, v)).transpose()
+        self.setting(key)
+            .map(|v| parse(d, v).map_err(String::from))
+            .transpose()
     }
 
     /// A size in bytes (`64`, `4K`, `8M`), within the declared bounds.

@@ -18,7 +18,7 @@
 use crate::bench::{Benchmark, RunConfig, Session};
 use crate::runner::{merge_blocks, run_blocks, Observer};
 use std::path::PathBuf;
-use yamba_results::output::{Output, Saved};
+use yamba_results::output::{Output, OutputError, Saved};
 use yamba_results::results::{BenchResult, Mode, ResultsFile, Status};
 use yamba_results::RunTimings;
 
@@ -42,6 +42,16 @@ pub struct Start {
     pub noise_probe: Option<NoiseProbe>,
 }
 
+/// Why a run could not start: one line.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot record the configuration: {0}")]
+    Config(serde_json::Error),
+    /// The empty results file could not be written where asked.
+    #[error(transparent)]
+    Save(#[from] OutputError),
+}
+
 /// A run in progress: the session, its results file and where it is saved.
 pub struct RunSession {
     pub session: Session,
@@ -63,13 +73,12 @@ pub struct Outcome {
 impl RunSession {
     /// Prepares the session and writes the empty results file, so that a
     /// file that cannot be written fails the run before anything is measured.
-    pub fn start(start: Start) -> Result<RunSession, String> {
+    pub fn start(start: Start) -> Result<RunSession, SessionError> {
         let t0 = std::time::Instant::now();
         let mut session = Session::prepare(start.config);
         let prepare_s = t0.elapsed().as_secs_f64();
         session.bench_exe = start.bench_exe;
-        let config = serde_json::to_value(&session.config)
-            .map_err(|e| format!("cannot record the configuration: {e}"))?;
+        let config = serde_json::to_value(&session.config).map_err(SessionError::Config)?;
         let mut file = ResultsFile::new(
             start.command,
             config,
@@ -112,18 +121,14 @@ impl RunSession {
     }
 
     /// Writes the results file as it stands, atomically.
-    pub fn save(&self) -> Result<(), String> {
-        self.output.save_here(&self.file).map_err(|e| e.to_string())
+    pub fn save(&self) -> Result<(), OutputError> {
+        self.output.save_here(&self.file)
     }
 
     /// Runs `benches` (every requested mode and repetition), saving the
     /// file after each; then pools repetitions and closes the file.
     /// `observer` is told of progress as well.
-    pub fn run(
-        &mut self,
-        benches: &[&'static Benchmark],
-        observer: &mut dyn Observer,
-    ) -> Result<Outcome, String> {
+    pub fn run(&mut self, benches: &[&'static Benchmark], observer: &mut dyn Observer) -> Outcome {
         let pilot = self.pilot();
         let mut saving = Saving {
             inner: observer,
@@ -149,11 +154,11 @@ impl RunSession {
         t.extra_s = blocks.extra_s;
         t.blocks = blocks.blocks;
         t.extra_blocks = blocks.extra_blocks;
-        Ok(Outcome {
+        Outcome {
             interrupted,
             save_errors,
             saved: self.output.finish(&self.file),
-        })
+        }
     }
 
     /// The pilot of the two-stage rule, when the run adapts its block count.

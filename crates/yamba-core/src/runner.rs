@@ -321,7 +321,7 @@ pub fn run_blocks(
             let t0 = Instant::now();
             let results = match &scratch_root {
                 Ok(root) => run_one(session, bench, mode, &root.path),
-                Err(e) => vec![failed(session, bench, mode, e.clone())],
+                Err(e) => vec![failed(session, bench, mode, e.to_string())],
             };
             observer.finished(&results);
             all.extend(results);

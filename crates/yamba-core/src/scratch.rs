@@ -22,6 +22,26 @@ static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0)
 /// The lock file inside a scratch folder.
 const OWNER: &str = ".owner";
 
+/// Why the run's scratch folder could not be made: one line, naming it.
+#[derive(Debug, thiserror::Error)]
+pub enum ScratchError {
+    #[error("cannot create scratch directory {}: {error}", .path.display())]
+    Folder {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot create {}: {error}", .path.display())]
+    Owner {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot lock {}: {error}", .path.display())]
+    Lock {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// The run's scratch folder: removed when dropped.
 pub struct ScratchRoot {
     pub path: PathBuf,
@@ -32,7 +52,7 @@ pub struct ScratchRoot {
 impl ScratchRoot {
     /// Creates `.yamba-scratch-PID` under `parent` (default: the working
     /// directory), removing stale ones first.
-    pub fn create(parent: Option<&Path>) -> Result<ScratchRoot, String> {
+    pub fn create(parent: Option<&Path>) -> Result<ScratchRoot, ScratchError> {
         let parent = parent
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
@@ -42,17 +62,21 @@ impl ScratchRoot {
             0 => parent.join(format!("{PREFIX}{}", std::process::id())),
             n => parent.join(format!("{PREFIX}{}-{n}", std::process::id())),
         };
-        std::fs::create_dir_all(&path)
-            .map_err(|e| format!("cannot create scratch directory {}: {e}", path.display()))?;
-        let owner = File::create(path.join(OWNER))
-            .map_err(|e| format!("cannot create {}: {e}", path.join(OWNER).display()))?;
+        std::fs::create_dir_all(&path).map_err(|error| ScratchError::Folder {
+            path: path.clone(),
+            error,
+        })?;
+        let owner_path = path.join(OWNER);
+        let owner = File::create(&owner_path).map_err(|error| ScratchError::Owner {
+            path: owner_path.clone(),
+            error,
+        })?;
         // SAFETY: flock on a descriptor we own.
         if unsafe { libc::flock(owner.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            return Err(format!(
-                "cannot lock {}: {}",
-                path.join(OWNER).display(),
-                std::io::Error::last_os_error()
-            ));
+            return Err(ScratchError::Lock {
+                path: owner_path,
+                error: std::io::Error::last_os_error(),
+            });
         }
         Ok(ScratchRoot {
             path,

@@ -13,6 +13,61 @@
 use crate::bench::Benchmark;
 use std::collections::BTreeMap;
 
+/// What is wrong with a `--set` option or a benchmark's reading of one:
+/// one line each, naming the setting and what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingError {
+    /// An item that is not `KEY=VALUE`.
+    #[error("--set {0}: expected KEY=VALUE")]
+    NotAPair(String),
+    /// A value of the wrong type or out of bounds.
+    #[error("--set {key}={value}: expected {expected}")]
+    BadValue {
+        key: &'static str,
+        value: String,
+        expected: String,
+    },
+    /// A list with a word the setting does not know.
+    #[error("--set {key}={value}: unknown '{item}'; expected {expected}")]
+    UnknownWord {
+        key: &'static str,
+        value: String,
+        item: String,
+        expected: String,
+    },
+    /// A key no benchmark declares, with the close matches (best first).
+    #[error("--set {name}: no benchmark has this setting{}", did_you_mean(.close))]
+    UnknownKey {
+        name: String,
+        close: Vec<&'static str>,
+    },
+    /// One key given under two of its names.
+    #[error("--set {0}: given twice (as {1} and under another name)")]
+    GivenTwice(&'static str, String),
+    /// A benchmark read a setting with another type's accessor.
+    #[error("setting {key} is declared as {declared}, read as {asked} (a bug in the benchmark)")]
+    WrongAccessor {
+        key: &'static str,
+        declared: String,
+        asked: &'static str,
+    },
+}
+
+fn did_you_mean(close: &[&str]) -> String {
+    if close.is_empty() {
+        " (see 'yamba list --settings')".into()
+    } else {
+        format!("; did you mean {}?", close.join(", "))
+    }
+}
+
+/// A benchmark's settings error becomes its withheld or failed reason.
+impl From<SettingError> for String {
+    fn from(e: SettingError) -> String {
+        e.to_string()
+    }
+}
+
 /// The type of a setting's value, with its bounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
@@ -52,7 +107,7 @@ impl Setting {
 
     /// Checks `value` against the type and bounds; Err is one line naming
     /// the setting, the value and what was expected.
-    pub fn check(&self, value: &str) -> Result<(), String> {
+    pub fn check(&self, value: &str) -> Result<(), SettingError> {
         match self.kind {
             Kind::Bytes { .. } => self.parse_bytes(value).map(drop),
             Kind::Integer { .. } => self.parse_integer(value).map(drop),
@@ -63,15 +118,15 @@ impl Setting {
         }
     }
 
-    fn bad(&self, value: &str) -> String {
-        format!(
-            "--set {}={value}: expected {}",
-            self.key,
-            self.kind.describe()
-        )
+    fn bad(&self, value: &str) -> SettingError {
+        SettingError::BadValue {
+            key: self.key,
+            value: value.to_string(),
+            expected: self.kind.describe(),
+        }
     }
 
-    pub fn parse_bytes(&self, value: &str) -> Result<u64, String> {
+    pub fn parse_bytes(&self, value: &str) -> Result<u64, SettingError> {
         let Kind::Bytes { min, max } = self.kind else {
             return Err(self.wrong_accessor("bytes"));
         };
@@ -80,7 +135,7 @@ impl Setting {
             .ok_or_else(|| self.bad(value))
     }
 
-    pub fn parse_integer(&self, value: &str) -> Result<u64, String> {
+    pub fn parse_integer(&self, value: &str) -> Result<u64, SettingError> {
         let Kind::Integer { min, max } = self.kind else {
             return Err(self.wrong_accessor("integer"));
         };
@@ -92,7 +147,7 @@ impl Setting {
             .ok_or_else(|| self.bad(value))
     }
 
-    pub fn parse_number(&self, value: &str) -> Result<f64, String> {
+    pub fn parse_number(&self, value: &str) -> Result<f64, SettingError> {
         let Kind::Number { min, max } = self.kind else {
             return Err(self.wrong_accessor("number"));
         };
@@ -104,7 +159,7 @@ impl Setting {
             .ok_or_else(|| self.bad(value))
     }
 
-    pub fn parse_choice<'v>(&self, value: &'v str) -> Result<&'v str, String> {
+    pub fn parse_choice<'v>(&self, value: &'v str) -> Result<&'v str, SettingError> {
         let Kind::Choice(words) = self.kind else {
             return Err(self.wrong_accessor("choice"));
         };
@@ -116,27 +171,28 @@ impl Setting {
         }
     }
 
-    pub fn parse_list<'v>(&self, value: &'v str) -> Result<Vec<&'v str>, String> {
+    pub fn parse_list<'v>(&self, value: &'v str) -> Result<Vec<&'v str>, SettingError> {
         let Kind::List(words) = self.kind else {
             return Err(self.wrong_accessor("list"));
         };
         let items: Vec<&str> = value.split(',').map(str::trim).collect();
         match items.iter().find(|i| !words.contains(i)) {
-            Some(bad) => Err(format!(
-                "--set {}={value}: unknown '{bad}'; expected {}",
-                self.key,
-                self.kind.describe()
-            )),
+            Some(bad) => Err(SettingError::UnknownWord {
+                key: self.key,
+                value: value.to_string(),
+                item: bad.to_string(),
+                expected: self.kind.describe(),
+            }),
             None => Ok(items),
         }
     }
 
-    fn wrong_accessor(&self, asked: &str) -> String {
-        format!(
-            "setting {} is declared as {}, read as {asked} (a bug in the benchmark)",
-            self.key,
-            self.kind.describe()
-        )
+    fn wrong_accessor(&self, asked: &'static str) -> SettingError {
+        SettingError::WrongAccessor {
+            key: self.key,
+            declared: self.kind.describe(),
+            asked,
+        }
     }
 }
 
@@ -187,12 +243,12 @@ fn size(b: u64) -> String {
 /// `--set KEY=VALUE` options as given, in one map (a later KEY wins);
 /// checking them against the declarations is [`resolve`]'s work. The one
 /// parser of `--set` for every command that takes it.
-pub fn parse_pairs(items: &[String]) -> Result<BTreeMap<String, String>, String> {
+pub fn parse_pairs(items: &[String]) -> Result<BTreeMap<String, String>, SettingError> {
     items
         .iter()
         .map(|s| match s.split_once('=') {
             Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-            _ => Err(format!("--set {s}: expected KEY=VALUE")),
+            _ => Err(SettingError::NotAPair(s.clone())),
         })
         .collect()
 }
@@ -232,7 +288,7 @@ pub fn resolve(
     given: &BTreeMap<String, String>,
     all: &[&'static Benchmark],
     chosen: &[&'static Benchmark],
-) -> Result<(BTreeMap<String, String>, Vec<String>), String> {
+) -> Result<(BTreeMap<String, String>, Vec<String>), SettingError> {
     let known = declared(all);
     let mut out = BTreeMap::new();
     let mut warnings = Vec::new();
@@ -248,10 +304,7 @@ pub fn resolve(
         }
         setting.check(value)?;
         if out.insert(setting.key.to_string(), value.clone()).is_some() {
-            return Err(format!(
-                "--set {}: given twice (as {name} and under another name)",
-                setting.key
-            ));
+            return Err(SettingError::GivenTwice(setting.key, name.clone()));
         }
         if !chosen
             .iter()
@@ -266,8 +319,8 @@ pub fn resolve(
     Ok((out, warnings))
 }
 
-/// The one-line error for a key no benchmark declares, with close matches.
-fn unknown_key(name: &str, known: &[(&'static Setting, Vec<&'static str>)]) -> String {
+/// The error for a key no benchmark declares, with close matches.
+fn unknown_key(name: &str, known: &[(&'static Setting, Vec<&'static str>)]) -> SettingError {
     let last = |k: &str| k.rsplit('.').next().unwrap_or(k).to_string();
     let mut scored: Vec<(f64, &str)> = known
         .iter()
@@ -291,19 +344,15 @@ fn unknown_key(name: &str, known: &[(&'static Setting, Vec<&'static str>)]) -> S
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     // The best match, and those nearly as close.
     let best = scored.first().map_or(0.0, |s| s.0);
-    let mut close: Vec<&str> = Vec::new();
+    let mut close: Vec<&'static str> = Vec::new();
     for (score, key) in scored {
         if score >= best - 0.03 && !close.contains(&key) && close.len() < 3 {
             close.push(key);
         }
     }
-    if close.is_empty() {
-        format!("--set {name}: no benchmark has this setting (see 'yamba list --settings')")
-    } else {
-        format!(
-            "--set {name}: no benchmark has this setting; did you mean {}?",
-            close.join(", ")
-        )
+    SettingError::UnknownKey {
+        name: name.to_string(),
+        close,
     }
 }
 
@@ -320,11 +369,13 @@ mod tests {
         assert_eq!(m["c"], "");
         assert_eq!(m.len(), 3);
         assert_eq!(
-            parse_pairs(&given(&["a=1", "novalue"])).unwrap_err(),
+            parse_pairs(&given(&["a=1", "novalue"]))
+                .unwrap_err()
+                .to_string(),
             "--set novalue: expected KEY=VALUE"
         );
         assert_eq!(
-            parse_pairs(&given(&["=1"])).unwrap_err(),
+            parse_pairs(&given(&["=1"])).unwrap_err().to_string(),
             "--set =1: expected KEY=VALUE"
         );
     }
@@ -382,10 +433,12 @@ mod tests {
         assert!(STRIDE
             .parse_bytes("4")
             .unwrap_err()
+            .to_string()
             .contains("from 8 B to 1 GiB"));
         assert!(STRIDE
             .parse_bytes("lots")
             .unwrap_err()
+            .to_string()
             .starts_with("--set mem.stride=lots: expected a size"));
         assert_eq!(STREAMS.parse_integer("8"), Ok(8));
         assert!(STREAMS.parse_integer("65").is_err());
@@ -394,10 +447,12 @@ mod tests {
         assert!(WHICH
             .parse_list("pipe,pigeon")
             .unwrap_err()
+            .to_string()
             .contains("'pigeon'"));
         assert!(STREAMS
             .parse_bytes("1")
             .unwrap_err()
+            .to_string()
             .contains("a bug in the benchmark"));
         assert_eq!(parse_size("2M"), Some(2 << 20));
         assert_eq!(parse_size("99999999999999999G"), None);
@@ -406,14 +461,20 @@ mod tests {
     #[test]
     fn an_unknown_key_names_close_matches() {
         let all = [&MEM, &NET, &IPC];
-        let err = resolve(&given(&[("mem.strid", "64")]), &all, &all).unwrap_err();
+        let err = resolve(&given(&[("mem.strid", "64")]), &all, &all)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "--set mem.strid: no benchmark has this setting; did you mean mem.stride?"
         );
-        let err = resolve(&given(&[("net.stream", "2")]), &all, &all).unwrap_err();
+        let err = resolve(&given(&[("net.stream", "2")]), &all, &all)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean net.streams?"), "{err}");
-        let err = resolve(&given(&[("zzzz", "1")]), &all, &all).unwrap_err();
+        let err = resolve(&given(&[("zzzz", "1")]), &all, &all)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("see 'yamba list --settings'"), "{err}");
         assert_eq!(err.lines().count(), 1);
     }
@@ -435,7 +496,9 @@ mod tests {
         assert!(warnings
             .iter()
             .any(|w| w.contains("ipc.transports: none of the benchmarks to run reads it")));
-        let err = resolve(&given(&[("net.streams", "0")]), &all, &all).unwrap_err();
+        let err = resolve(&given(&[("net.streams", "0")]), &all, &all)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "--set net.streams=0: expected a whole number from 1 to 64"
@@ -445,7 +508,8 @@ mod tests {
             &all,
             &all,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("given twice"), "{err}");
     }
 }

@@ -79,7 +79,7 @@ fn the_file_is_saved_after_every_benchmark_and_closed_at_the_end() {
         path: out.clone(),
         seen: Vec::new(),
     };
-    let outcome = run.run(&[&FIRST, &SECOND], &mut peek).unwrap();
+    let outcome = run.run(&[&FIRST, &SECOND], &mut peek);
     assert!(!outcome.interrupted);
     assert!(outcome.save_errors.is_empty());
     assert_eq!(peek.seen, vec![vec![], vec!["t.first".to_string()]]);

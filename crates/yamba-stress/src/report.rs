@@ -541,16 +541,7 @@ fn machine_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summa
                 mib(a.reclaimable - b.reclaimable),
                 true,
             );
-            r.add_note_evidence(
-                "per-CPU counter deltas folded before each read (vm.stat_refresh, root)",
-                "folded",
-                if refreshed {
-                    "folded"
-                } else {
-                    "not permitted: counters may lag"
-                },
-                refreshed,
-            );
+            yamba_suite::space::measure::refresh_evidence(&mut r, refreshed);
         }
         settle_status(&mut r);
         sum.invariants.push((

@@ -3,11 +3,11 @@
 //! interruption recorder.
 
 use std::time::Duration;
-use yamba_core::run_session::{RunSession, Start};
+use yamba_core::run_session::{RunSession, SessionError, Start};
 use yamba_core::Session;
 
 /// Starts a run session with the noise check in its notes.
-pub fn start(start: Start) -> Result<RunSession, String> {
+pub fn start(start: Start) -> Result<RunSession, SessionError> {
     RunSession::start(Start {
         noise_probe: Some(noise_note),
         ..start

@@ -81,7 +81,7 @@ enum Sub {
 }
 
 fn settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
-    yamba_core::settings::parse_pairs(items).map_err(anyhow::Error::msg)
+    Ok(yamba_core::settings::parse_pairs(items)?)
 }
 
 fn load(files: &[PathBuf]) -> anyhow::Result<yamba_lang::Program> {

@@ -163,12 +163,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         bench_exe: std::env::current_exe().ok(),
         shuffle_seed: args.shuffle.then_some(seed),
         noise_probe: None,
-    })
-    .map_err(anyhow::Error::msg)?;
+    })?;
     let mut progress = Progress::new(interactive);
     let outcome = run.run(&benches, &mut progress);
     drop(progress);
-    let outcome = outcome.map_err(anyhow::Error::msg)?;
     warn_save_errors(&outcome.save_errors);
     let file = &run.file;
 
@@ -411,7 +409,7 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
         c.repetitions = n;
         c.max_blocks = n;
     }
-    c.settings = yamba_core::settings::parse_pairs(&args.settings).map_err(anyhow::Error::msg)?;
+    c.settings = yamba_core::settings::parse_pairs(&args.settings)?;
     Ok(c)
 }
 
@@ -431,8 +429,7 @@ fn checked_settings(
     given: BTreeMap<String, String>,
     chosen: &[&'static Benchmark],
 ) -> anyhow::Result<BTreeMap<String, String>> {
-    let (settings, warnings) = yamba_core::settings::resolve(&given, &yamba_suite::all(), chosen)
-        .map_err(anyhow::Error::msg)?;
+    let (settings, warnings) = yamba_core::settings::resolve(&given, &yamba_suite::all(), chosen)?;
     for w in warnings {
         eprintln!("yamba: warning: {w}");
     }

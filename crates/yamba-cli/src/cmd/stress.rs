@@ -171,7 +171,7 @@ fn config_from(a: &Args) -> anyhow::Result<StressConfig> {
         }
         c.budget_s = Some(b);
     }
-    c.settings = yamba_core::settings::parse_pairs(&a.settings).map_err(anyhow::Error::msg)?;
+    c.settings = yamba_core::settings::parse_pairs(&a.settings)?;
     if !(a.hang_timeout.is_finite() && a.hang_timeout >= 0.1) {
         bail!("--hang-timeout {}: must be at least 0.1 s", a.hang_timeout);
     }

@@ -497,16 +497,7 @@ fn add_checks(
             true,
         );
     }
-    r.add_note_evidence(
-        "per-CPU counter deltas folded before each read (vm.stat_refresh, root)",
-        "folded",
-        if refreshed {
-            "folded"
-        } else {
-            "not permitted: counters may lag"
-        },
-        refreshed,
-    );
+    refresh_evidence(r, refreshed);
     if let Some(s) = r.summary.clone() {
         let iqr = s.p75 - s.p25;
         r.add_note_evidence(
@@ -523,6 +514,22 @@ fn add_checks(
 
 /// Gating evidence from the census: each cycle had `expected` more objects
 /// while measured (`seen`), and none left after destroying (`left`).
+/// Whether the kernel's per-CPU counter deltas were folded into its
+/// totals before each read (`vm.stat_refresh` needs root; without it a
+/// total may lag by the CPUs' unfolded deltas). A note, not a check.
+pub fn refresh_evidence(r: &mut BenchResult, refreshed: bool) {
+    r.add_note_evidence(
+        "per-CPU counter deltas folded before each read (vm.stat_refresh, root)",
+        "folded",
+        if refreshed {
+            "folded"
+        } else {
+            "not permitted: counters may lag"
+        },
+        refreshed,
+    );
+}
+
 pub fn census_evidence(r: &mut BenchResult, kind: Kind, expected: u64, seen: &[u64], left: &[i64]) {
     r.add_evidence(
         format!(
