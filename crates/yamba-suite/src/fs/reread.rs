@@ -174,10 +174,13 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
         let passes = ((1e6 * ctx.effort() / one).ceil() as u64).clamp(1, 1 << 20);
         let (min_obs, max_obs) = (ctx.scaled(5), ctx.scaled(30));
         let budget = ctx.scaled_time(Duration::from_millis(100));
-        let (mut gbps, mut wrong_sums, mut total_passes) = (Vec::new(), 0u64, 0u64);
-        let faults0 = adapter::page_faults();
+        // Allocated up front: a growing vector's fresh heap pages would be
+        // faults of our own, not the file's.
+        let mut gbps = Vec::with_capacity(max_obs);
+        let (mut wrong_sums, mut total_passes, mut minor, mut major) = (0u64, 0u64, 0, 0);
         let started = Instant::now();
         while gbps.len() < max_obs && (gbps.len() < min_obs || started.elapsed() < budget) {
+            let faults0 = adapter::page_faults();
             let t0 = ctx.clock().start();
             for _ in 0..passes {
                 let s = pass(access, &path, &open, map.as_ref(), size, &mut buf).map_err(io)?;
@@ -185,11 +188,12 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
             }
             let ns = (ctx.clock().ticks_to_ns(ctx.clock().stop().wrapping_sub(t0)) - ctx.base_ns())
                 .max(1.0);
+            let faults1 = adapter::page_faults();
+            minor += faults1.0 - faults0.0;
+            major += faults1.1 - faults0.1;
             total_passes += passes;
             gbps.push((passes * size) as f64 / ns);
         }
-        let faults1 = adapter::page_faults();
-        let (minor, major) = (faults1.0 - faults0.0, faults1.1 - faults0.1);
         let resident_after = files::resident_fraction(&open, size).map_err(io)?;
         drop(map);
 
