@@ -195,7 +195,6 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
             gbps.push((passes * size) as f64 / ns);
         }
         let resident_after = files::resident_fraction(&open, size).map_err(io)?;
-        drop(map);
 
         let mut r = ctx.result(Some(access.suffix()));
         r.set_observations(gbps);
