@@ -13,6 +13,7 @@
 #   BW_MB=N      bytes per array for the bandwidth pairs, MiB (default: 4 × the LLC)
 #   PAR_MB=N     working set for par_mem / mem.parallelism, MiB (default: 2 × the LLC, a power of 2)
 #   PAR_ENOUGH=U lmbench's ENOUGH for par_mem, µs per timing (default 20000)
+#   RR_MB=N      size of the file bw_file_rd / bw_mmap_rd and fs.reread read, MiB (default 64)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench)
 #   RT=1         run both in SCHED_FIFO (root): on a machine others load, neither is
 #                then preempted by their tasks (lmbench times long intervals, which
@@ -59,7 +60,8 @@ trap cleanup EXIT
 echo "building lmbench ($LMBENCH) and yamba ..." >&2
 bash "$PEERS/build-lmbench.sh" "$LMBENCH" >/dev/null
 (cd "$LMBENCH/src" && make -s O=../bin/x86 CFLAGS="-O2 -I/usr/include/tirpc -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1" \
-  LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello ../bin/x86/lat_fifo ../bin/x86/lat_unix_connect ../bin/x86/lat_select >/dev/null 2>&1)
+  LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello ../bin/x86/lat_fifo ../bin/x86/lat_unix_connect ../bin/x86/lat_select \
+  ../bin/x86/bw_file_rd ../bin/x86/bw_mmap_rd ../bin/x86/lmdd >/dev/null 2>&1)
 cp "$LMBENCH/bin/x86/hello" /tmp/hello   # lat_proc exec and shell run /tmp/hello
 (cd "$repo" && cargo build --release -q -p yamba-cli)
 Y="$repo/target/release/yamba"
@@ -228,6 +230,35 @@ for _ in $(seq "$REPS"); do
 done
 row lat_fifo ipc.rtt.fifo.same_cpu "$(ymed "$f" ipc.rtt.fifo.same_cpu 0.001)" \
   "$(sed -n 's/^Fifo latency: \([0-9.]*\) microseconds/\1/p' "$fifo_out" | median)" µs "two FIFOs, 1 byte each way, peer on the same CPU"
+
+# --- bw_file_rd, bw_mmap_rd (io_only / mmap_only and open2close) ---------------
+# One cached file both read (lmbench's runner rereads one file of its largest
+# size; getsummary's "File reread" and "Mmap reread" are those lines). Written
+# in 1 MiB writes, as yamba writes its own: the page cache keeps a file in
+# folios as large as the writes that made it, and 4 KiB folios halve
+# bw_file_rd (5.1 against 9.3 GB/s here) and cut bw_mmap_rd open2close
+# fourfold (5.6 against 23.5) — a comparison of how the files were made.
+RR_MB=${RR_MB:-64}
+head -c "$((RR_MB << 20))" /dev/urandom | dd of="$work/reread.dat" bs=1M iflag=fullblock status=none
+cat "$work/reread.dat" >/dev/null
+f=$(yamba fs.reread --set "fs.reread_size=${RR_MB}M")
+for pair in "bw_file_rd io_only:read" "bw_file_rd open2close:read.open2close" \
+            "bw_mmap_rd mmap_only:mmap" "bw_mmap_rd open2close:mmap.open2close"; do
+  name=${pair%%:*}; res=${pair#*:}
+  row "$name" "fs.reread.$res" "$(ymed "$f" "fs.reread.$res" 1000)" \
+    "$(lm "awk '{print \$2}'" "$LB/${name%% *}" "${N[@]}" "${RR_MB}m" "${name#* }" "$work/reread.dat")" MB/s "${RR_MB} MiB cached, words summed; read: 64 KiB blocks"
+done
+
+# --- lmdd: overwrite a cached 8 MiB file in 16 KiB blocks, with and without fsync ----
+# (lmbench's runner writes a new file, fsync=1; notrunc=1 overwrites as yamba does.
+# lmdd has no O_DIRECT switch: direct=/odirect= are not in its argument list.)
+f=$(yamba fs.write.seq)
+head -c "$((8 << 20))" /dev/zero | dd of="$work/lmdd.dat" bs=1M iflag=fullblock status=none
+cat "$work/lmdd.dat" >/dev/null
+row "lmdd fsync=1" fs.write.seq.buffered.fsync "$(ymed "$f" fs.write.seq.buffered.fsync 1000)" \
+  "$(lm "sed -n 's/^\([0-9.]*\) KB\/sec/\1/p' | awk '{print \$1 / 1000}'" "$LB/lmdd" if=internal of="$work/lmdd.dat" move=8m bs=16k fsync=1 notrunc=1 print=3)" MB/s "8 MiB, 16 KiB writes, fsync timed"
+row "lmdd (no fsync)" fs.write.seq.buffered "$(ymed "$f" fs.write.seq.buffered 1000)" \
+  "$(lm "sed -n 's/^\([0-9.]*\) KB\/sec/\1/p' | awk '{print \$1 / 1000}'" "$LB/lmdd" if=internal of="$work/lmdd.dat" move=8m bs=16k notrunc=1 print=3)" MB/s "8 MiB, 16 KiB writes into the page cache"
 
 # --- mhz ----------------------------------------------------------------------
 f=$(yamba cpu.mhz)

@@ -410,8 +410,8 @@ pub const COLUMNS: &[Column] = &[
         table: Table::LocalBandwidth,
         head: ["Mmap", "reread"],
         width: 6,
-        source: Source::None("reading an mmap'ed cached file: no yamba benchmark"),
-        key: "",
+        source: from(&["fs.reread.mmap"]),
+        key: "bw_mmap",
     },
     Column {
         table: Table::LocalBandwidth,
@@ -791,6 +791,7 @@ pub fn export(file: &ResultsFile) -> String {
         10.0,
     );
     block(&mut out, "\"read bandwidth", "bw_reread", 8.0);
+    block(&mut out, "\"Mmap read bandwidth", "bw_mmap", 8.0);
     block(&mut out, "\"libc bcopy unaligned", "bw_bcopy_libc", 8.0);
     block(
         &mut out,

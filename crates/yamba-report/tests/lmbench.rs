@@ -64,6 +64,7 @@ fn constructed() -> ResultsFile {
         ns("mem.pagefault.cached", 95.0),
         bw("mem.bandwidth.read", 12.5),
         bw("mem.bandwidth.copy", 16.0),
+        bw("fs.reread.mmap", 9.5),
         ns("mem.latency.L1", 1.25),
         ns("mem.latency.L2", 4.5),
         params("mem.latency.memory", 110.0, "order", "random"),
@@ -133,6 +134,8 @@ fn figures_land_in_lmbenchs_columns_in_its_units() {
 
     let b = row(&text, "*Local* Communication bandwidths", 0);
     // Host, OS, Pipe, AF UNIX, TCP, File reread, Mmap reread, Bcopy libc, Bcopy hand, Mem read, Mem write
+    assert_eq!(b[5], "", "no fs.read.seq.cached: File reread blank");
+    assert_eq!(b[6], "9500.0", "Mmap reread: fs.reread.mmap, MB = 10^6");
     assert_eq!(b[8], "8000.0", "hand copy: bytes copied once, MB = 10^6");
     assert_eq!(
         b[9], "12.K",
@@ -221,7 +224,7 @@ fn lmbenchs_own_getsummary_reads_the_export() {
         ("Processor, Processes", vec![3, 4, 5, 10]),
         ("*Local* Communication latencies", vec![3, 5]),
         ("File & VM system latencies", vec![8]),
-        ("*Local* Communication bandwidths", vec![8, 9]),
+        ("*Local* Communication bandwidths", vec![6, 8, 9]),
     ] {
         let (a, b) = (row(&theirs, title, 0), row(&ours, title, 0));
         for c in cols {

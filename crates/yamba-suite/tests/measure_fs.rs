@@ -238,3 +238,151 @@ fn contention_slows_the_fixed_reader() {
         Ok::<f64, String>(share)
     });
 }
+
+/// Time of one O_DIRECT sequential overwrite of `path` in 256 KiB blocks,
+/// and the device's sectors written meanwhile (when its counters are found).
+fn direct_write_pass(path: &Path, size: u64) -> (Duration, Option<u64>) {
+    let f = adapter::open_direct_write(path).unwrap().unwrap();
+    let mut buf = files::AlignedBuf::new(256 << 10);
+    buf.as_mut_slice().fill(fs::write_point::FILL);
+    let dev = adapter::block_device(path).ok();
+    let before = dev.as_ref().and_then(|d| adapter::device_io(d).ok());
+    let t = Instant::now();
+    let tally = fs::write_point::seq_write_pass(&f, size, 256 << 10, buf.as_mut_slice()).unwrap();
+    let d = t.elapsed();
+    let after = dev.as_ref().and_then(|d| adapter::device_io(d).ok());
+    assert_eq!(tally.bytes, size);
+    let sectors = before
+        .zip(after)
+        .map(|(a, b)| b.sectors_written - a.sectors_written);
+    (d, sectors)
+}
+
+/// The scratch directory takes O_DIRECT writes, or why not.
+fn direct_writable(dir: &Path) -> Result<(), String> {
+    let p = dir.join("probe");
+    files::write_file(&p, 4096).map_err(|e| e.to_string())?;
+    match adapter::open_direct_write(&p) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err("O_DIRECT refused (EINVAL) here".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// O_DIRECT overwrites, median of 3 each, of 32 MiB and 16 MiB: rule, the
+/// median time ratio over attempts in [1.6, 2.5].
+#[test]
+fn direct_write_of_twice_the_bytes_takes_twice_the_time() {
+    let _alone = alone();
+    let dir = scratch();
+    if let Err(why) = direct_writable(dir.path()) {
+        skip!("{why}");
+    }
+    let (small, large) = (16u64 << 20, 32u64 << 20);
+    let ps = dir.path().join("small");
+    let pl = dir.path().join("large");
+    files::write_file(&ps, small).unwrap();
+    files::write_file(&pl, large).unwrap();
+    check!(
+        "O_DIRECT write 32 MiB / 16 MiB time",
+        Accept::between(1.6, 2.5)
+    )
+    .attempts(5, 15)
+    .run(|| {
+        let (mut ts, mut tl) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            ts.push(direct_write_pass(&ps, small).0.as_secs_f64());
+            tl.push(direct_write_pass(&pl, large).0.as_secs_f64());
+        }
+        fs::point::median(&tl) / fs::point::median(&ts)
+    });
+}
+
+/// The block device behind the scratch directory writes what O_DIRECT
+/// wrote, not much more: each attempt overwrites 16 MiB and counts the
+/// device's sectors meanwhile. Others' writes to the same device may only
+/// add. Rule: the median of (sectors × 512) / bytes in [1, 1.5].
+#[test]
+fn the_device_writes_the_bytes_direct_writes_wrote() {
+    let _alone = alone();
+    let dir = scratch();
+    if let Err(why) = direct_writable(dir.path()) {
+        skip!("{why}");
+    }
+    if let Err(why) = adapter::block_device(dir.path()) {
+        skip!("{why}");
+    }
+    let size = 16u64 << 20;
+    let p = dir.path().join("f");
+    files::write_file(&p, size).unwrap();
+    check!(
+        "device bytes / bytes written with O_DIRECT",
+        Accept::between(1.0, 1.5)
+    )
+    .attempts(5, 15)
+    .run(|| {
+        let sectors = direct_write_pass(&p, size).1.ok_or("no device counters")?;
+        Ok::<f64, String>(sectors as f64 * 512.0 / size as f64)
+    });
+}
+
+/// Writing into the page cache of a cached file beats writing to the
+/// device: rule, the median over runs of the lower of the two buffered /
+/// direct bandwidth ratios (sequential and random) at least 2.
+#[test]
+fn buffered_writes_of_a_cached_file_beat_direct_ones() {
+    let _alone = alone();
+    let dir = scratch();
+    if let Err(why) = direct_writable(dir.path()) {
+        skip!("{why}");
+    }
+    check!(
+        "buffered / O_DIRECT write GB/s, lower of seq and random",
+        Accept::at_least(2.0)
+    )
+    .attempts(5, 15)
+    .run(|| {
+        let mut lowest = f64::INFINITY;
+        for bench in [&fs::write::SEQ, &fs::write::RANDOM] {
+            let rs = run(bench);
+            let b = ok_median(find(&rs, &format!("{}.buffered", bench.id)))?;
+            let d = ok_median(find(&rs, &format!("{}.direct", bench.id)))?;
+            lowest = lowest.min(b / d);
+        }
+        Ok::<f64, String>(lowest)
+    });
+}
+
+/// fs.reread.mmap counts its bytes and time right: the test maps a file
+/// of the same size written the same way, sums it 20 times under its own
+/// clock (CLOCK_MONOTONIC, after an untimed pass), and checks the sum. Rule:
+/// the median of fs.reread.mmap / the test's GB/s in [0.8, 1.25].
+#[test]
+fn mmap_reread_agrees_with_a_pass_timed_by_another_clock() {
+    let _alone = alone();
+    let dir = scratch();
+    let size = 16u64 << 20;
+    let p = dir.path().join("mapped");
+    let f = files::write_file(&p, size).unwrap();
+    let expected = fs::reread::expected_sum(size);
+    check!(
+        "fs.reread.mmap / GB/s of 20 passes timed by the test",
+        Accept::between(0.8, 1.25)
+    )
+    .attempts(5, 15)
+    .run(|| {
+        let cpu = yamba_core::affinity::default_cpu();
+        yamba_core::affinity::pin_current_thread(cpu).map_err(|e| e.to_string())?;
+        let rs = run(&fs::reread::REREAD);
+        let benchmark = ok_median(find(&rs, "fs.reread.mmap"))?;
+        let m = adapter::map_file(&f, size as usize).map_err(|e| e.to_string())?;
+        assert_eq!(fs::reread::word_sum(m.as_slice()), expected);
+        let t = Instant::now();
+        for _ in 0..20 {
+            let s = fs::reread::word_sum(std::hint::black_box(m.as_slice()));
+            assert_eq!(std::hint::black_box(s), expected);
+        }
+        let ours = 20.0 * size as f64 / t.elapsed().as_nanos() as f64;
+        Ok::<f64, String>(benchmark / ours)
+    });
+}

@@ -55,10 +55,20 @@ pub fn write_file(path: &Path, size: u64) -> io::Result<File> {
     Ok(f)
 }
 
+/// The pattern's period: it repeats every MiB.
+pub const PATTERN_PERIOD: u64 = 1 << 20;
+
+/// The byte [`write_file`] puts at `offset`: from 1 to 251, never 0.
+pub fn pattern_byte(offset: u64) -> u8 {
+    ((offset % PATTERN_PERIOD) % 251) as u8 + 1
+}
+
 /// Writes bytes `from..to` of the pattern at their offsets and syncs them,
-/// so a file can grow by doubling without being rewritten.
+/// so a file can grow by doubling without being rewritten. Each byte is
+/// [`pattern_byte`] of its offset when `from` is a multiple of
+/// [`PATTERN_PERIOD`] (as in [`write_file`]).
 pub fn append(f: &mut File, from: u64, to: u64) -> io::Result<()> {
-    let chunk: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8 + 1).collect();
+    let chunk: Vec<u8> = (0..PATTERN_PERIOD).map(pattern_byte).collect();
     let mut off = from;
     while off < to {
         let n = (to - off).min(chunk.len() as u64) as usize;

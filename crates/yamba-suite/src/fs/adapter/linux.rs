@@ -334,3 +334,153 @@ pub fn run_in_memory_cgroup<F: FnOnce() -> String>(
         None => Ok(text),
     }
 }
+
+/// Opens `path` for writing (and reading: mincore needs a readable
+/// mapping) with O_DIRECT. `Ok(None)` when the filesystem refuses O_DIRECT
+/// (EINVAL), so the caller can say so.
+pub fn open_direct_write(path: &Path) -> io::Result<Option<File>> {
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+    {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A read-only shared mapping of the first `len` bytes of a file,
+/// unmapped when dropped.
+pub struct FileMap {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl FileMap {
+    /// The mapped bytes. Reading them may fault pages in from the file.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: ptr maps len readable bytes for as long as self lives;
+        // the caller keeps len within the file (no SIGBUS).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for FileMap {
+    fn drop(&mut self) {
+        crate::os::unmap(self.ptr, self.len);
+    }
+}
+
+/// Maps the first `len` (> 0, within the file) bytes of `file` shared and read-only.
+pub fn map_file(file: &File, len: usize) -> io::Result<FileMap> {
+    let ptr = crate::os::map_file_read(file, len)?;
+    Ok(FileMap { ptr, len })
+}
+
+/// Minor and major page faults this process has taken so far (getrusage).
+pub fn page_faults() -> (u64, u64) {
+    // SAFETY: ru is a valid rusage for the kernel to fill.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    (ru.ru_minflt as u64, ru.ru_majflt as u64)
+}
+
+/// The block device a filesystem stores its data on, found from a
+/// file's `st_dev` through /sys/dev/block/MAJOR:MINOR.
+#[derive(Debug, Clone)]
+pub struct BlockDevice {
+    /// Kernel name (`vda`, `nvme0n1p2`, `dm-0`).
+    pub name: String,
+    /// "disk", "partition" or "device-mapper".
+    pub kind: &'static str,
+    /// Its I/O counters (`stat`, the fields of /proc/diskstats).
+    stat: PathBuf,
+    /// The queue's `write_cache` ("write back": a completed write may sit in
+    /// a volatile cache until a flush; "write through"), where known.
+    pub write_cache: Option<String>,
+}
+
+/// What a block device has done since boot, from its `stat` file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceIo {
+    /// 512-byte sectors written (the kernel counts in 512-byte units whatever
+    /// the device's logical block size).
+    pub sectors_written: u64,
+    /// Flush requests completed (kernels from 5.5), else None.
+    pub flushes: Option<u64>,
+}
+
+/// The block device behind `path`'s filesystem, or why there is none to
+/// count: an anonymous device (major 0: tmpfs, overlayfs, btrfs, NFS, FUSE
+/// have no single block device behind st_dev), or no sysfs entry for it.
+pub fn block_device(path: &Path) -> Result<BlockDevice, String> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(path)
+        .map_err(|e| format!("stat {}: {e}", path.display()))?
+        .dev();
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    if major == 0 {
+        return Err(format!(
+            "{} is on anonymous device 0:{minor} (tmpfs, overlayfs, btrfs, a network or FUSE \
+             filesystem): no block device whose counters show what reached storage",
+            path.display()
+        ));
+    }
+    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let real = std::fs::canonicalize(&sys).map_err(|e| {
+        format!(
+            "no block device {major}:{minor} in sysfs ({}): {e}",
+            sys.display()
+        )
+    })?;
+    let name = real
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (kind, queue) = if real.join("partition").exists() {
+        // A partition's queue is its disk's, the parent directory.
+        ("partition", real.parent().map(|p| p.join("queue")))
+    } else if real.join("dm").is_dir() {
+        ("device-mapper", Some(real.join("queue")))
+    } else {
+        ("disk", Some(real.join("queue")))
+    };
+    let stat = real.join("stat");
+    if !stat.is_file() {
+        return Err(format!(
+            "block device {name} ({major}:{minor}) has no stat file"
+        ));
+    }
+    let write_cache = queue
+        .and_then(|q| std::fs::read_to_string(q.join("write_cache")).ok())
+        .map(|s| s.trim().to_string());
+    Ok(BlockDevice {
+        name,
+        kind,
+        stat,
+        write_cache,
+    })
+}
+
+/// The device's counters now.
+pub fn device_io(dev: &BlockDevice) -> io::Result<DeviceIo> {
+    let text = std::fs::read_to_string(&dev.stat)?;
+    parse_device_stat(&text)
+        .ok_or_else(|| io::Error::other(format!("cannot parse {}: {text:?}", dev.stat.display())))
+}
+
+/// Parses a block device's `stat` line: field 7 is sectors written,
+/// field 16 (kernels from 5.5) flush requests completed.
+pub fn parse_device_stat(text: &str) -> Option<DeviceIo> {
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .map(|w| w.parse().ok())
+        .collect::<Option<_>>()?;
+    Some(DeviceIo {
+        sectors_written: *f.get(6)?,
+        flushes: f.get(15).copied(),
+    })
+}

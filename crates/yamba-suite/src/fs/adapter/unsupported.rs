@@ -93,3 +93,48 @@ pub fn run_in_memory_cgroup<F: FnOnce() -> String>(
 ) -> Result<String, String> {
     Err(yamba_core::bench::no_adapter_reason())
 }
+
+pub fn open_direct_write(_path: &Path) -> io::Result<Option<File>> {
+    Err(unsupported())
+}
+
+pub struct FileMap;
+
+impl FileMap {
+    pub fn as_slice(&self) -> &[u8] {
+        &[]
+    }
+}
+
+pub fn map_file(_file: &File, _len: usize) -> io::Result<FileMap> {
+    Err(unsupported())
+}
+
+pub fn page_faults() -> (u64, u64) {
+    (0, 0)
+}
+
+#[derive(Debug, Clone)]
+pub struct BlockDevice {
+    pub name: String,
+    pub kind: &'static str,
+    pub write_cache: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceIo {
+    pub sectors_written: u64,
+    pub flushes: Option<u64>,
+}
+
+pub fn block_device(_path: &Path) -> Result<BlockDevice, String> {
+    Err(yamba_core::bench::no_adapter_reason())
+}
+
+pub fn device_io(_dev: &BlockDevice) -> io::Result<DeviceIo> {
+    Err(unsupported())
+}
+
+pub fn parse_device_stat(_text: &str) -> Option<DeviceIo> {
+    None
+}
