@@ -71,7 +71,7 @@ pub fn earlier_runs(
         return compare::EarlierRuns::default();
     };
     let source = Some(format!("the history {}", history.location()));
-    // Read only what can match: the listing has the host, kernel, yamba
+    // Only runs that can match are read whole: A's host, kernel, yamba
     // version and quick flag.
     let Ok(list) = history.earlier_of(a, n) else {
         return compare::EarlierRuns {
