@@ -493,3 +493,57 @@ fn fleet_flags_the_planted_machines_through_the_command() {
     );
     assert_eq!(v["groups"].as_array().unwrap().len(), 3);
 }
+
+/// `history prune` parses and prints; the rules themselves are tested on
+/// `History::prune` (yamba-history/tests/prune.rs). No rule: refused, exit
+/// 2; a dry run names the runs and removes none; a real one removes them.
+#[test]
+fn prune_through_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("prune.sqlite");
+    let mut h =
+        yamba_history::History::open(&yamba_history::StoreSpec::Sqlite(store.clone())).unwrap();
+    // The simulated fleet: 50 machines, two runs each.
+    fleet::store(&mut h, &fleet::files());
+    drop(h);
+    let store = store.to_str().unwrap();
+    let prune = |args: &[&str]| {
+        yamba("/nonexistent/default.sqlite")
+            .args(["history", "prune", "--store", store])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let count = || {
+        let o = yamba(store)
+            .args(["history", "--format", "json", "--all"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&ok(&o, "history")).unwrap();
+        v.as_array().unwrap().len()
+    };
+    let o = prune(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--keep N"), "{}", stderr(&o));
+
+    let text = ok(&prune(&["--keep", "1", "--dry-run"]), "prune --dry-run");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("would remove @"))
+            .count(),
+        50
+    );
+    assert!(
+        text.contains("would remove 50 run(s) of 50 machine(s)"),
+        "{text}"
+    );
+    assert_eq!(count(), 100);
+
+    let text = ok(&prune(&["--keep", "1"]), "prune");
+    assert!(
+        text.contains("removed 50 run(s) of 50 machine(s)"),
+        "{text}"
+    );
+    assert!(text.contains("(vacuumed)"), "{text}");
+    assert_eq!(count(), 50);
+}

@@ -151,6 +151,10 @@ pub trait Backend {
     fn rollback(&mut self) -> Result<(), DbError>;
     /// Where the database is, for messages (a path, or a URL without its password).
     fn location(&self) -> String;
+    /// The database's file, where it is one (SQLite).
+    fn file(&self) -> Option<std::path::PathBuf> {
+        None
+    }
 }
 
 /// Rewrites `?` placeholders as `$1`, `$2`, … (the shared SQL has no `?`

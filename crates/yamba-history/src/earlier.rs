@@ -11,22 +11,6 @@ use yamba_report::compare;
 /// with probability 5%.
 pub const HISTORY_RUNS: usize = 40;
 
-/// Whether a stored run can be of `file`'s configuration and start no
-/// later, as far as the listing tells (host, kernel, yamba version, quick
-/// or not): only those are read further.
-fn may_match(s: &crate::RunSummary, file: &yamba_results::ResultsFile) -> bool {
-    let quick = file
-        .config
-        .get("quick")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
-    s.hostname == file.machine.hostname
-        && s.kernel == file.machine.kernel
-        && s.tool_version == file.tool.version
-        && s.quick == quick
-        && s.started <= file.started
-}
-
 /// The headline values of the newest `n` stored runs of `this` run's
 /// configuration (same host, and no difference a run's header shows but
 /// the core clock) that started before it (or in the same second), per
@@ -45,10 +29,10 @@ pub fn earlier_values(
         return out;
     };
     out.source = Some(format!("the history {}", history.location()));
-    let Ok(list) = history.list(Some(n)) else {
+    let Ok(list) = history.earlier_of(this, n) else {
         return out;
     };
-    for s in list.iter().filter(|s| may_match(s, this)) {
+    for s in &list {
         let Ok(header) = history.load_header(s.id) else {
             continue;
         };
@@ -87,17 +71,16 @@ pub fn earlier_runs(
         return compare::EarlierRuns::default();
     };
     let source = Some(format!("the history {}", history.location()));
-    let Ok(list) = history.list(Some(n)) else {
+    // Only runs that can match are read whole: A's host, kernel, yamba
+    // version and quick flag.
+    let Ok(list) = history.earlier_of(a, n) else {
         return compare::EarlierRuns {
             source,
             ..Default::default()
         };
     };
-    // Read only what can match: the listing has the host, kernel, yamba
-    // version and quick flag.
     let files: Vec<yamba_results::ResultsFile> = list
         .iter()
-        .filter(|s| may_match(s, a))
         .filter_map(|s| history.load(s.id).ok())
         .collect();
     compare::EarlierRuns::of_baseline(a, b, &files, source)

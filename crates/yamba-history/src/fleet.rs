@@ -231,14 +231,10 @@ impl History {
     /// The fleet view of this store: the newest run per machine grouped by
     /// hardware, each headline primitive side by side, and the flags.
     pub fn fleet(&mut self) -> Result<Fleet, String> {
-        // Newest first: a host's first two listed runs are its newest two.
-        let runs = self.list(None)?;
+        // Each machine's newest two runs: the view and its moves read no more.
         let mut by_host: BTreeMap<String, Vec<(RunId, String)>> = BTreeMap::new();
-        for r in &runs {
-            let v = by_host.entry(r.hostname.clone()).or_default();
-            if v.len() < 2 {
-                v.push((r.id, r.started.clone()));
-            }
+        for (host, id, started) in self.newest_per_host(2)? {
+            by_host.entry(host).or_default().push((id, started));
         }
         let mut groups: BTreeMap<String, Vec<(String, Read, Option<Read>)>> = BTreeMap::new();
         for (host, v) in by_host {

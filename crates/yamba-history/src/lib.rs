@@ -21,6 +21,7 @@ pub mod codec;
 pub mod earlier;
 pub mod fleet;
 pub mod postgres;
+pub mod prune;
 pub mod schema;
 pub mod sqlite;
 pub mod store;
@@ -28,6 +29,7 @@ pub mod text;
 pub mod trend;
 
 pub use fleet::{FlagKind, Fleet};
+pub use prune::{Prune, Pruned};
 pub use store::{History, Origin, OriginKind, RunId, RunSummary, Saved, StoreSpec, ENV_VAR};
 pub use trend::{Trend, TrendPoint};
 

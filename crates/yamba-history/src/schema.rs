@@ -11,8 +11,13 @@
 
 use crate::backend::Dialect;
 
-/// The schema this yamba writes; a database with a newer one is refused.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema this yamba writes; a database with a newer one is refused,
+/// an older one is upgraded in place ([`migration`]) when opened.
+///
+/// 1: the tables. 2: the indexes that keep listing, trends, the fleet view
+/// and pruning off the results' bodies at 10 000 runs (docs/history.md,
+/// "A store at fleet scale").
+pub const SCHEMA_VERSION: i64 = 2;
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS runs (
@@ -38,7 +43,8 @@ CREATE TABLE IF NOT EXISTS runs (
     n_failed {INT} NOT NULL,
     header {BLOB} NOT NULL
 );
-CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started, id);
+CREATE INDEX IF NOT EXISTS runs_timeline ON runs (started, id, machine, kernel, tool_version);
+CREATE INDEX IF NOT EXISTS runs_by_host ON runs (hostname, started, id);
 CREATE TABLE IF NOT EXISTS results (
     run_id {INT} NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     position {INT} NOT NULL,
@@ -56,9 +62,37 @@ CREATE TABLE IF NOT EXISTS results (
     body {BLOB} NOT NULL,
     PRIMARY KEY (run_id, position)
 );
-CREATE INDEX IF NOT EXISTS results_by_key ON results (result_key);
-CREATE INDEX IF NOT EXISTS results_by_id ON results (result_id);
+CREATE INDEX IF NOT EXISTS results_trend ON results (
+    result_key, run_id, position, status, unit, headline, ci_lo, ci_hi, observations
+);
+CREATE INDEX IF NOT EXISTS results_keys_by_id ON results (result_id, result_key);
 ";
+
+/// Version 1 → 2: a machine's runs by start (the fleet view's newest runs
+/// per machine, earlier runs of a configuration, `prune --keep`), and a
+/// trend read from the indexes alone, never from the rows that hold the
+/// headers and bodies: runs in start order with what a trend point shows
+/// of them, and results by key and by id (these replace the indexes on
+/// the start, the key and the id alone).
+const V1_TO_V2: &[&str] = &[
+    "CREATE INDEX IF NOT EXISTS runs_timeline ON runs (started, id, machine, kernel, tool_version)",
+    "DROP INDEX IF EXISTS runs_by_start",
+    "CREATE INDEX IF NOT EXISTS runs_by_host ON runs (hostname, started, id)",
+    "CREATE INDEX IF NOT EXISTS results_trend ON results (\
+     result_key, run_id, position, status, unit, headline, ci_lo, ci_hi, observations)",
+    "DROP INDEX IF EXISTS results_by_key",
+    "CREATE INDEX IF NOT EXISTS results_keys_by_id ON results (result_id, result_key)",
+    "DROP INDEX IF EXISTS results_by_id",
+];
+
+/// The statements that upgrade a store of schema version `from` to
+/// `from + 1` (the same in both dialects); `None` past the newest.
+pub fn migration(from: i64) -> Option<&'static [&'static str]> {
+    match from {
+        1 => Some(V1_TO_V2),
+        _ => None,
+    }
+}
 
 /// The statements that create the tables, one per element, in `dialect`.
 pub fn create_tables(dialect: Dialect) -> Vec<String> {
@@ -101,7 +135,7 @@ mod tests {
         let s = create_tables(Dialect::Sqlite);
         let p = create_tables(Dialect::Postgres);
         assert_eq!(s.len(), p.len());
-        assert_eq!(s.len(), 5); // two tables, three indexes
+        assert_eq!(s.len(), 6); // two tables, four indexes
         let words = |v: &[String]| -> Vec<String> {
             v.iter()
                 .flat_map(|s| {
@@ -113,5 +147,13 @@ mod tests {
         assert_eq!(words(&s), words(&p));
         assert!(s.iter().all(|x| !x.contains('{')));
         assert!(p.iter().all(|x| !x.contains('{')));
+    }
+
+    #[test]
+    fn every_older_version_has_a_migration_to_the_newest() {
+        for v in 1..SCHEMA_VERSION {
+            assert!(migration(v).is_some_and(|m| !m.is_empty()), "{v}");
+        }
+        assert!(migration(SCHEMA_VERSION).is_none());
     }
 }

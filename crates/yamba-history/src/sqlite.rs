@@ -94,7 +94,8 @@ impl Backend for Sqlite {
     fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, DbError> {
         let params: Vec<rusqlite::types::Value> = params.iter().map(to_sql).collect();
         self.conn
-            .execute(sql, rusqlite::params_from_iter(params))
+            .prepare_cached(sql)
+            .and_then(|mut stmt| stmt.execute(rusqlite::params_from_iter(params)))
             .map(|n| n as u64)
             .map_err(db_error)
     }
@@ -131,6 +132,10 @@ impl Backend for Sqlite {
 
     fn location(&self) -> String {
         self.path.display().to_string()
+    }
+
+    fn file(&self) -> Option<PathBuf> {
+        Some(self.path.clone())
     }
 }
 

@@ -203,7 +203,27 @@ impl History {
                     "its schema version {v} is newer than this yamba knows ({}): use a newer yamba",
                     schema::SCHEMA_VERSION
                 ))),
-                    Some(_) => Ok(false),
+                    Some(from) => {
+                        // An older yamba's store: upgraded in place, in this
+                        // transaction, so a reader never sees it half done.
+                        let mut v = from;
+                        while v < schema::SCHEMA_VERSION {
+                            let steps = schema::migration(v).ok_or_else(|| {
+                                DbError::new(format!("no upgrade from schema version {v}"))
+                            })?;
+                            for stmt in steps {
+                                db.execute(stmt, &[])?;
+                            }
+                            v += 1;
+                        }
+                        if v != from {
+                            db.execute(
+                                "UPDATE yamba_meta SET value = ? WHERE name = 'schema_version'",
+                                &[Value::Text(v.to_string())],
+                            )?;
+                        }
+                        Ok(false)
+                    }
                     None => {
                         for stmt in schema::create_tables(db.dialect()) {
                             db.execute(&stmt, &[])?;
@@ -225,8 +245,33 @@ impl History {
         self.db.location()
     }
 
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.db.dialect()
+    }
+
+    /// An SQLite file's size in bytes (its write-ahead log included).
+    pub(crate) fn file_bytes(&self) -> Option<u64> {
+        let path = self.db.file()?;
+        let wal = path.with_extension(format!(
+            "{}-wal",
+            path.extension().and_then(|e| e.to_str()).unwrap_or("")
+        ));
+        let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
+        Some(len(&path)? + len(&wal).unwrap_or(0))
+    }
+
+    /// Gives an SQLite file's free pages back to the file system: rewrites
+    /// the file, then empties the write-ahead log into it.
+    pub(crate) fn vacuum(&mut self) -> Result<(), DbError> {
+        if self.db.dialect() == Dialect::Sqlite {
+            self.db.execute("VACUUM", &[])?;
+            self.db.query("PRAGMA wal_checkpoint(TRUNCATE)", &[])?;
+        }
+        Ok(())
+    }
+
     /// Runs `f` in one transaction: all of it is written, or none.
-    fn transaction<T>(
+    pub(crate) fn transaction<T>(
         &mut self,
         f: impl FnOnce(&mut dyn Backend) -> Result<T, DbError>,
     ) -> Result<T, DbError> {
@@ -413,29 +458,88 @@ impl History {
         Ok(ids)
     }
 
+    /// Each machine's (hostname's) `n` newest runs, newest first, machines
+    /// in name order: the fleet view's runs, read from the index of runs
+    /// by machine and start, without a listing of every run.
+    pub fn newest_per_host(&mut self, n: usize) -> Result<Vec<(String, RunId, String)>, String> {
+        let location = self.location();
+        let rows = self
+            .db
+            .query(
+                "SELECT hostname, id, started FROM (\
+                 SELECT hostname, id, started, ROW_NUMBER() OVER (\
+                 PARTITION BY hostname ORDER BY started DESC, id DESC) AS newness \
+                 FROM runs) AS ranked WHERE newness <= ? ORDER BY hostname, newness",
+                &[Value::from(n)],
+            )
+            .map_err(err("cannot list runs", &location))?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let text = |i: usize| r[i].as_str().unwrap_or("").to_string();
+                (text(0), r[1].as_i64().unwrap_or(0), text(2))
+            })
+            .collect())
+    }
+
+    /// The `n` newest stored runs, newest first, that can be of `file`'s
+    /// configuration and started no later, as far as the listing tells:
+    /// the same host, kernel, yamba version and quick or not. Whatever else
+    /// the store holds (other machines' runs, newer ones) is not read.
+    pub fn earlier_of(&mut self, file: &ResultsFile, n: usize) -> Result<Vec<RunSummary>, String> {
+        let location = self.location();
+        let quick = file
+            .config
+            .get("quick")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        let rows = self
+            .db
+            .query(
+                &format!(
+                    "SELECT {SUMMARY_COLUMNS} FROM runs WHERE hostname = ? AND started <= ? \
+                     AND kernel = ? AND tool_version = ? AND quick = ? \
+                     ORDER BY started DESC, id DESC LIMIT {n}"
+                ),
+                &[
+                    Value::from(file.machine.hostname.as_str()),
+                    Value::from(file.started.as_str()),
+                    Value::from(file.machine.kernel.as_str()),
+                    Value::from(file.tool.version.as_str()),
+                    Value::from(quick),
+                ],
+            )
+            .map_err(err("cannot list runs", &location))?;
+        Ok(rows.iter().map(summary).collect())
+    }
+
     /// One result's headline value and interval in every stored run that
     /// has it, oldest first, with changes of machine, kernel or yamba
     /// marked. `name` is `id@mode`, or an id measured in one mode only.
     pub fn trend(&mut self, name: &str) -> Result<Trend, String> {
         let location = self.location();
-        let rows = self
+        // The name as a key, else the keys of an id (both from indexes alone).
+        let exact = self
             .db
             .query(
-                "SELECT runs.id, runs.started, runs.machine, runs.kernel, runs.tool_version, \
-                 results.result_key, results.unit, results.status, results.headline, \
-                 results.ci_lo, results.ci_hi, results.observations \
-                 FROM results JOIN runs ON runs.id = results.run_id \
-                 WHERE results.result_key = ? OR results.result_id = ? \
-                 ORDER BY runs.started, runs.id, results.position",
-                &[Value::Text(name.into()), Value::Text(name.into())],
+                "SELECT result_key FROM results WHERE result_key = ? LIMIT 1",
+                &[Value::Text(name.into())],
             )
             .map_err(err("cannot read", &location))?;
-        if rows.is_empty() {
+        let keys = if exact.is_empty() {
+            self.db
+                .query(
+                    "SELECT DISTINCT result_key FROM results WHERE result_id = ? ORDER BY result_key",
+                    &[Value::Text(name.into())],
+                )
+                .map_err(err("cannot read", &location))?
+        } else {
+            exact
+        };
+        let keys: Vec<&str> = keys.iter().filter_map(|r| r[0].as_str()).collect();
+        if keys.is_empty() {
             return Err(self.unknown_result(name)?);
         }
-        let mut keys: Vec<&str> = rows.iter().filter_map(|r| r[5].as_str()).collect();
-        keys.sort();
-        keys.dedup();
         if keys.len() > 1 {
             return Err(format!(
                 "{name:?} names {} results ({}); name one as id@mode",
@@ -444,27 +548,55 @@ impl History {
             ));
         }
         let key = keys[0].to_string();
-        let unit: Option<Unit> = rows
-            .iter()
-            .rev()
-            .find_map(|r| serde_json::from_value(r[6].as_str()?.into()).ok());
-        let mut points: Vec<TrendPoint> = Vec::new();
-        for r in &rows {
+        // Two index-only reads joined here: the result's rows, and every
+        // run in start order with what a point shows of it.
+        let results = self
+            .db
+            .query(
+                "SELECT run_id, position, unit, status, headline, ci_lo, ci_hi, observations \
+                 FROM results WHERE result_key = ?",
+                &[Value::Text(key.clone())],
+            )
+            .map_err(err("cannot read", &location))?;
+        let mut by_run: BTreeMap<RunId, &Row> = BTreeMap::new();
+        for r in &results {
             let run = r[0].as_i64().unwrap_or(0);
-            if points.last().is_some_and(|p| p.run == run) {
-                continue; // one point per run
+            let first = by_run
+                .get(&run)
+                .is_none_or(|p| r[1].as_i64() < p[1].as_i64());
+            if first {
+                by_run.insert(run, r); // one point per run: its first such result
             }
-            let text = |i: usize| r[i].as_str().unwrap_or("").to_string();
+        }
+        let runs = self
+            .db
+            .query(
+                "SELECT id, started, machine, kernel, tool_version FROM runs ORDER BY started, id",
+                &[],
+            )
+            .map_err(err("cannot read", &location))?;
+        let mut points: Vec<TrendPoint> = Vec::new();
+        let mut unit: Option<Unit> = None;
+        for run in &runs {
+            let id = run[0].as_i64().unwrap_or(0);
+            let Some(r) = by_run.get(&id) else { continue };
+            let text = |i: usize| run[i].as_str().unwrap_or("").to_string();
+            if let Some(u) = r[2]
+                .as_str()
+                .and_then(|u| serde_json::from_value(u.into()).ok())
+            {
+                unit = Some(u); // the newest run's unit
+            }
             let mut p = TrendPoint {
-                run,
+                run: id,
                 started: text(1),
                 machine: text(2),
                 kernel: text(3),
                 tool_version: text(4),
-                status: text(7),
-                value: r[8].as_f64(),
-                ci: r[9].as_f64().zip(r[10].as_f64()),
-                observations: r[11].as_i64().unwrap_or(0),
+                status: r[3].as_str().unwrap_or("").to_string(),
+                value: r[4].as_f64(),
+                ci: r[5].as_f64().zip(r[6].as_f64()),
+                observations: r[7].as_i64().unwrap_or(0),
                 changes: Vec::new(),
             };
             if let Some(prev) = points.last() {
@@ -514,11 +646,12 @@ fn changes(prev: &TrendPoint, p: &TrendPoint) -> Vec<String> {
     out
 }
 
-const SUMMARY_COLUMNS: &str = "id, stored_at, started, finished, complete, origin, source, \
+pub(crate) const SUMMARY_COLUMNS: &str =
+    "id, stored_at, started, finished, complete, origin, source, \
     command, suite, quick, tool_version, hostname, machine, kernel, n_results, n_ok, n_withheld, \
     n_skipped, n_failed";
 
-fn summary(r: &Row) -> RunSummary {
+pub(crate) fn summary(r: &Row) -> RunSummary {
     let text = |i: usize| r[i].as_str().unwrap_or("").to_string();
     let opt = |i: usize| r[i].as_str().map(str::to_string);
     let int = |i: usize| r[i].as_i64().unwrap_or(0);

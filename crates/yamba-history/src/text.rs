@@ -123,3 +123,36 @@ pub fn show(r: &RunSummary, file: &ResultsFile) -> String {
     }
     out
 }
+
+/// What pruning removed (or would): each run in a line, oldest first, then
+/// how many runs and bytes, and what became of an SQLite file's size.
+pub fn pruned(p: &crate::Pruned) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let verb = if p.dry_run { "would remove" } else { "removed" };
+    for r in &p.runs {
+        let _ = writeln!(o, "{verb} @{} {} {}", r.id, r.hostname, r.started);
+    }
+    let mut hosts: Vec<&str> = p.runs.iter().map(|r| r.hostname.as_str()).collect();
+    hosts.sort();
+    hosts.dedup();
+    let _ = write!(
+        o,
+        "{verb} {} run(s) of {} machine(s): {} bytes stored",
+        p.runs.len(),
+        hosts.len(),
+        p.bytes
+    );
+    match p.file_bytes {
+        Some((before, after)) => {
+            let _ = writeln!(
+                o,
+                "; the file went from {before} to {after} bytes (vacuumed)"
+            );
+        }
+        None => {
+            let _ = writeln!(o);
+        }
+    }
+    o
+}

@@ -116,6 +116,21 @@ enum Sub {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// Remove runs: beyond each machine's newest N, and/or started before
+    /// a date (a run goes when either rule selects it). An SQLite file is
+    /// then vacuumed; PostgreSQL reuses the space (autovacuum).
+    Prune {
+        /// Keep each machine's (hostname's) newest N runs.
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+        /// Remove runs started before this UTC date (YYYY-MM-DD) or time
+        /// (YYYY-MM-DDTHH:MM:SSZ).
+        #[arg(long, value_name = "DATE")]
+        before: Option<String>,
+        /// Only say which runs would go.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Store results files (plain or .json.zst) in the history.
     Import {
         #[arg(required = true, value_name = "FILE")]
@@ -189,6 +204,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&fleet)?),
                 Format::Table => print!("{}", fleet.text()),
             }
+            Ok(0)
+        }
+        Some(Sub::Prune {
+            keep,
+            before,
+            dry_run,
+        }) => {
+            let rule = yamba_history::Prune { keep, before };
+            let h = resolver.history().map_err(anyhow::Error::msg)?;
+            let pruned = h.prune(&rule, dry_run).map_err(anyhow::Error::msg)?;
+            print!("{}", yamba_history::text::pruned(&pruned));
+            eprintln!("yamba: history {}", h.location());
             Ok(0)
         }
         Some(Sub::Import { files }) => {
