@@ -22,7 +22,7 @@ use super::clocksync;
 use super::lock::{Calls, FutexLock};
 use super::oneway::MAX_OFFSET_SHARE;
 use serde_json::json;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use yamba_core::{Benchmark, Clock, Ctx, Mode, Unit};
@@ -53,6 +53,9 @@ struct Shared {
     announced: AtomicU64,
     /// The owner's clock just before its release.
     released_at: AtomicU64,
+    /// Set by a thread that gave up (its partner never came): the other
+    /// stops waiting too.
+    failed: AtomicBool,
 }
 
 /// What one thread saw.
@@ -67,12 +70,14 @@ struct Side {
     wrong_cpu: u64,
 }
 
-/// Spins until `done`, at most 5 s; false on the timeout.
-fn spin_until(mut done: impl FnMut() -> bool) -> bool {
+/// Spins until `done`, at most 5 s and only while the partner has not
+/// given up; false otherwise, after saying so to the partner.
+fn spin_until(s: &Shared, mut done: impl FnMut() -> bool) -> bool {
     let t0 = Instant::now();
     while !done() {
         std::hint::spin_loop();
-        if t0.elapsed() > Duration::from_secs(5) {
+        if s.failed.load(Ordering::Relaxed) || t0.elapsed() > Duration::from_secs(5) {
+            s.failed.store(true, Ordering::Relaxed);
             return false;
         }
     }
@@ -87,13 +92,17 @@ fn play(s: &Shared, clock: &Clock, parity: u64, last: u64, cpu: usize) -> Result
         if t > 0 {
             // Wait until the other owns it (it took acquisition t − 1),
             // then announce and sleep in lock().
-            if !spin_until(|| s.turn.load(Ordering::Acquire) >= t) {
+            if !spin_until(s, || s.turn.load(Ordering::Acquire) >= t) {
                 return Err(format!("acquisition {} never came", t - 1));
             }
             s.announced.store(t, Ordering::Release);
         }
         side.calls.add(s.lock.lock());
         let got = clock.stop();
+        if s.failed.load(Ordering::Relaxed) {
+            s.lock.unlock();
+            return Err("the partner gave up".into());
+        }
         if t > 0 {
             side.stamps
                 .push((s.released_at.load(Ordering::Acquire), got));
@@ -108,7 +117,9 @@ fn play(s: &Shared, clock: &Clock, parity: u64, last: u64, cpu: usize) -> Result
             side.wrong_cpu += 1;
         }
         if t < last {
-            if !spin_until(|| s.announced.load(Ordering::Acquire) == t + 1) {
+            if !spin_until(s, || s.announced.load(Ordering::Acquire) == t + 1) {
+                // Release it: a partner asleep in lock() wakes and stops.
+                s.lock.unlock();
                 return Err(format!("the waiter for acquisition {} never came", t + 1));
             }
             clock.spin_ns(HOLD_NS);
