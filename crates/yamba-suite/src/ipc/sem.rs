@@ -98,7 +98,7 @@ fn run_posix(ctx: &mut Ctx) -> Result<(), String> {
 }
 
 fn run_sysv(ctx: &mut Ctx) -> Result<(), String> {
-    let give_twice = ctx.choice(PLANT.key)?.as_deref() == Some("give_twice");
+    let give_twice = ctx.choice(PLANT.key)? == Some("give_twice");
     for placement in [Placement::SameCpu, Placement::CrossCpu] {
         let suffix = placement.name();
         let mut r = match measure_sysv(ctx, placement, give_twice) {

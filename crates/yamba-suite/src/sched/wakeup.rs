@@ -243,7 +243,7 @@ impl Slack {
 }
 
 fn run_nanosleep(ctx: &mut Ctx) -> Result<(), String> {
-    let relative = ctx.choice(PLANT.key)?.as_deref() == Some("relative");
+    let relative = ctx.choice(PLANT.key)? == Some("relative");
     run(ctx, Timer::Nanosleep, relative)
 }
 

@@ -408,8 +408,8 @@ impl SysvSems {
         })?;
         let sems = SysvSems { id };
         for i in 0..count {
-            // SAFETY: SETVAL takes an int as its fourth argument.
             check(
+                // SAFETY: SETVAL takes an int as its fourth argument.
                 unsafe { libc::semctl(id, i as i32, libc::SETVAL, 0) },
                 "semctl(SETVAL)",
             )?;
