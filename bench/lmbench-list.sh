@@ -61,7 +61,7 @@ echo "building lmbench ($LMBENCH) and yamba ..." >&2
 bash "$PEERS/build-lmbench.sh" "$LMBENCH" >/dev/null
 (cd "$LMBENCH/src" && make -s O=../bin/x86 CFLAGS="-O2 -I/usr/include/tirpc -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1" \
   LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello ../bin/x86/lat_fifo ../bin/x86/lat_unix_connect ../bin/x86/lat_select \
-  ../bin/x86/bw_file_rd ../bin/x86/bw_mmap_rd ../bin/x86/lmdd >/dev/null 2>&1)
+  ../bin/x86/bw_file_rd ../bin/x86/bw_mmap_rd ../bin/x86/lmdd ../bin/x86/lat_sem ../bin/x86/lat_usleep >/dev/null 2>&1)
 cp "$LMBENCH/bin/x86/hello" /tmp/hello   # lat_proc exec and shell run /tmp/hello
 (cd "$repo" && cargo build --release -q -p yamba-cli)
 Y="$repo/target/release/yamba"
@@ -91,6 +91,11 @@ yamba() {
 ymed() {
   jq -r --arg id "$2" --argjson k "${3:-1}" \
     '[.results[] | select(.id == $id)][0] | if . == null then "n/a" elif .summary == null then "n/a:\(.status)" else (.summary.median * $k | tostring) + (if .status == "ok" then "" else ":" + .status end) end' "$1"
+}
+# yparam FILE ID KEY [scale]: a parameter of a result × scale, or n/a (its status after a colon when not ok).
+yparam() {
+  jq -r --arg id "$2" --arg k "$3" --argjson s "${4:-1}" \
+    '[.results[] | select(.id == $id)][0] | if . == null or .params[$k] == null then "n/a" else (.params[$k] * $s | tostring) + (if .status == "ok" then "" else ":" + .status end) end' "$1"
 }
 # ypoint FILE ID X [scale]: the y of a result's series point at x.
 ypoint() {
@@ -259,6 +264,27 @@ row "lmdd fsync=1" fs.write.seq.buffered.fsync "$(ymed "$f" fs.write.seq.buffere
   "$(lm "sed -n 's/^\([0-9.]*\) KB\/sec/\1/p' | awk '{print \$1 / 1000}'" "$LB/lmdd" if=internal of="$work/lmdd.dat" move=8m bs=16k fsync=1 notrunc=1 print=3)" MB/s "8 MiB, 16 KiB writes, fsync timed"
 row "lmdd (no fsync)" fs.write.seq.buffered "$(ymed "$f" fs.write.seq.buffered 1000)" \
   "$(lm "sed -n 's/^\([0-9.]*\) KB\/sec/\1/p' | awk '{print \$1 / 1000}'" "$LB/lmdd" if=internal of="$work/lmdd.dat" move=8m bs=16k notrunc=1 print=3)" MB/s "8 MiB, 16 KiB writes into the page cache"
+
+# --- lat_sem, lat_usleep ---------------------------------------------------------
+f=$(yamba ipc.sem.sysv)
+# lmbench prints the time per hand-off (its loop's time / 2n): half yamba's round trip.
+row lat_sem ipc.sem.sysv.same_cpu "$(ymed "$f" ipc.sem.sysv.same_cpu 0.0005)" \
+  "$(lm "sed -n 's/^Semaphore latency: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_sem" "${N[@]}")" µs "per hand-off (round trip / 2); peer process on the same CPU"
+f=$(yamba sched.wakeup.nanosleep sched.wakeup.itimer)
+# lat_usleep prints the time per sleep, D + lateness; yamba the lateness
+# (its D + median lateness here). lmbench runs with the timer slack it
+# inherits (50 µs by default), yamba lowers its own to 1 ns: the (slack 1 ns)
+# rows run lmbench with its slack set so too (prctl before exec, inherited).
+slack1=(python3 -c 'import ctypes, os, sys; ctypes.CDLL(None).prctl(29, 1, 0, 0, 0); os.execv(sys.argv[1], sys.argv[1:])')
+for pair in "10:10us" "100:100us" "1000:1ms"; do
+  us=${pair%%:*}; sfx=${pair#*:}
+  for how in nanosleep itimer; do
+    row "lat_usleep -u $how $us" "sched.wakeup.$how.$sfx" "$(yparam "$f" "sched.wakeup.$how.$sfx" period_plus_median_lateness_ns 0.001)" \
+      "$(lm "sed -n 's/^$how $us microseconds: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_usleep" "${N[@]}" -u "$how" "$us")" µs "D + median lateness; lmbench: mean time per relative sleep, its slack as inherited"
+    row "  (slack 1 ns)" "sched.wakeup.$how.$sfx" "$(yparam "$f" "sched.wakeup.$how.$sfx" period_plus_median_lateness_ns 0.001)" \
+      "$(lm "sed -n 's/^$how $us microseconds: \([0-9.]*\) microseconds/\1/p'" "${slack1[@]}" "$LB/lat_usleep" "${N[@]}" -u "$how" "$us")" µs "lmbench with its timer slack at 1 ns, as yamba's"
+  done
+done
 
 # --- mhz ----------------------------------------------------------------------
 f=$(yamba cpu.mhz)

@@ -160,3 +160,112 @@ fn cross_cpu_round_trip_is_withheld_when_the_peer_cpu_is_taken() {
         .unwrap()
         .contains("the peer had its CPU to itself"));
 }
+
+/// lat_sem's round trip: the steps counted on both sides agree and the
+/// token is conserved; a peer that gives the token twice (planted) breaks
+/// both, and the number is withheld. The POSIX semaphores carry each
+/// request's reply (request + 1) and the peer served every request.
+#[test]
+fn semaphore_hand_offs_are_counted_on_both_sides() {
+    let _serial = serial();
+    let two_cpus = yamba_core::affinity::other_cpu(yamba_core::affinity::default_cpu()).is_some();
+    let rs = run_with(&ipc::sem::SYSV, &[]);
+    for placement in ["same_cpu", "cross_cpu"] {
+        let r = find(&rs, &format!("ipc.sem.sysv.{placement}"));
+        if placement == "cross_cpu" && !two_cpus {
+            assert_eq!(r.status, Status::Skipped);
+            continue;
+        }
+        let e = evidence(r, "the hand-offs counted on both sides agree");
+        assert!(e.ok, "{}: {e:?}", r.id);
+        assert!(r.median().is_some_and(|m| m > 0.0), "{}", r.id);
+    }
+    let rs = run_with(&ipc::sem::SYSV, &[("ipc.sem.plant", "give_twice")]);
+    let r = find(&rs, "ipc.sem.sysv.same_cpu");
+    assert_eq!(r.status, Status::Withheld, "{:?}", r.evidence);
+    let e = evidence(r, "the hand-offs counted on both sides agree");
+    assert!(!e.ok, "{e:?}");
+    let rs = run_with(&ipc::sem::POSIX, &[]);
+    let r = find(&rs, "ipc.sem.posix.same_cpu");
+    assert!(
+        evidence(r, "every request got its reply").ok,
+        "{:?}",
+        r.evidence
+    );
+    assert!(r.median().is_some_and(|m| m > 0.0));
+}
+
+/// Uncontended, the futex lock makes no system call (it counts them) and
+/// neither lock sleeps; contended, the lock alternates between the two
+/// threads, every hand-off counted on both sides, each one a FUTEX_WAKE.
+#[test]
+fn locks_count_their_system_calls_and_hand_offs() {
+    let _serial = serial();
+    for mode in [Mode::Hot, Mode::Cold] {
+        let rs = run_mode(&ipc::lock::FUTEX, &[], mode);
+        let r = find(&rs, "ipc.lock.futex");
+        let e = evidence(r, "the uncontended lock made no system call");
+        assert!(
+            e.ok && e.observed.starts_with("0 FUTEX_WAIT + 0 FUTEX_WAKE"),
+            "{e:?}"
+        );
+        let rs = run_mode(&ipc::lock::MUTEX, &[], mode);
+        let r = find(&rs, "ipc.lock.mutex");
+        assert!(evidence(r, "every lock and unlock succeeded").ok);
+        assert!(evidence(r, "the lock never slept").ok, "{:?}", r.evidence);
+    }
+    let rs = run_with(&ipc::handoff::HANDOFF, &[]);
+    let r = find(&rs, "ipc.lock.handoff.cross_cpu");
+    if yamba_core::affinity::other_cpu(yamba_core::affinity::default_cpu()).is_none() {
+        assert_eq!(r.status, Status::Skipped);
+        return;
+    }
+    let e = evidence(r, "the owners alternated");
+    assert!(e.ok, "{e:?}");
+    let n = r.observations.len() as u64;
+    assert_eq!(n, 2 * 1000, "every hand-off stamped");
+    let calls = &r.extra["futex_calls"];
+    assert!(calls["wakes"].as_u64().unwrap() >= n, "{calls}");
+    assert!(calls["waits"].as_u64().unwrap() >= n, "{calls}");
+}
+
+/// The futex lock itself, two threads, no benchmark: N increments under
+/// the lock from each thread give exactly 2N (mutual exclusion holds),
+/// and the contended runs did enter the kernel.
+#[test]
+fn futex_lock_excludes() {
+    let _serial = serial();
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    struct Counted {
+        lock: ipc::lock::FutexLock,
+        // Read and written only under the lock, in two steps, so a lost
+        // update shows if the lock does not exclude.
+        count: AtomicU64,
+    }
+    let c = Arc::new(Counted {
+        lock: Default::default(),
+        count: AtomicU64::new(0),
+    });
+    let n = 200_000u64;
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                let mut calls = ipc::lock::Calls::default();
+                for _ in 0..n {
+                    calls.add(c.lock.lock());
+                    let v = c.count.load(Ordering::Relaxed);
+                    std::hint::black_box(v);
+                    c.count.store(v + 1, Ordering::Relaxed);
+                    calls.add(c.lock.unlock());
+                }
+                calls
+            })
+        })
+        .collect();
+    let calls: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert_eq!(c.count.load(Ordering::Relaxed), 2 * n);
+    assert_eq!(c.lock.word.load(Ordering::Relaxed), 0, "left unlocked");
+    eprintln!("{calls:?}");
+}

@@ -73,3 +73,44 @@ fn noise_report_covers_the_asked_duration() {
         r.lost_share > 0.02 || r.max_gap_ns.unwrap_or(0.0) > 5e6
     );
 }
+
+/// Every timer's wake-ups: as many as requested, none before its deadline,
+/// on the pinned CPU, with the timer slack at 1 ns and the lateness's tail
+/// kept (p99 ≤ max, median ≤ p99).
+#[test]
+fn wakeups_are_counted_and_never_early() {
+    use yamba_core::{Mode, RunConfig, Status};
+    use yamba_suite::sched::wakeup;
+    let _serial = serial();
+    for b in [&wakeup::NANOSLEEP, &wakeup::TIMERFD, &wakeup::ITIMER] {
+        let rs = support::run_config(RunConfig::quick(), b, Mode::Hot);
+        assert_eq!(rs.len(), wakeup::PERIODS.len(), "{}", b.id);
+        for (r, (suffix, period, n)) in rs.iter().zip(wakeup::PERIODS) {
+            eprintln!("{} {:?} {:?} {:?}", r.id, r.status, r.median(), r.reason);
+            assert_eq!(r.id, format!("{}.{suffix}", b.id));
+            assert_eq!(r.params["period_ns"], period);
+            assert_eq!(r.observations.len(), n, "{}", r.id);
+            for check in [
+                "no wake-up before its deadline",
+                "every requested wake-up came, once",
+                "the thread stayed on its CPU",
+            ] {
+                let e = r
+                    .evidence
+                    .iter()
+                    .find(|e| e.check.starts_with(check))
+                    .unwrap();
+                assert!(e.ok, "{}: {e:?}", r.id);
+            }
+            assert_eq!(r.params["timer_slack_ns"], 1, "{}", r.id);
+            let l = &r.extra["lateness_ns"];
+            let (p50, p99, max) = (
+                l["p50"].as_f64().unwrap(),
+                l["p99"].as_f64().unwrap(),
+                l["max"].as_f64().unwrap(),
+            );
+            assert!(0.0 <= p50 && p50 <= p99 && p99 <= max, "{l}");
+            assert_eq!(r.status, Status::Ok, "{:?}", r.reason);
+        }
+    }
+}

@@ -24,6 +24,10 @@ pub enum Transport {
     /// Shared memory polled with sched_yield between polls: the same-CPU
     /// form of `Spin` (a pure spin would hold the CPU for a whole slice).
     SpinYield,
+    /// Two process-shared POSIX semaphores (sem_post / sem_wait), the
+    /// value in shared memory beside them: `ipc.sem.posix`, not one of
+    /// `ipc.rtt`'s transports.
+    PosixSem,
 }
 
 impl Transport {
@@ -61,6 +65,7 @@ impl Transport {
             Transport::Mqueue => "mqueue",
             Transport::Spin => "shm_spin",
             Transport::SpinYield => "shm_spin",
+            Transport::PosixSem => "posix_sem",
         }
     }
 
@@ -78,6 +83,9 @@ impl Transport {
             Transport::Spin => "two shared words polled in a busy loop (no kernel)",
             Transport::SpinYield => {
                 "two shared words polled with sched_yield between polls (same CPU: a pure spin would livelock until preempted)"
+            }
+            Transport::PosixSem => {
+                "two process-shared POSIX semaphores (sem_post, sem_wait), the value in a shared word"
             }
         }
     }
@@ -145,6 +153,22 @@ pub fn open(t: Transport) -> Result<Pair, String> {
             (
                 Box::new(MqHalf::new(resp, req)),
                 Box::new(MqHalf::new(req2, resp2)),
+            )
+        }
+        Transport::PosixSem => {
+            let sems = Arc::new(adapter::PosixSems::new(2)?);
+            let words = Arc::new(Shared::<Words>::new_zeroed()?);
+            (
+                Box::new(SemHalf {
+                    sems: sems.clone(),
+                    words: words.clone(),
+                    out: 0,
+                }),
+                Box::new(SemHalf {
+                    sems,
+                    words,
+                    out: 1,
+                }),
             )
         }
         Transport::Futex | Transport::Spin | Transport::SpinYield => {
@@ -308,6 +332,34 @@ impl Half for WordHalf {
                 Wait::Yield => adapter::sched_yield(),
             }
         }
+    }
+}
+
+/// Semaphore half: the value goes in the shared word of its direction,
+/// then the direction's semaphore is posted; the receiver waits on the
+/// other's semaphore and reads the other's word (sem_post and sem_wait
+/// order memory, so a reply that is not the request + 1 means the
+/// semaphores did not alternate the parties).
+struct SemHalf {
+    sems: Arc<adapter::PosixSems>,
+    words: Arc<Shared<Words>>,
+    /// The direction this half posts; it waits on the other.
+    out: usize,
+}
+
+impl Half for SemHalf {
+    #[inline]
+    fn send(&mut self, v: u32) -> bool {
+        self.words.w[self.out].v.store(v, Ordering::Relaxed);
+        self.sems.post(self.out)
+    }
+
+    #[inline]
+    fn recv(&mut self) -> Option<u32> {
+        let other = 1 - self.out;
+        self.sems
+            .wait(other)
+            .then(|| self.words.w[other].v.load(Ordering::Relaxed))
     }
 }
 

@@ -351,3 +351,214 @@ pub fn set_batch(batch: bool) -> Result<bool, String> {
 pub fn run_delay_ns(pid: Option<i32>) -> Option<u64> {
     schedstat(pid, 1)
 }
+
+/// FUTEX_WAIT_PRIVATE (a word of this process only, as a thread lock's):
+/// sleeps while `*word == expected`. 0 when woken, -1 otherwise (EAGAIN:
+/// the word had changed; EINTR).
+#[inline]
+pub fn futex_wait_private(word: &AtomicU32, expected: u32) -> i64 {
+    // SAFETY: word is a valid, aligned u32 for the whole call.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            std::ptr::null::<libc::timespec>(),
+        ) as i64
+    }
+}
+
+/// FUTEX_WAKE_PRIVATE one waiter; returns how many were woken (0 or 1).
+#[inline]
+pub fn futex_wake_private(word: &AtomicU32) -> i64 {
+    // SAFETY: word is a valid, aligned u32.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            1,
+        ) as i64
+    }
+}
+
+/// A set of System V semaphores (semget IPC_PRIVATE), all 0 at first,
+/// removed when dropped (IPC_RMID) — by the process that made it; a forked
+/// peer leaves with `exit_now`, which runs no destructor.
+pub struct SysvSems {
+    id: i32,
+}
+
+impl SysvSems {
+    pub fn new(count: usize) -> Result<SysvSems, String> {
+        // SAFETY: no pointer arguments.
+        let id = unsafe {
+            libc::semget(
+                libc::IPC_PRIVATE,
+                count as i32,
+                libc::IPC_CREAT | libc::IPC_EXCL | 0o600,
+            )
+        };
+        let id = check(id, "semget(IPC_PRIVATE)").map_err(|e| {
+            match io::Error::last_os_error().raw_os_error() {
+                Some(libc::ENOSYS) => "System V semaphores are not in this kernel (ENOSYS)".into(),
+                _ => e,
+            }
+        })?;
+        let sems = SysvSems { id };
+        for i in 0..count {
+            check(
+                // SAFETY: SETVAL takes an int as its fourth argument.
+                unsafe { libc::semctl(id, i as i32, libc::SETVAL, 0) },
+                "semctl(SETVAL)",
+            )?;
+        }
+        Ok(sems)
+    }
+
+    /// One semop(2) of several operations done atomically, all or none:
+    /// (semaphore, change). Blocks while a decrement would go below 0.
+    /// False on error.
+    #[inline]
+    pub fn op(&self, ops: &[(u16, i16)]) -> bool {
+        let mut buf = [libc::sembuf {
+            sem_num: 0,
+            sem_op: 0,
+            sem_flg: 0,
+        }; 4];
+        for (b, &(n, o)) in buf.iter_mut().zip(ops) {
+            b.sem_num = n;
+            b.sem_op = o;
+        }
+        // SAFETY: buf holds ops.len() (≤ 4) valid sembufs.
+        unsafe { libc::semop(self.id, buf.as_mut_ptr(), ops.len().min(4)) == 0 }
+    }
+
+    /// The semaphore's value (semctl GETVAL).
+    pub fn value(&self, sem: u16) -> Option<i32> {
+        // SAFETY: GETVAL takes no fourth argument.
+        let v = unsafe { libc::semctl(self.id, sem as i32, libc::GETVAL) };
+        (v >= 0).then_some(v)
+    }
+}
+
+impl Drop for SysvSems {
+    fn drop(&mut self) {
+        // SAFETY: removing our own set; IPC_RMID takes no fourth argument.
+        unsafe { libc::semctl(self.id, 0, libc::IPC_RMID) };
+    }
+}
+
+/// POSIX semaphores (sem_init with pshared = 1) in memory shared with
+/// processes forked afterwards, all 0 at first; destroyed and unmapped
+/// when dropped.
+pub struct PosixSems {
+    base: *mut libc::sem_t,
+    count: usize,
+}
+
+// SAFETY: sem_t is made for concurrent use from several threads and
+// processes; the pointer is only used through sem_* calls.
+unsafe impl Send for PosixSems {}
+// SAFETY: as above.
+unsafe impl Sync for PosixSems {}
+
+impl PosixSems {
+    pub fn new(count: usize) -> Result<PosixSems, String> {
+        let bytes = count * std::mem::size_of::<libc::sem_t>();
+        let base = crate::os::map_shared(bytes)?.cast::<libc::sem_t>();
+        for i in 0..count {
+            // SAFETY: base points to count sem_t's in a fresh shared mapping.
+            if unsafe { libc::sem_init(base.add(i), 1, 0) } != 0 {
+                let e = io::Error::last_os_error();
+                crate::os::unmap(base.cast(), bytes);
+                return Err(format!("sem_init(pshared): {e}"));
+            }
+        }
+        Ok(PosixSems { base, count })
+    }
+
+    #[inline]
+    pub fn post(&self, i: usize) -> bool {
+        assert!(i < self.count);
+        // SAFETY: an initialised semaphore of ours.
+        unsafe { libc::sem_post(self.base.add(i)) == 0 }
+    }
+
+    /// sem_wait, retried on EINTR; false on another error.
+    #[inline]
+    pub fn wait(&self, i: usize) -> bool {
+        assert!(i < self.count);
+        loop {
+            // SAFETY: an initialised semaphore of ours.
+            if unsafe { libc::sem_wait(self.base.add(i)) } == 0 {
+                return true;
+            }
+            if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                return false;
+            }
+        }
+    }
+
+    /// sem_getvalue.
+    pub fn value(&self, i: usize) -> Option<i32> {
+        assert!(i < self.count);
+        let mut v = 0;
+        // SAFETY: an initialised semaphore of ours; v is a valid int.
+        (unsafe { libc::sem_getvalue(self.base.add(i), &mut v) } == 0).then_some(v)
+    }
+}
+
+impl Drop for PosixSems {
+    fn drop(&mut self) {
+        for i in 0..self.count {
+            // SAFETY: initialised in new; nobody waits on it any more.
+            unsafe { libc::sem_destroy(self.base.add(i)) };
+        }
+        crate::os::unmap(
+            self.base.cast(),
+            self.count * std::mem::size_of::<libc::sem_t>(),
+        );
+    }
+}
+
+/// A pthread mutex of the default type (PTHREAD_MUTEX_INITIALIZER), on
+/// the heap so it never moves.
+pub struct PthreadMutex {
+    m: Box<std::cell::UnsafeCell<libc::pthread_mutex_t>>,
+}
+
+// SAFETY: a pthread mutex is made to be locked from several threads.
+unsafe impl Sync for PthreadMutex {}
+// SAFETY: as above.
+unsafe impl Send for PthreadMutex {}
+
+impl PthreadMutex {
+    pub fn new() -> Result<PthreadMutex, String> {
+        Ok(PthreadMutex {
+            m: Box::new(std::cell::UnsafeCell::new(libc::PTHREAD_MUTEX_INITIALIZER)),
+        })
+    }
+
+    /// pthread_mutex_lock; false on error.
+    #[inline]
+    pub fn lock(&self) -> bool {
+        // SAFETY: an initialised mutex that does not move.
+        unsafe { libc::pthread_mutex_lock(self.m.get()) == 0 }
+    }
+
+    /// pthread_mutex_unlock; false on error.
+    #[inline]
+    pub fn unlock(&self) -> bool {
+        // SAFETY: as above; the caller holds it.
+        unsafe { libc::pthread_mutex_unlock(self.m.get()) == 0 }
+    }
+}
+
+impl Drop for PthreadMutex {
+    fn drop(&mut self) {
+        // SAFETY: unlocked and unused by now.
+        unsafe { libc::pthread_mutex_destroy(self.m.get()) };
+    }
+}

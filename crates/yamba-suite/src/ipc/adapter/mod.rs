@@ -1,13 +1,16 @@
 //! Platform adapter for the `ipc` area: the kernel objects the generic
 //! round-trip, context-switch and one-way templates use (pipes, FIFOs, UNIX
-//! sockets, eventfd, futex, POSIX message queues; shared memory is
+//! sockets, eventfd, futex, POSIX message queues, System V and POSIX
+//! semaphores, pthread mutexes; shared memory is
 //! yamba-os's `Shared`), peer processes, and the kernel's own
 //! context-switch counts used as evidence.
 //!
 //! The interface every implementation provides: `NAME`; `pipe`, `fifo`,
 //! `socketpair`, `eventfd`, `mq_anonymous`, `close`, `dup`, `write_all`,
 //! `read_exact`, `mq_send`, `mq_receive`; `futex_wait`, `futex_wake`,
-//! `sched_yield`; `fork`, `exit_now`, `kill_and_reap`; `thread_switches`,
+//! `futex_wait_private`, `futex_wake_private`, `sched_yield`;
+//! `SysvSems`, `PosixSems`, `PthreadMutex` (semaphores and the mutex of
+//! `sem` and `lock`); `fork`, `exit_now`, `kill_and_reap`; `thread_switches`,
 //! `process_switches`, `cpu_busy_ns`, `cpu_time_ns`, `run_delay_ns`.
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is

@@ -77,3 +77,54 @@ pub fn cpu_time_ns(_: Option<i32>) -> Option<u64> {
 pub fn cpu_busy_ns(_: usize) -> Option<(f64, f64)> {
     None
 }
+pub fn futex_wait_private(_: &AtomicU32, _: u32) -> i64 {
+    -1
+}
+pub fn futex_wake_private(_: &AtomicU32) -> i64 {
+    -1
+}
+
+/// No System V semaphores here: `new` fails with the reason.
+pub struct SysvSems;
+impl SysvSems {
+    pub fn new(_: usize) -> Result<SysvSems, String> {
+        why()
+    }
+    pub fn op(&self, _: &[(u16, i16)]) -> bool {
+        false
+    }
+    pub fn value(&self, _: u16) -> Option<i32> {
+        None
+    }
+}
+
+/// No POSIX semaphores here: `new` fails with the reason.
+pub struct PosixSems;
+impl PosixSems {
+    pub fn new(_: usize) -> Result<PosixSems, String> {
+        why()
+    }
+    pub fn post(&self, _: usize) -> bool {
+        false
+    }
+    pub fn wait(&self, _: usize) -> bool {
+        false
+    }
+    pub fn value(&self, _: usize) -> Option<i32> {
+        None
+    }
+}
+
+/// No pthread mutex through this adapter: `new` fails with the reason.
+pub struct PthreadMutex;
+impl PthreadMutex {
+    pub fn new() -> Result<PthreadMutex, String> {
+        why()
+    }
+    pub fn lock(&self) -> bool {
+        false
+    }
+    pub fn unlock(&self) -> bool {
+        false
+    }
+}

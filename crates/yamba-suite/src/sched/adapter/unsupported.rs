@@ -29,3 +29,44 @@ pub fn map_shared(_: usize) -> Result<*mut u8, String> {
 }
 
 pub fn unmap(_: *mut u8, _: usize) {}
+
+pub fn monotonic_ns() -> u64 {
+    0
+}
+pub fn timer_slack_ns() -> Option<u64> {
+    None
+}
+pub fn set_timer_slack_ns(_: u64) -> Result<(), String> {
+    why()
+}
+pub fn sleep_until(_: u64) -> Result<(), String> {
+    why()
+}
+pub fn sleep_for(_: u64) -> Result<(), String> {
+    why()
+}
+
+/// No timerfd here: `start` fails with the reason.
+pub struct PeriodicTimer;
+impl PeriodicTimer {
+    pub fn start(_: u64, _: u64) -> Result<PeriodicTimer, String> {
+        why()
+    }
+    pub fn wait(&self) -> Result<u64, String> {
+        why()
+    }
+}
+
+/// No interval timer through this adapter: `new` fails with the reason.
+pub struct AlarmTimer;
+impl AlarmTimer {
+    pub fn new() -> Result<AlarmTimer, String> {
+        why()
+    }
+    pub fn arm(&self, _: u64) -> Result<(), String> {
+        why()
+    }
+    pub fn wait(&self, _: u64) -> Result<bool, String> {
+        why()
+    }
+}

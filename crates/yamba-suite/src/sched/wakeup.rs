@@ -1,0 +1,389 @@
+//! P = a timer's wake-up: how late a thread that asked to sleep until a
+//! deadline runs again (lmbench's lat_usleep; Go!'s interrupt and
+//! scheduler latency; cyclictest's measure).
+//!
+//! A pinned thread sleeps N times for a period D (10 µs, 100 µs, 1 ms) and
+//! reads CLOCK_MONOTONIC the moment it runs again; one observation is the
+//! wake-up's lateness, now − deadline, in ns; the result keeps the whole
+//! distribution (median, p99, max: the tail is the point).
+//! - `nanosleep`: clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a
+//!   fixed grid t0 + k·D (cyclictest's), so lateness never accumulates;
+//!   a wake-up so late that the next grid point has passed skips to the
+//!   first one still ahead (an overrun, counted).
+//! - `timerfd`: a periodic timerfd on the same grid (first expiry
+//!   absolute, TFD_TIMER_ABSTIME), read() after each expiry; more than one
+//!   expiration in a read is an overrun.
+//! - `itimer`: lmbench's -u itimer: setitimer(ITIMER_REAL) one-shot of D,
+//!   re-armed after each SIGALRM (taken with sigtimedwait); its deadline
+//!   is the clock read just before setitimer + D, so the lateness counts
+//!   the call's entry too (a fraction of a µs).
+//!
+//! Timer slack (the kernel may defer a sleeper's wake-up by this much, to
+//! batch wake-ups; 50 µs by default) is reported as found, then set to its
+//! least, 1 ns, for the measurement (any thread may), and restored.
+//!
+//! Evidence (gating): no wake-up before its deadline (one would mean the
+//! sleep or the clock is not what we think); every requested wake-up came,
+//! once (every timerfd read returned one expiration or more, one more
+//! per overrun; every alarm came within D + 1 s); the thread stayed on its CPU.
+//! Informational: overruns, the timer slack.
+//!
+//! No cold mode: each wake-up already follows a sleep, after which the
+//! caches hold whatever ran meanwhile; evicting them before the sleep
+//! would time the eviction's disturbance, not the timer's.
+
+use super::adapter;
+use serde_json::json;
+use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Setting, Unit};
+use yamba_results::results::Method;
+
+/// The periods slept: (result suffix, D in ns, wake-ups in a quick pass).
+pub const PERIODS: [(&str, u64, usize); 3] = [
+    ("10us", 10_000, 2000),
+    ("100us", 100_000, 1000),
+    ("1ms", 1_000_000, 200),
+];
+
+/// The timer under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timer {
+    Nanosleep,
+    Timerfd,
+    Itimer,
+}
+
+impl Timer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Timer::Nanosleep => "nanosleep",
+            Timer::Timerfd => "timerfd",
+            Timer::Itimer => "itimer",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Timer::Nanosleep => "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) to each point of a grid t0 + k·D",
+            Timer::Timerfd => "a periodic timerfd on CLOCK_MONOTONIC (absolute first expiry, period D), read after each expiry",
+            Timer::Itimer => "setitimer(ITIMER_REAL) one-shot of D, re-armed after each SIGALRM (sigtimedwait); deadline = clock before setitimer + D",
+        }
+    }
+}
+
+/// `--set sched.wakeup.plant=relative` (test only): nanosleep's sleeps
+/// are relative D from each wake-up while the deadlines stay on the grid
+/// — the drifting sleep the absolute deadline avoids.
+pub const PLANT: Setting = Setting {
+    key: "sched.wakeup.plant",
+    kind: Kind::Choice(&["none", "relative"]),
+    default: "none",
+    help: "test only: a planted defect (relative: nanosleep sleeps D from each wake-up instead of to the grid's deadline)",
+    aliases: &[],
+};
+
+pub static NANOSLEEP: Benchmark = Benchmark {
+    id: "sched.wakeup.nanosleep",
+    area: "sched",
+    unit: Unit::Nanoseconds,
+    description: "wake-up lateness of clock_nanosleep to absolute deadlines 10 µs, 100 µs, 1 ms apart (median, p99, max); timer slack at its least (hot only: every wake-up already follows a sleep)",
+    adapter: adapter::NAME,
+    run: run_nanosleep,
+    settings: &[PLANT],
+    ..Benchmark::TEMPLATE
+};
+
+pub static TIMERFD: Benchmark = Benchmark {
+    id: "sched.wakeup.timerfd",
+    area: "sched",
+    unit: Unit::Nanoseconds,
+    description: "wake-up lateness of a periodic timerfd (10 µs, 100 µs, 1 ms) past each expiry (median, p99, max)",
+    default: false,
+    adapter: adapter::NAME,
+    run: run_timerfd,
+    ..Benchmark::TEMPLATE
+};
+
+pub static ITIMER: Benchmark = Benchmark {
+    id: "sched.wakeup.itimer",
+    area: "sched",
+    unit: Unit::Nanoseconds,
+    description: "wake-up lateness of setitimer(ITIMER_REAL) + SIGALRM, re-armed for 10 µs, 100 µs, 1 ms (lmbench's lat_usleep -u itimer)",
+    default: false,
+    adapter: adapter::NAME,
+    run: run_itimer,
+    ..Benchmark::TEMPLATE
+};
+
+/// What N wake-ups saw.
+#[derive(Debug, Clone, Default)]
+pub struct Wakeups {
+    /// now − deadline of each wake-up, ns (negative: woke early).
+    pub lateness_ns: Vec<f64>,
+    pub requested: usize,
+    /// Grid points passed without a wake-up of their own.
+    pub overruns: u64,
+    /// Expirations or alarms counted, and what they should add up to.
+    pub counted: u64,
+    pub expected_count: u64,
+    /// Alarms that did not come within D + 1 s.
+    pub missed: u64,
+    /// CLOCK_MONOTONIC at the start and at the last wake-up, ns.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub cpu_samples: u64,
+    pub wrong_cpu: u64,
+}
+
+/// Sleeps `count` times with period `period_ns` on `timer` and records
+/// each wake-up's lateness; `relative` plants the drifting sleep
+/// (nanosleep only). `cpu`: the CPU the thread is pinned to, if any.
+pub fn measure(
+    timer: Timer,
+    period_ns: u64,
+    count: usize,
+    relative: bool,
+    cpu: Option<usize>,
+) -> Result<Wakeups, String> {
+    let mut w = Wakeups {
+        lateness_ns: Vec::with_capacity(count),
+        requested: count,
+        ..Wakeups::default()
+    };
+    let seen = |w: &mut Wakeups, deadline: u64| {
+        let now = adapter::monotonic_ns();
+        w.lateness_ns.push(now as f64 - deadline as f64);
+        w.end_ns = now;
+        w.cpu_samples += 1;
+        if cpu.is_some() && yamba_core::affinity::current_cpu() != cpu {
+            w.wrong_cpu += 1;
+        }
+        now
+    };
+    w.start_ns = adapter::monotonic_ns();
+    let t0 = w.start_ns;
+    match timer {
+        Timer::Nanosleep => {
+            let mut k = 1u64;
+            for i in 0..count {
+                let deadline = t0 + k * period_ns;
+                if relative {
+                    adapter::sleep_for(period_ns)?;
+                } else {
+                    adapter::sleep_until(deadline)?;
+                }
+                let now = seen(&mut w, deadline);
+                k += 1;
+                // Skip the grid points already passed (after the last
+                // wake-up there is no next sleep to skip them for).
+                while i + 1 < count && t0 + k * period_ns <= now {
+                    k += 1;
+                    w.overruns += 1;
+                }
+            }
+            w.counted = count as u64;
+            w.expected_count = count as u64;
+        }
+        Timer::Timerfd => {
+            let t = adapter::PeriodicTimer::start(t0 + period_ns, period_ns)?;
+            let mut expirations = 0u64;
+            for _ in 0..count {
+                let n = t.wait()?;
+                expirations += n;
+                w.overruns += n.saturating_sub(1);
+                seen(&mut w, t0 + expirations * period_ns);
+            }
+            w.counted = expirations;
+            // Every read returned at least one expiration; their sum is
+            // the grid points passed up to the last read (that it is no
+            // more than that is the no-early-wake-up check).
+            w.expected_count = count as u64 + w.overruns;
+        }
+        Timer::Itimer => {
+            let alarm = adapter::AlarmTimer::new()?;
+            for _ in 0..count {
+                let armed = adapter::monotonic_ns();
+                alarm.arm(period_ns)?;
+                if alarm.wait(period_ns + 1_000_000_000)? {
+                    w.counted += 1;
+                    seen(&mut w, armed + period_ns);
+                } else {
+                    w.missed += 1;
+                }
+            }
+            w.expected_count = count as u64;
+        }
+    }
+    Ok(w)
+}
+
+/// The timer slack as found, and as set for the measurement.
+struct Slack {
+    found: Option<u64>,
+    during: Option<u64>,
+    set_error: Option<String>,
+}
+
+impl Slack {
+    /// Sets the least slack (1 ns); `restore` puts the found one back.
+    fn least() -> Slack {
+        let found = adapter::timer_slack_ns();
+        let set_error = adapter::set_timer_slack_ns(1).err();
+        Slack {
+            found,
+            during: adapter::timer_slack_ns(),
+            set_error,
+        }
+    }
+
+    fn restore(&self) {
+        if let Some(s) = self.found {
+            let _ = adapter::set_timer_slack_ns(s.max(1));
+        }
+    }
+}
+
+fn run_nanosleep(ctx: &mut Ctx) -> Result<(), String> {
+    let relative = ctx.choice(PLANT.key)? == Some("relative");
+    run(ctx, Timer::Nanosleep, relative)
+}
+
+fn run_timerfd(ctx: &mut Ctx) -> Result<(), String> {
+    run(ctx, Timer::Timerfd, false)
+}
+
+fn run_itimer(ctx: &mut Ctx) -> Result<(), String> {
+    run(ctx, Timer::Itimer, false)
+}
+
+fn run(ctx: &mut Ctx, timer: Timer, relative: bool) -> Result<(), String> {
+    let slack = Slack::least();
+    let mut results = Vec::new();
+    for (suffix, period, quick_count) in PERIODS {
+        let count = ctx.scaled(quick_count);
+        let w = measure(timer, period, count, relative, ctx.cpu());
+        results.push(match w {
+            Ok(w) => result(ctx, timer, suffix, period, &w, &slack, relative),
+            Err(why) => {
+                let mut r = ctx.result(Some(suffix));
+                r.status = yamba_core::Status::Failed;
+                r.reason = Some(why);
+                r
+            }
+        });
+    }
+    slack.restore();
+    for r in results {
+        ctx.push(r);
+    }
+    Ok(())
+}
+
+fn result(
+    ctx: &Ctx,
+    timer: Timer,
+    suffix: &str,
+    period_ns: u64,
+    w: &Wakeups,
+    slack: &Slack,
+    relative: bool,
+) -> BenchResult {
+    let mut r = ctx.result(Some(suffix));
+    r.description = format!(
+        "wake-up lateness past a {} deadline: {}",
+        suffix.replace("us", " µs").replace("ms", " ms"),
+        timer.describe()
+    );
+    r.set_observations(w.lateness_ns.clone());
+    let elapsed_s = (w.end_ns - w.start_ns) as f64 / 1e9;
+    r.method = Some(Method::direct(
+        w.lateness_ns.len() as u64,
+        0.0,
+        elapsed_s,
+        elapsed_s,
+        format!("{} wake-ups requested", w.requested),
+    ));
+    let mut sorted = w.lateness_ns.clone();
+    sorted.sort_by(f64::total_cmp);
+    let pct = |q: f64| (!sorted.is_empty()).then(|| yamba_stats::percentile_sorted(&sorted, q));
+    r.extra.insert(
+        "lateness_ns".into(),
+        json!({
+            "p50": pct(50.0), "p90": pct(90.0), "p99": pct(99.0), "p99.9": pct(99.9),
+            "max": sorted.last(), "min": sorted.first(),
+        }),
+    );
+    r.param("timer", timer.name())
+        .param("period_ns", period_ns)
+        .param("wakeups", w.lateness_ns.len())
+        .param("overruns", w.overruns)
+        .param("elapsed_s", elapsed_s)
+        .param("timer_slack_ns_found", slack.found)
+        .param("timer_slack_ns", slack.during);
+    if let Some(m) = r.median() {
+        // lmbench's lat_usleep prints the time per sleep: D + lateness.
+        r.param("period_plus_median_lateness_ns", period_ns as f64 + m);
+    }
+    if relative {
+        r.warn("test only: a planted defect — each sleep is relative D from the wake-up, not to the grid's deadline");
+    }
+    match &slack.set_error {
+        None => r.add_note_evidence(
+            "timer slack set to its least for the measurement (prctl PR_SET_TIMERSLACK), restored after",
+            "1 ns",
+            format!(
+                "{} ns (found {} ns)",
+                slack.during.map_or("?".into(), |s| s.to_string()),
+                slack.found.map_or("?".into(), |s| s.to_string())
+            ),
+            slack.during == Some(1),
+        ),
+        Some(e) => {
+            r.warn(format!("could not lower the timer slack: {e}; measured with it as found"));
+            r.add_note_evidence("timer slack set to its least", "1 ns", e.clone(), false)
+        }
+    };
+    let earliest = sorted.first().copied().unwrap_or(f64::NAN);
+    r.add_evidence(
+        "no wake-up before its deadline (CLOCK_MONOTONIC)",
+        "every lateness ≥ 0",
+        format!(
+            "earliest {earliest:.0} ns; {} early of {}",
+            sorted.iter().filter(|&&l| l < 0.0).count(),
+            sorted.len()
+        ),
+        earliest >= 0.0,
+    );
+    r.add_evidence(
+        "every requested wake-up came, once",
+        format!(
+            "{} wake-ups; {} {}",
+            w.requested,
+            w.expected_count,
+            match timer {
+                Timer::Timerfd => "expirations (one per read, more for each overrun)",
+                Timer::Itimer => "alarms",
+                Timer::Nanosleep => "sleeps returned",
+            }
+        ),
+        format!(
+            "{} wake-ups; {} counted; {} alarms missed",
+            w.lateness_ns.len(),
+            w.counted,
+            w.missed
+        ),
+        w.lateness_ns.len() == w.requested && w.counted == w.expected_count && w.missed == 0,
+    );
+    r.add_evidence(
+        "the thread stayed on its CPU (sched_getcpu after every wake-up)",
+        "0 elsewhere",
+        format!("{}/{} elsewhere", w.wrong_cpu, w.cpu_samples),
+        w.wrong_cpu == 0,
+    );
+    r.add_note_evidence(
+        "wake-ups so late that a later deadline had passed (overruns)",
+        "0",
+        format!("{} of {}", w.overruns, w.requested),
+        w.overruns == 0,
+    );
+    r
+}
