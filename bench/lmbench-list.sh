@@ -138,6 +138,15 @@ for s in 512k 4m 32m; do
     "$(lm "awk '{print \$2}'" "$LB/lat_mmap" "${N[@]}" "$s" "$work/mmap.dat")" µs "map + 1 byte written per 16 KiB of the first tenth + unmap"
 done
 
+# --- bw_mem rd over sizes: the read curve's points --------------------------------
+# The curve reaches 64 MiB (mem.bw_size); its points at powers of two are the sizes.
+f=$(yamba mem.bandwidth.read.curve --set mem.bw_size=67108864)
+for s in 16k 256k 4m 64m; do
+  b=$(( ${s%?} * $(case $s in *k) echo 1024;; *m) echo 1048576;; esac) ))
+  row "bw_mem $s rd" "mem.bandwidth.read.curve @$s" "$(ypoint "$f" mem.bandwidth.read.curve "$b" 1000)" \
+    "$(lm "awk '{print \$2}'" "$LB/bw_mem" "${N[@]}" "$s" rd)" MB/s "lmbench loads one int per 16 bytes and counts 16; yamba loads every word"
+done
+
 # --- bw_mem bzero, bcopy, rdwr; STREAM add, scale ------------------------------
 f=$(yamba mem.bandwidth.bzero mem.bandwidth.bcopy mem.bandwidth.rdwr mem.bandwidth.add mem.bandwidth.scale --set "mem.bw_size=${BW_MB}M")
 row "bw_mem bzero" mem.bandwidth.bzero "$(ymed "$f" mem.bandwidth.bzero 1000)" \

@@ -27,20 +27,25 @@ pub fn render(results: &[BenchResult]) -> String {
     render_with(results, Layout::default())
 }
 
-/// Columns: benchmark, mode, value, unit, ±95%, min, CV, n, notes.
-const HEADER: [&str; 9] = [
+/// Columns: benchmark, mode, value, unit, ±95%, cycles, min, CV, n, notes.
+const HEADER: [&str; 10] = [
     "benchmark",
     "mode",
     "median",
     "",
     "±95%",
+    "cycles",
     "min",
     "CV",
     "n",
     "notes",
 ];
 /// Right-aligned (numeric) columns.
-const NUMERIC: [usize; 5] = [2, 4, 5, 6, 7];
+const NUMERIC: [usize; 6] = [2, 4, 5, 6, 7, 8];
+/// The columns before the notes.
+const COLUMNS: usize = 9;
+/// The cycles column: shown when some row has a value in cycles.
+const CYCLES: usize = 5;
 
 /// Renders results as an aligned text table laid out for `layout`.
 pub fn render_with(results: &[BenchResult], layout: Layout) -> String {
@@ -57,23 +62,24 @@ pub fn render_with(results: &[BenchResult], layout: Layout) -> String {
     }
     // The unit hugs its number; other columns are two spaces apart.
     let sep = |i: usize| if i == 2 { 1 } else { 2 };
-    let mut hidden = [false; 8];
-    let fixed = |hidden: &[bool; 8]| -> usize {
-        (0..8)
+    let mut hidden = [false; COLUMNS];
+    hidden[CYCLES] = rows.iter().all(|r| r.cells[CYCLES].is_empty());
+    let fixed = |hidden: &[bool; COLUMNS]| -> usize {
+        (0..COLUMNS)
             .filter(|&i| !hidden[i])
             .map(|i| widths[i] + sep(i))
             .sum()
     };
     // On a narrow terminal, leave out what matters least first: a mode
-    // column that says the same on every row, then n, min and CV.
+    // column that says the same on every row, then n, min, CV and cycles.
     let mut left_out: Vec<&str> = Vec::new();
     if let Some(w) = layout.width {
         let uniform_mode = rows.iter().all(|r| r.cells[1] == rows[0].cells[1]);
-        for col in [1, 7, 5, 6] {
+        for col in [1, 8, 6, 7, CYCLES] {
             if fixed(&hidden) <= w {
                 break;
             }
-            if col == 1 && !uniform_mode {
+            if (col == 1 && !uniform_mode) || hidden[col] {
                 continue;
             }
             hidden[col] = true;
@@ -111,11 +117,11 @@ pub fn render_with(results: &[BenchResult], layout: Layout) -> String {
         out.push_str(s.trim_end());
         out.push('\n');
     };
-    let header: Vec<String> = HEADER[..8].iter().map(|s| s.to_string()).collect();
+    let header: Vec<String> = HEADER[..COLUMNS].iter().map(|s| s.to_string()).collect();
     // Notes on lines of their own need no column heading.
     let (notes_head, notes_rule) = if inline { ("notes", "-----") } else { ("", "") };
     line(&header, notes_head, &mut out);
-    let rule: Vec<String> = widths[..8].iter().map(|&w| "-".repeat(w)).collect();
+    let rule: Vec<String> = widths[..COLUMNS].iter().map(|&w| "-".repeat(w)).collect();
     line(&rule, notes_rule, &mut out);
     for r in &rows {
         let (notes, was_cut) = match room {
@@ -154,7 +160,7 @@ pub fn render_with(results: &[BenchResult], layout: Layout) -> String {
 
 /// One row's cells (all but the notes) and its notes.
 struct Row {
-    cells: [String; 8],
+    cells: [String; COLUMNS],
     notes: String,
     status: Status,
     within: bool,
@@ -233,6 +239,7 @@ fn row(r: &BenchResult) -> Row {
                 format_sig(value / div),
                 sym.to_string(),
                 pm,
+                cycles_cell(r),
                 format_sig(s.min / div),
                 s.cv.map(|c| format!("{}%", percent(c))).unwrap_or_default(),
                 s.n.to_string(),
@@ -247,6 +254,7 @@ fn row(r: &BenchResult) -> Row {
             blank(),
             blank(),
             blank(),
+            blank(),
         ],
     };
     Row {
@@ -255,6 +263,22 @@ fn row(r: &BenchResult) -> Row {
         notes: notes.join("; "),
         status: r.status,
         busy,
+    }
+}
+
+/// The headline in core cycles with the half-width of its interval as a
+/// share ("41.2 ±1.1%"), where the result recorded the core clock; blank
+/// otherwise.
+fn cycles_cell(r: &BenchResult) -> String {
+    let Some((cycles, ci)) = r.headline_cycles().filter(|(c, _)| c.is_finite()) else {
+        return String::new();
+    };
+    match ci.filter(|_| cycles != 0.0) {
+        Some(c) => {
+            let half = (c.hi - cycles).abs().max((cycles - c.lo).abs());
+            format!("{} ±{}%", format_sig(cycles), percent(half / cycles.abs()))
+        }
+        None => format_sig(cycles),
     }
 }
 
@@ -332,6 +356,14 @@ fn legend(rows: &[Row], cut: bool, width: Option<usize>) -> String {
              ±95%: half-width of its 95% interval; min: the fastest observation (in the row's unit); \
              CV: spread of single observations (a few slow ones make it large without moving the median); \
              n: observations"
+                .into(),
+        );
+    }
+    if rows.iter().any(|r| !r.cells[CYCLES].is_empty()) {
+        parts.push(
+            "cycles: the headline in core cycles (each block's value times the core clock measured \
+             while it ran) and the half-width of its 95% interval; blank where no clock was recorded \
+             (not a time, or not measured)"
                 .into(),
         );
     }
@@ -595,6 +627,38 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("‡ interval from one process only"), "{t}");
+    }
+
+    /// A result measured at a known clock shows its value in cycles:
+    /// blocks of 100 and 102 ns at 3000 MHz are 300 and 306 cycles, mean
+    /// 303, interval ± t(0.975, 1) · s/√2 = 12.706 · 4.243/1.414 = 38.1
+    /// cycles (12.6%); a result without a clock leaves the cell blank.
+    #[test]
+    fn cycles_are_shown_where_the_clock_was_recorded() {
+        let mut timed = result("cpu.known", vec![100.0, 102.0], Status::Ok);
+        timed.certainty = yamba_results::Certainty::from_blocks(
+            yamba_results::BlockKind::Process,
+            vec![100.0, 102.0],
+            vec![1; 2],
+            0.0,
+            vec![3000.0, 3000.0],
+        );
+        let bare = result("cpu.unclocked", vec![50.0; 10], Status::Ok);
+        let t = render(&[timed, bare]);
+        let lines: Vec<Vec<char>> = t.lines().map(|l| l.chars().collect()).collect();
+        let text = |l: &[char]| l.iter().collect::<String>();
+        // The cycles column: right-aligned, ending where its heading ends.
+        let head = text(&lines[0]);
+        let end = head[..head.find("cycles").expect(&t)].chars().count() + "cycles".len();
+        let want = "303.0 ±13%";
+        let span = |l: &[char]| text(&l[end - want.chars().count()..end]);
+        assert_eq!(span(&lines[2]), want, "{t}");
+        assert!(text(&lines[3]).starts_with("cpu.unclocked"), "{t}");
+        assert!(span(&lines[3]).trim().is_empty(), "{t}");
+        assert!(t.contains("cycles: the headline in core cycles"), "{t}");
+        // No row with a clock: no cycles column at all.
+        let t = render(&[result("cpu.unclocked", vec![50.0; 10], Status::Ok)]);
+        assert!(!t.lines().next().unwrap().contains("cycles"), "{t}");
     }
 
     #[test]

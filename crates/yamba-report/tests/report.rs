@@ -349,3 +349,53 @@ fn the_key_numbers_come_first() {
         .unwrap();
     assert!(row.contains("slower (+"), "{row}");
 }
+
+/// A time measured at a known core clock shows its value in cycles beside
+/// it: blocks of 100 and 102 ns at 3000 MHz are 300 and 306 cycles, mean
+/// 303, interval 303 ± 12.706 · 3√2/√2 = [264.9, 341.1]. A time without a
+/// clock leaves its cycles cell blank.
+#[test]
+fn times_show_their_cycles_where_the_clock_was_recorded() {
+    use yamba_results::{BlockKind, Certainty};
+    let mut known = support::result(
+        "cpu.known",
+        Mode::Hot,
+        Unit::Nanoseconds,
+        vec![100.0, 102.0],
+    );
+    known.certainty = Certainty::from_blocks(
+        BlockKind::Process,
+        vec![100.0, 102.0],
+        vec![1, 1],
+        0.0,
+        vec![3000.0, 3000.0],
+    );
+    let bare = support::result(
+        "cpu.unclocked",
+        Mode::Hot,
+        Unit::Nanoseconds,
+        vec![50.0; 10],
+    );
+    let page = html::render(
+        &[run("a", support::file(vec![known, bare]))],
+        &Options::default(),
+    );
+    let row = |id: &str| {
+        let at = page
+            .find(&format!("<td class=\"id\">{id}</td>"))
+            .unwrap_or_else(|| panic!("no row {id}"));
+        page[at..at + page[at..].find("</tr>").unwrap()].to_string()
+    };
+    let cells = |row: &str| -> Vec<String> {
+        row.split("<td class=\"num cycles\">")
+            .skip(1)
+            .map(|c| c[..c.find("</td>").unwrap()].to_string())
+            .collect()
+    };
+    assert!(page.contains(">cycles</th>"), "no cycles heading");
+    assert_eq!(
+        cells(&row("cpu.known")),
+        ["303.0<span class=\"ci\">[264.9, 341.1]</span>"]
+    );
+    assert_eq!(cells(&row("cpu.unclocked")), [""]);
+}

@@ -928,6 +928,14 @@ impl BenchResult {
         }
     }
 
+    /// The headline in core cycles and its 95% interval, where the core
+    /// clock was recorded with a time (`Certainty::cycles`): the same
+    /// blocks as [`Self::headline`], each times its clock.
+    pub fn headline_cycles(&self) -> Option<(f64, Option<yamba_stats::Interval>)> {
+        let c = self.certainty.as_ref()?.cycles.as_ref()?;
+        Some((c.estimate, c.ci))
+    }
+
     /// The headline value alone.
     pub fn value(&self) -> Option<f64> {
         self.headline().map(|(v, _)| v)

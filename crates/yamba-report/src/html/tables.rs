@@ -95,6 +95,24 @@ pub(super) fn value_cell(run: usize, r: Option<&BenchResult>, div: f64) -> Strin
     }
 }
 
+/// One cell of a cycles column: the headline in core cycles and its
+/// interval, blank where the result recorded no core clock.
+fn cycles_cell(r: Option<&BenchResult>) -> String {
+    let cycles = r
+        .filter(|r| matches!(r.status, Status::Ok | Status::Withheld))
+        .and_then(BenchResult::headline_cycles)
+        .filter(|(c, _)| c.is_finite());
+    match cycles {
+        Some((c, ci)) => format!(
+            "<td class=\"num cycles\">{}{}</td>",
+            num(c),
+            ci.map(|i| format!("<span class=\"ci\">[{}, {}]</span>", num(i.lo), num(i.hi)))
+                .unwrap_or_else(|| "<span class=\"ci\">no interval</span>".into())
+        ),
+        None => "<td class=\"num cycles\"></td>".into(),
+    }
+}
+
 /// The tables of one area: one per unit, rows in run order, a column per
 /// (run, mode) with hot and cold side by side.
 pub fn area_tables(runs: &[Run], area: &str) -> String {
@@ -147,6 +165,14 @@ pub fn area_tables(runs: &[Run], area: &str) -> String {
             quantity(unit),
             escape(sym)
         );
+        // A cycles column beside each value column where some result of
+        // the table recorded the core clock (times only).
+        let with_cycles = runs.iter().any(|run| {
+            run.file
+                .results
+                .iter()
+                .any(|r| r.area == area && r.unit == unit && r.headline_cycles().is_some())
+        });
         for run in runs {
             for m in &modes {
                 let head = if runs.len() > 1 {
@@ -155,6 +181,12 @@ pub fn area_tables(runs: &[Run], area: &str) -> String {
                     format!("{} ({sym})", mode_name(*m))
                 };
                 let _ = write!(s, "<th class=\"num\">{}</th>", escape(&head));
+                if with_cycles {
+                    let _ = write!(
+                        s,
+                        "<th class=\"num cycles\" title=\"the headline in core cycles: each block's value times the core clock measured while it ran\">cycles</th>"
+                    );
+                }
             }
             if modes.len() == 2 {
                 let _ = write!(s, "<th class=\"num\">cold / hot</th>");
@@ -166,6 +198,9 @@ pub fn area_tables(runs: &[Run], area: &str) -> String {
             for (i, run) in runs.iter().enumerate() {
                 for m in &modes {
                     s += &value_cell(i, find(run, id, *m), div);
+                    if with_cycles {
+                        s += &cycles_cell(find(run, id, *m));
+                    }
                 }
                 if modes.len() == 2 {
                     let ratio = match (find(run, id, Mode::Hot), find(run, id, Mode::Cold)) {

@@ -4,33 +4,41 @@
 //! from machine code (`adapter::calls`), so the call really happens, directly,
 //! with the C calling convention, whatever the optimiser knows about the
 //! callee — the tests disassemble the binary and find the `call`
-//! instructions. F places the same arguments in the same registers without
-//! the call, so only the call, the callee's body and the return are left
-//! after subtraction.
+//! instructions.
 //!
-//! The headline `cpu.call.N` (N ≥ 1) is a chain: each call's result is the
-//! next call's first argument, so calls cannot overlap through their data.
-//! `cpu.call.N.throughput` is independent calls, where the argument moves
-//! of one call overlap the others (more arguments can then measure less).
-//! A call and its return are predicted branches, not data: even chained,
-//! what is left after F is a cycle or two of the front end's taken-branch
-//! rate and the callee's data path — `per_iteration_ns` keeps the cost
-//! before subtracting F.
+//! The headline `cpu.call.N` is the **latency** of a call: a chain of
+//! calls where every argument of a call is the previous call's result and
+//! the callee's result depends on every argument (`yamba_callN` returns
+//! their sum plus one), so nothing of one call can start before the
+//! previous call's data has gone through the callee and back. One
+//! operation is [`CHAIN`] such calls with the value in a register
+//! throughout; F is the empty loop: the value is the whole time per call
+//! on the chain, the callee's adds included. `cpu.call.0` has no argument to chain
+//! through: its callee carries the chain through memory instead (it loads
+//! a counter the previous call stored, adds one, stores it back), so it
+//! measures a call plus a store-to-load forwarding. With 7 arguments the
+//! 7th goes through the stack on x86-64 (a push before the call, a load in
+//! the callee): forwarding joins that chain too. docs/writing-benchmarks.md
+//! ("What cpu.call measures") has the critical path and Zen 4's numbers.
+//!
+//! `cpu.call.N.throughput` is independent calls (F places the same
+//! arguments without the call), where one call's argument moves overlap
+//! the others: more arguments can then measure less.
 
 use super::adapter::{self, calls};
+use std::sync::atomic::{AtomicU64, Ordering};
 use yamba_core::{Benchmark, Ctx, Mode, Unit};
 
 pub static CALL: Benchmark = Benchmark {
     id: "cpu.call",
     area: "cpu",
     unit: Unit::Nanoseconds,
-    description: "procedure call and return with 1 to 7 integer arguments, chained: each result the next call's argument (cpu.call.N, latency); cpu.call.N.throughput: independent calls, 0 to 7 arguments",
+    description: "procedure call and return with 0 to 7 integer arguments, latency: each call's arguments are the previous call's result (cpu.call.N; 0 arguments: a chain through memory); cpu.call.N.throughput: independent calls",
     modes: &[Mode::Hot, Mode::Cold],
     adapter: adapter::NAME,
     run: run_calls,
     ..Benchmark::TEMPLATE
 };
-
 /// An empty `asm!` block: no instructions, but the compiler must assume a
 /// side effect, so it can neither drop a call whose result it could
 /// predict nor replace the call by its value.
@@ -46,51 +54,57 @@ pub extern "C" fn yamba_call0() -> u64 {
     opaque();
     1
 }
+
+/// The counter `yamba_call0_carry` carries from call to call.
+static CARRIED: AtomicU64 = AtomicU64::new(0);
+
+/// No argument, but a result that depends on the previous call: a load of
+/// the counter the previous call stored, an add, a store (relaxed: plain
+/// moves, no locked instruction).
 #[no_mangle]
 #[inline(never)]
-pub extern "C" fn yamba_call1(a: u64) -> u64 {
-    opaque();
-    a
-}
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn yamba_call2(a: u64, b: u64) -> u64 {
-    opaque();
-    a ^ b
-}
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn yamba_call3(a: u64, b: u64, c: u64) -> u64 {
-    opaque();
-    a ^ b ^ c
-}
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn yamba_call4(a: u64, b: u64, c: u64, d: u64) -> u64 {
-    opaque();
-    a ^ b ^ c ^ d
-}
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn yamba_call5(a: u64, b: u64, c: u64, d: u64, e: u64) -> u64 {
-    opaque();
-    a ^ b ^ c ^ d ^ e
-}
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn yamba_call6(a: u64, b: u64, c: u64, d: u64, e: u64, f: u64) -> u64 {
-    opaque();
-    a ^ b ^ c ^ d ^ e ^ f
-}
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn yamba_call7(a: u64, b: u64, c: u64, d: u64, e: u64, f: u64, g: u64) -> u64 {
-    opaque();
-    a ^ b ^ c ^ d ^ e ^ f ^ g
+pub extern "C" fn yamba_call0_carry() -> u64 {
+    let v = CARRIED.load(Ordering::Relaxed).wrapping_add(1);
+    CARRIED.store(v, Ordering::Relaxed);
+    v
 }
 
+/// `x` unchanged, but the compiler can no longer see how it was computed:
+/// the adds around it are not reassociated into a tree.
+#[inline(always)]
+fn barrier(mut x: u64) -> u64 {
+    // SAFETY: an empty asm block that leaves its register as it is.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags))
+    };
+    x
+}
+
+macro_rules! callee {
+    ($name:ident, $last:ident $(, $a:ident)*) => {
+        /// Returns one plus the sum of its arguments, added one after
+        /// another from the last argument (the stack's, for 7 on x86-64):
+        /// the result depends on every argument, through N dependent adds.
+        #[no_mangle]
+        #[inline(never)]
+        pub extern "C" fn $name($($a: u64,)* $last: u64) -> u64 {
+            opaque();
+            let x = barrier($last.wrapping_add(1));
+            $(let x = barrier(x.wrapping_add($a));)*
+            x
+        }
+    };
+}
+callee!(yamba_call1, a);
+callee!(yamba_call2, b, a);
+callee!(yamba_call3, c, a, b);
+callee!(yamba_call4, d, a, b, c);
+callee!(yamba_call5, e, a, b, c, d);
+callee!(yamba_call6, f, a, b, c, d, e);
+callee!(yamba_call7, g, a, b, c, d, e, f);
+
 fn run_calls(ctx: &mut Ctx) -> Result<(), String> {
-    let mut chained: Vec<Option<f64>> = vec![None];
+    let mut chained: Vec<Option<f64>> = Vec::new();
     call_with::<0>(ctx, &mut chained);
     call_with::<1>(ctx, &mut chained);
     call_with::<2>(ctx, &mut chained);
@@ -105,14 +119,33 @@ fn run_calls(ctx: &mut Ctx) -> Result<(), String> {
 /// Below this relative difference two medians are the same within noise.
 pub const NOISE: f64 = 0.05;
 
+/// The chain's value after `calls` calls of `yamba_callN` from `x`, every
+/// argument the previous result: x ← N·x + 1, composed by squaring.
+pub fn chain_value(n: u64, x: u64, calls: u64) -> u64 {
+    // (a, b) is the map x ↦ a·x + b; `step` is applied once per bit.
+    let (mut a, mut b) = (1u64, 0u64);
+    let (mut sa, mut sb) = (n, 1u64);
+    let mut k = calls;
+    while k > 0 {
+        if k & 1 == 1 {
+            // (step ∘ acc)(x) = sa·(a·x + b) + sb
+            a = sa.wrapping_mul(a);
+            b = sa.wrapping_mul(b).wrapping_add(sb);
+        }
+        (sa, sb) = (sa.wrapping_mul(sa), sa.wrapping_mul(sb).wrapping_add(sb));
+        k >>= 1;
+    }
+    a.wrapping_mul(x).wrapping_add(b)
+}
+
 /// N is a constant, so P'' and F compile to straight runs of N-argument
 /// calls (or of the bare argument moves), with no dispatch in the loop.
 ///
-/// Hot: `cpu.call.N` is the latency of a chain of calls, each call's
-/// result the next call's first argument (N ≥ 1: a call with no argument
-/// has nothing to chain); `cpu.call.N.throughput` is independent calls,
-/// where the argument moves and the calls overlap. Cold: one call.
-/// `chained[k]` collects the chained medians for the next N's evidence.
+/// Hot: `cpu.call.N` is the latency of a chain of calls (every argument
+/// the previous result; for N = 0 the chain goes through the callee's
+/// counter in memory); `cpu.call.N.throughput` is independent calls, where
+/// the argument moves and the calls overlap. Cold: one call. `chained`
+/// collects the chained medians for the next N's evidence.
 fn call_with<const N: u32>(ctx: &mut Ctx, chained: &mut Vec<Option<f64>>) {
     let args = std::hint::black_box([1u64, 2, 3, 4, 5, 6, 7]);
     if ctx.mode == Mode::Cold {
@@ -131,54 +164,80 @@ fn call_with<const N: u32>(ctx: &mut Ctx, chained: &mut Vec<Option<f64>>) {
     describe::<N>(&mut thr, "throughput: independent calls");
     let throughput = gross(&thr);
     ctx.push(thr);
-    if N == 0 {
-        return;
-    }
-    // The chain's value and the calls made, in one place: two captured
-    // variables might alias as far as the optimiser knows, and it would
-    // keep the chain in memory (store forwarding would join the chain).
-    let (mut p, mut f) = ([1u64, 0], [1u64, 0]);
-    let m = ctx.measure_loop(
+
+    // Each operation is CHAIN calls in a row, the value in a register
+    // throughout: between operations the closure's state goes through
+    // memory (the unrolled loop stores it), and a store-to-load forwarding
+    // on the chain at every operation would be counted as the call's.
+    let mut p = [1u64, 0];
+    let mut f = 0u64;
+    let carried_before = CARRIED.load(Ordering::Relaxed);
+    let mut m = ctx.measure_loop(
         || {
-            p[0] = calls::call_chained(N, p[0], &args);
-            p[1] += 1;
+            let mut x = p[0];
+            for _ in 0..CHAIN {
+                x = if N == 0 {
+                    calls::call_carried()
+                } else {
+                    calls::call_chained(N, x)
+                };
+            }
+            p[0] = x;
+            p[1] += CHAIN;
         },
-        || {
-            f[0] = calls::dummy_chained(N, f[0], &args);
-            f[1] += 1;
-        },
+        || f += 1,
     );
     std::hint::black_box(f);
+    per_call(&mut m);
     let [x, calls_made] = p;
     let mut r = ctx.measured_result(Some(&N.to_string()), m);
-    r.description = format!(
-        "procedure call and return with {N} integer argument(s), latency: each call's result is the next call's first argument"
-    );
-    describe::<N>(
-        &mut r,
-        "chained: each call's result is the next call's first argument (latency)",
-    );
-    // yamba_callN returns the xor of its arguments: the chain's value
-    // alternates between 1 and 1 ^ (2 ^ … ^ N).
-    let others = args[1..N as usize].iter().fold(0, |acc, v| acc ^ v);
-    let want = if calls_made % 2 == 0 { 1 } else { 1 ^ others };
-    r.add_evidence(
-        "every call's result was fed to the next call (the chain's final value is what the calls compute)",
-        format!("{want} after {calls_made} calls"),
-        x.to_string(),
-        x == want && calls_made > 0,
-    );
+    if N == 0 {
+        r.description = "procedure call and return without arguments, latency: the callee loads the counter the previous call stored, adds one and stores it".into();
+        describe::<N>(
+            &mut r,
+            "chained through memory: each call loads what the previous one stored (latency)",
+        );
+        r.param("callee", "yamba_call0_carry");
+        let carried = CARRIED.load(Ordering::Relaxed).wrapping_sub(carried_before);
+        r.add_evidence(
+            "every call carried the counter to the next (it grew by one per call made, and the last call returned it)",
+            format!("{calls_made} calls, last result {}", carried_before.wrapping_add(calls_made)),
+            format!("grew by {carried}, last result {x}"),
+            carried == calls_made && x == carried_before.wrapping_add(calls_made) && calls_made > 0,
+        );
+    } else {
+        r.description = format!(
+            "procedure call and return with {N} integer argument(s), latency: every argument is the previous call's result, which depends on every argument"
+        );
+        describe::<N>(
+            &mut r,
+            "chained: every argument is the previous call's result (latency)",
+        );
+        let want = chain_value(N as u64, 1, calls_made);
+        r.add_evidence(
+            "every call's result was fed to the next call's arguments (the chain's final value is what the calls compute)",
+            format!("{want} after {calls_made} calls"),
+            x.to_string(),
+            x == want && calls_made > 0,
+        );
+    }
     let median = r.median();
-    // Compared before F is subtracted: the two variants' F differ (the
-    // chained one moves the result to the next argument), and differences
-    // of overlapping sub-nanosecond costs need not keep their order.
-    // Informational: where a call and its return are predicted, the chain
-    // runs through the callee's data only, and sub-cycle differences of
-    // loop shape can reverse the order (seen on an Intel VM for 2 args).
+    let mhz = r.method.as_ref().and_then(|m| m.core_mhz);
+    if let (Some(ns), Some(mhz)) = (median, mhz) {
+        let cycles = ns * mhz / 1e3;
+        r.add_evidence(
+            "a chained call lasts at least one core cycle (its callee's add or store-forwarded load is on the chain)",
+            "≥ 1 cycle",
+            format!("{cycles:.2} cycles at {mhz:.0} MHz"),
+            cycles >= 1.0,
+        );
+        r.param("cycles_per_call", cycles);
+    }
+    r.param("calls_per_operation", CHAIN);
     if let (Some(c), Some(t)) = (gross(&r), throughput) {
         r.add_note_evidence(
             format!(
-                "a chained call costs at least an independent one, the loop's own instructions included (the same instructions plus a dependency; {:.0}% noise allowed)",
+                "a chained call costs at least an independent one, the loop's own instructions included ({:.0}% noise allowed)",
                 NOISE * 100.0
             ),
             format!("≥ {t:.3} ns per iteration (cpu.call.{N}.throughput)"),
@@ -187,6 +246,9 @@ fn call_with<const N: u32>(ctx: &mut Ctx, chained: &mut Vec<Option<f64>>) {
         );
         r.param("per_iteration_ns", c);
     }
+    // From 2 arguments on, one more argument is one more register on the
+    // chain and one more add in the callee: never cheaper. (0 → 1 changes
+    // the chain's kind, memory to registers, and need not rise.)
     if let (Some(c), Some(Some(prev))) = (median, chained.last().copied().filter(|_| N > 1)) {
         r.add_note_evidence(
             "one more argument does not make the chained call cheaper (within noise)",
@@ -197,6 +259,17 @@ fn call_with<const N: u32>(ctx: &mut Ctx, chained: &mut Vec<Option<f64>>) {
     }
     chained.push(median);
     ctx.push(r);
+}
+
+/// Calls per operation of the chained loop.
+pub const CHAIN: u64 = 32;
+
+/// From one observation per operation of [`CHAIN`] calls to one per call.
+fn per_call(m: &mut yamba_core::harness::Measured) {
+    for o in &mut m.observations {
+        *o /= CHAIN as f64;
+    }
+    m.method.iterations *= CHAIN;
 }
 
 /// The cost per iteration of P'' before F is subtracted: the median plus
@@ -248,6 +321,11 @@ mod tests {
                 "{sites} call instruction(s) reach {sym}: expected the unrolled hot loop's copies and the cold path's"
             );
         }
+        assert!(
+            out.lines()
+                .any(|l| l.contains("call") && l.contains("<yamba_call0_carry>")),
+            "no call instruction reaches yamba_call0_carry"
+        );
         // The chained variant: somewhere a call's result (rax) becomes the
         // next call's first argument (rdi) before the next call.
         let lines: Vec<&str> = out.lines().collect();
@@ -267,6 +345,32 @@ mod tests {
                 chained,
                 "no call to {sym} feeds its result to the next call's rdi"
             );
+        }
+    }
+
+    /// The closed form agrees with calling the callees one after another.
+    #[test]
+    fn chain_value_is_the_callees_composed() {
+        let callees: [fn(u64) -> u64; 7] = [
+            |x| yamba_call1(x),
+            |x| yamba_call2(x, x),
+            |x| yamba_call3(x, x, x),
+            |x| yamba_call4(x, x, x, x),
+            |x| yamba_call5(x, x, x, x, x),
+            |x| yamba_call6(x, x, x, x, x, x),
+            |x| yamba_call7(x, x, x, x, x, x, x),
+        ];
+        for (i, f) in callees.iter().enumerate() {
+            let mut x = 1u64;
+            for k in 0..200u64 {
+                assert_eq!(
+                    chain_value(i as u64 + 1, 1, k),
+                    x,
+                    "N = {}, {k} calls",
+                    i + 1
+                );
+                x = f(x);
+            }
         }
     }
 }

@@ -163,8 +163,24 @@ pub fn single(
     bytes_per_array: usize,
 ) -> Result<Outcome, String> {
     let mut arr = Arrays::new(kernel, bytes_per_array)?;
-    let bw = block_words(kernel, &arr);
-    let blocks = arr.words / bw;
+    let (words, bw) = (arr.words, block_words(kernel, &arr));
+    let (o, _) = over(clock, plan, &mut arr, words, bw);
+    Ok(o)
+}
+
+/// One-thread bandwidth of the arrays' kernel over their first `words`
+/// words (all of them for `single`; a prefix for the read curve) in blocks
+/// of `bw` words (a divisor of `words`), and the wrapping sum of what the
+/// blocks returned (the read kernel's checksum). The check of the
+/// kernel's result (`verified`) is made for the whole arrays only.
+pub fn over(
+    clock: &Clock,
+    plan: &Plan,
+    arr: &mut Arrays,
+    words: usize,
+    bw: usize,
+) -> (Outcome, u64) {
+    let blocks = words / bw;
     let block_bytes = arr.bytes(bw) as f64;
     let (mut i, mut j, mut done) = (0usize, 0usize, 0u64);
     let mut sink = 0u64;
@@ -180,22 +196,25 @@ pub fn single(
             j = std::hint::black_box(if j + 1 == blocks { 0 } else { j + 1 });
         },
     );
-    std::hint::black_box(sink);
+    let sink = std::hint::black_box(sink);
     // Blocks are processed in order from the first, wrapping around: those
     // done hold the kernel's result, the others are untouched.
-    let verified = arr.verify(done, bw);
-    Ok(Outcome {
-        gbps: m
-            .observations
-            .iter()
-            .filter(|&&ns| ns > 0.0)
-            .map(|ns| block_bytes / ns)
-            .collect(),
-        method: m.method,
-        verified,
-        blocks_done: done,
-        blocks,
-    })
+    let verified = (words == arr.words).then(|| arr.verify(done, bw)).flatten();
+    (
+        Outcome {
+            gbps: m
+                .observations
+                .iter()
+                .filter(|&&ns| ns > 0.0)
+                .map(|ns| block_bytes / ns)
+                .collect(),
+            method: m.method,
+            verified,
+            blocks_done: done,
+            blocks,
+        },
+        sink,
+    )
 }
 
 /// Aggregate bandwidth of one pinned thread per CPU in `cpus`, each over
@@ -304,7 +323,7 @@ pub fn threaded(
 /// at least 32 MiB, all arrays together at most a quarter of MemAvailable
 /// (`llc::Sizing`); `--set mem.bw_size=` overrides. Returns the LLC the
 /// arrays are compared with, and how the size was chosen.
-fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::Value), String> {
+pub fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_json::Value), String> {
     if let Some(bytes) = ctx.bytes(SIZE.key)? {
         // All the kernel's arrays, shared out among the threads.
         crate::shared::memory::check_fits(

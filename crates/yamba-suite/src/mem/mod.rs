@@ -8,6 +8,7 @@
 
 pub mod adapter;
 pub mod bandwidth;
+pub mod bandwidth_curve;
 pub mod chase;
 pub mod curve;
 pub mod kernels;
@@ -33,6 +34,7 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &line::LINE,
     &parallelism::PARALLELISM,
     &bandwidth::READ,
+    &bandwidth_curve::READ_CURVE,
     &bandwidth::WRITE,
     &bandwidth::COPY,
     &bandwidth::TRIAD,

@@ -167,97 +167,48 @@ pub mod calls {
     }
 
     macro_rules! chained_call {
-        ($f:ident, $a:expr, $($reg:tt = $v:expr),*) => {{
+        ($f:ident, $x:expr, $($reg:tt),*) => {{
             let r: u64;
-            // SAFETY: as in direct_call; the first argument and the result
-            // are in x0. `nomem`: the callee touches no memory of ours, so
-            // the chained value stays in registers.
+            // SAFETY: as in direct_call; every argument register holds `x`
+            // and the result is in x0. `nomem`: the callee touches no
+            // memory of ours, so the chained value stays in registers.
             unsafe {
-                std::arch::asm!("bl {f}", f = sym $f, inlateout("x0") $a => r, $(in($reg) $v,)*
-                    clobber_abi("C"), options(nomem))
-            };
-            r
-        }};
-    }
-    macro_rules! chained_none {
-        ($a:expr, $($reg:tt = $v:expr),*) => {{
-            let r: u64;
-            // SAFETY: an empty block (the value stays in x0); constraints and
-            // clobbers match chained_call.
-            unsafe {
-                std::arch::asm!("", inlateout("x0") $a => r, $(in($reg) $v,)*
+                std::arch::asm!("bl {f}", f = sym $f, inlateout("x0") $x => r, $(in($reg) $x,)*
                     clobber_abi("C"), options(nomem))
             };
             r
         }};
     }
 
-    /// One N-argument call (N ≥ 1) whose first argument is `first` and
-    /// whose result is returned, so a loop can feed each call's result to
-    /// the next call: the calls form one dependency chain (latency).
+    /// One N-argument call (1 ≤ N ≤ 7) with every argument `x`, returning
+    /// the callee's result: a loop that passes each result as the next
+    /// call's `x` makes one dependency chain through every argument, the
+    /// callee's body and its return value (latency).
     #[inline(always)]
-    pub fn call_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
+    pub fn call_chained(n: u32, x: u64) -> u64 {
         match n {
-            0 | 1 => chained_call!(yamba_call1, first,),
-            2 => chained_call!(yamba_call2, first, "x1" = a[1]),
-            3 => chained_call!(yamba_call3, first, "x1" = a[1], "x2" = a[2]),
-            4 => chained_call!(yamba_call4, first, "x1" = a[1], "x2" = a[2], "x3" = a[3]),
-            5 => chained_call!(
-                yamba_call5,
-                first,
-                "x1" = a[1],
-                "x2" = a[2],
-                "x3" = a[3],
-                "x4" = a[4]
-            ),
-            6 => chained_call!(
-                yamba_call6,
-                first,
-                "x1" = a[1],
-                "x2" = a[2],
-                "x3" = a[3],
-                "x4" = a[4],
-                "x5" = a[5]
-            ),
-            _ => chained_call!(
-                yamba_call7,
-                first,
-                "x1" = a[1],
-                "x2" = a[2],
-                "x3" = a[3],
-                "x4" = a[4],
-                "x5" = a[5],
-                "x6" = a[6]
-            ),
+            0 | 1 => chained_call!(yamba_call1, x,),
+            2 => chained_call!(yamba_call2, x, "x1"),
+            3 => chained_call!(yamba_call3, x, "x1", "x2"),
+            4 => chained_call!(yamba_call4, x, "x1", "x2", "x3"),
+            5 => chained_call!(yamba_call5, x, "x1", "x2", "x3", "x4"),
+            6 => chained_call!(yamba_call6, x, "x1", "x2", "x3", "x4", "x5"),
+            _ => chained_call!(yamba_call7, x, "x1", "x2", "x3", "x4", "x5", "x6"),
         }
     }
 
-    /// F for [`call_chained`]: the same argument placement without the call.
+    /// A call with no argument whose callee carries a chain through
+    /// memory: it loads a counter the previous call stored, adds one and
+    /// stores it (`yamba_call0_carry`); its result is the new count.
     #[inline(always)]
-    pub fn dummy_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
-        match n {
-            0 | 1 => chained_none!(first,),
-            2 => chained_none!(first, "x1" = a[1]),
-            3 => chained_none!(first, "x1" = a[1], "x2" = a[2]),
-            4 => chained_none!(first, "x1" = a[1], "x2" = a[2], "x3" = a[3]),
-            5 => chained_none!(first, "x1" = a[1], "x2" = a[2], "x3" = a[3], "x4" = a[4]),
-            6 => chained_none!(
-                first,
-                "x1" = a[1],
-                "x2" = a[2],
-                "x3" = a[3],
-                "x4" = a[4],
-                "x5" = a[5]
-            ),
-            _ => chained_none!(
-                first,
-                "x1" = a[1],
-                "x2" = a[2],
-                "x3" = a[3],
-                "x4" = a[4],
-                "x5" = a[5],
-                "x6" = a[6]
-            ),
-        }
+    pub fn call_carried() -> u64 {
+        let r: u64;
+        // SAFETY: calls a extern "C" function without arguments that
+        // touches only its own static counter; every caller-saved register
+        // (x30 included) is declared clobbered.
+        unsafe {
+            std::arch::asm!("bl {f}", f = sym yamba_call0_carry, lateout("x0") r, clobber_abi("C"))
+        };
+        r
     }
 }

@@ -164,64 +164,41 @@ pub mod calls {
     }
 
     macro_rules! chained_call {
-        ($f:ident, $a:expr, $($reg:tt = $v:expr),*) => {{
+        ($f:ident, $x:expr, $($reg:tt),*) => {{
             let r: u64;
-            // SAFETY: as in direct_call; the first argument goes in rdi and
-            // the result comes back in rax. `nomem`: the callee touches no
-            // memory of ours, so the chained value stays in registers (through
-            // memory, store forwarding would join the chain).
+            // SAFETY: as in direct_call; every argument register holds `x`
+            // and the result comes back in rax. `nomem`: the callee touches
+            // no memory of ours, so the chained value stays in registers.
             unsafe {
-                std::arch::asm!("call {f}", f = sym $f, in("rdi") $a, $(in($reg) $v,)*
-                    lateout("rax") r, clobber_abi("C"), options(nomem))
-            };
-            r
-        }};
-    }
-    macro_rules! chained_none {
-        ($a:expr, $($reg:tt = $v:expr),*) => {{
-            let r: u64;
-            // SAFETY: one register move; constraints and clobbers match chained_call.
-            unsafe {
-                std::arch::asm!("mov rax, rdi", in("rdi") $a, $(in($reg) $v,)*
+                std::arch::asm!("call {f}", f = sym $f, in("rdi") $x, $(in($reg) $x,)*
                     lateout("rax") r, clobber_abi("C"), options(nomem))
             };
             r
         }};
     }
 
-    /// One N-argument call (N ≥ 1) whose first argument is `first` and
-    /// whose result is returned, so a loop can feed each call's result to
-    /// the next call: the calls form one dependency chain (latency).
+    /// One N-argument call (1 ≤ N ≤ 7) with every argument `x`, returning
+    /// the callee's result: a loop that passes each result as the next
+    /// call's `x` makes one dependency chain through every argument, the
+    /// callee's body and its return value (latency). The 7th argument goes
+    /// through the stack (a store before the call, a load in the callee).
     #[inline(always)]
-    pub fn call_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
+    pub fn call_chained(n: u32, x: u64) -> u64 {
         match n {
-            0 | 1 => chained_call!(yamba_call1, first,),
-            2 => chained_call!(yamba_call2, first, "rsi" = a[1]),
-            3 => chained_call!(yamba_call3, first, "rsi" = a[1], "rdx" = a[2]),
-            4 => chained_call!(yamba_call4, first, "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
-            5 => chained_call!(
-                yamba_call5,
-                first,
-                "rsi" = a[1],
-                "rdx" = a[2],
-                "rcx" = a[3],
-                "r8" = a[4]
-            ),
-            6 => chained_call!(
-                yamba_call6,
-                first,
-                "rsi" = a[1],
-                "rdx" = a[2],
-                "rcx" = a[3],
-                "r8" = a[4],
-                "r9" = a[5]
-            ),
+            0 | 1 => chained_call!(yamba_call1, x,),
+            2 => chained_call!(yamba_call2, x, "rsi"),
+            3 => chained_call!(yamba_call3, x, "rsi", "rdx"),
+            4 => chained_call!(yamba_call4, x, "rsi", "rdx", "rcx"),
+            5 => chained_call!(yamba_call5, x, "rsi", "rdx", "rcx", "r8"),
+            6 => chained_call!(yamba_call6, x, "rsi", "rdx", "rcx", "r8", "r9"),
             _ => {
                 let r: u64;
                 // SAFETY: as in `call`'s 7-argument case; result in rax.
+                // `nomem`: the only memory touched is the slot pushed and
+                // popped within the block.
                 unsafe {
-                    std::arch::asm!("push {g}", "call {f}", "add rsp, 8", f = sym yamba_call7, g = in(reg) a[6],
-                        in("rdi") first, in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
+                    std::arch::asm!("push {g}", "call {f}", "add rsp, 8", f = sym yamba_call7, g = in(reg) x,
+                        in("rdi") x, in("rsi") x, in("rdx") x, in("rcx") x, in("r8") x, in("r9") x,
                         lateout("rax") r, clobber_abi("C"), options(nomem))
                 };
                 r
@@ -229,34 +206,18 @@ pub mod calls {
         }
     }
 
-    /// F for [`call_chained`]: the same argument placement and a register
-    /// move from the first argument to the result, without the call.
+    /// A call with no argument whose callee carries a chain through
+    /// memory: it loads a counter the previous call stored, adds one and
+    /// stores it (`yamba_call0_carry`); its result is the new count.
     #[inline(always)]
-    pub fn dummy_chained(n: u32, first: u64, a: &[u64; 7]) -> u64 {
-        match n {
-            0 | 1 => chained_none!(first,),
-            2 => chained_none!(first, "rsi" = a[1]),
-            3 => chained_none!(first, "rsi" = a[1], "rdx" = a[2]),
-            4 => chained_none!(first, "rsi" = a[1], "rdx" = a[2], "rcx" = a[3]),
-            5 => chained_none!(first, "rsi" = a[1], "rdx" = a[2], "rcx" = a[3], "r8" = a[4]),
-            6 => chained_none!(
-                first,
-                "rsi" = a[1],
-                "rdx" = a[2],
-                "rcx" = a[3],
-                "r8" = a[4],
-                "r9" = a[5]
-            ),
-            _ => {
-                let r: u64;
-                // SAFETY: as in `dummy`'s 7-argument case.
-                unsafe {
-                    std::arch::asm!("push {g}", "add rsp, 8", "mov rax, rdi", g = in(reg) a[6],
-                        in("rdi") first, in("rsi") a[1], in("rdx") a[2], in("rcx") a[3], in("r8") a[4], in("r9") a[5],
-                        lateout("rax") r, clobber_abi("C"), options(nomem))
-                };
-                r
-            }
-        }
+    pub fn call_carried() -> u64 {
+        let r: u64;
+        // SAFETY: calls a extern "C" function without arguments that
+        // touches only its own static counter; every caller-saved register
+        // is declared clobbered.
+        unsafe {
+            std::arch::asm!("call {f}", f = sym yamba_call0_carry, lateout("rax") r, clobber_abi("C"))
+        };
+        r
     }
 }

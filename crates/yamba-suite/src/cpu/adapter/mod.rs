@@ -10,8 +10,10 @@
 //! - `wrapped::{yamba_sys_getppid, yamba_sys_read, yamba_just_ret}`: the
 //!   call-wrapped shape, functions whose body is the system call and `ret`;
 //! - `calls::call(n, &args)` and `calls::dummy(n, &args)` (F: the same
-//!   argument moves without the call), `calls::call_chained` and
-//!   `calls::dummy_chained` (each call's result the next one's argument);
+//!   argument moves without the call), `calls::call_chained(n, x)` (every
+//!   argument `x`, the callee's result returned: chained by the caller)
+//!   and `calls::call_carried()` (no argument; the callee carries a chain
+//!   through its own static counter);
 //! - `vdso_mapped() -> bool`.
 //!
 //! The instructions differ by architecture, so the platforms here are

@@ -49,10 +49,10 @@ pub mod calls {
     pub fn dummy(_n: u32, _a: &[u64; 7]) {
         unreachable!("{}", yamba_core::bench::no_adapter_reason())
     }
-    pub fn call_chained(_n: u32, _first: u64, _a: &[u64; 7]) -> u64 {
+    pub fn call_chained(_n: u32, _x: u64) -> u64 {
         unreachable!("{}", yamba_core::bench::no_adapter_reason())
     }
-    pub fn dummy_chained(_n: u32, _first: u64, _a: &[u64; 7]) -> u64 {
+    pub fn call_carried() -> u64 {
         unreachable!("{}", yamba_core::bench::no_adapter_reason())
     }
 }

@@ -1,0 +1,73 @@
+//! `cpu.call.N` against ground truth no core breaks: a chain of calls,
+//! each call's arguments the previous call's result and each callee's
+//! result depending on every argument, cannot go faster than one core
+//! cycle per call (the callee's add is on the chain), and one more
+//! argument on the chain never makes a call cheaper. Measurement checks
+//! only (docs/testing.md): each decides on the median of independent runs.
+
+mod support;
+
+use support::{assert_ok_with as assert_ok, find, run_logged as run};
+use yamba_core::{BenchResult, Mode, Session};
+use yamba_suite::cpu::call::CALL;
+use yamba_testkit::{alone, check, Accept};
+
+fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
+    support::quick_session(false)
+}
+
+/// The chained results cpu.call.0 … cpu.call.7, each checked ok.
+fn chained(rs: &[BenchResult]) -> Vec<&BenchResult> {
+    (0..=7)
+        .map(|n| {
+            let r = find(rs, &format!("cpu.call.{n}"));
+            assert_ok(r, &["a chained call lasts at least one core cycle"]);
+            r
+        })
+        .collect()
+}
+
+/// Each chained call lasts at least one core cycle, the clock measured in
+/// the same run (the result's value in cycles). Rule: the median over runs
+/// of the cheapest N's cycles per call at least 1.
+#[test]
+fn a_chained_call_lasts_at_least_one_cycle() {
+    let _alone = alone();
+    let (s, _g) = session();
+    check!("cheapest chained call, core cycles", Accept::at_least(1.0))
+        .attempts(5, 15)
+        .run(|| {
+            let rs = run(s, &CALL, Mode::Hot);
+            let cycles: Vec<f64> = chained(&rs)
+                .iter()
+                .map(|r| r.headline_cycles().expect("no core clock recorded").0)
+                .collect();
+            eprintln!("cycles per chained call, N = 0..7: {cycles:.2?}");
+            cycles.into_iter().fold(f64::INFINITY, f64::min)
+        });
+}
+
+/// From 1 to 7 arguments, one more argument never makes the chained call
+/// cheaper beyond noise. Each run's value is the largest drop, the worst
+/// cpu.call.(N−1) / cpu.call.N over N = 2..7; rule: its median over runs at
+/// most 1.05 (the calls measured one after another in one process share
+/// its clock; 5% is what their medians move by between runs here).
+#[test]
+fn more_arguments_never_make_a_chained_call_cheaper() {
+    let _alone = alone();
+    let (s, _g) = session();
+    check!(
+        "largest cpu.call.(N-1) / cpu.call.N, N = 2..7",
+        Accept::at_most(1.05)
+    )
+    .attempts(5, 15)
+    .run(|| {
+        let rs = run(s, &CALL, Mode::Hot);
+        let ns: Vec<f64> = chained(&rs).iter().map(|r| r.value().unwrap()).collect();
+        eprintln!("ns per chained call, N = 0..7: {ns:.3?}");
+        ns[1..]
+            .windows(2)
+            .map(|w| w[0] / w[1])
+            .fold(f64::NEG_INFINITY, f64::max)
+    });
+}
