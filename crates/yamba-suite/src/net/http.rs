@@ -7,9 +7,9 @@
 //! the scratch directory, writes a status line and headers
 //! (Content-Length among them) and the file's bytes, read and written 64
 //! KiB at a time, and closes. The headers go out in one write with the
-//! body's first bytes, as a server that cares does: written alone, a
-//! small header would hold the body back behind Nagle's algorithm until
-//! the client's delayed ACK.
+//! body's first bytes, as a server that cares does: written alone (as
+//! lmhttp does), the head is a segment of its own, one more for the
+//! client to be woken for.
 //!
 //! `net.http.get.<size>`: one result per file size (`--set
 //! net.http.sizes=1k,64k,1m` by default); the files hold seeded random
