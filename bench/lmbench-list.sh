@@ -18,6 +18,8 @@
 #   RT=1         run both in SCHED_FIFO (root): on a machine others load, neither is
 #                then preempted by their tasks (lmbench times long intervals, which
 #                otherwise include other tasks' time slices)
+#   HTTP_PORT=N  port for lmbench's lmhttp (default 8008, as lmbench's own scripts)
+#   HTTP_N=N     requests in lat_http's file list per size (default 1000)
 #   KEEP=1       keep the work directory (yamba's results files, lmbench's raw output)
 #
 # Needs: jq, taskset, make and cc (lmbench is built from the peers' tarball).
@@ -29,6 +31,8 @@ REPS=${REPS:-3}
 LMN=${LMN:-3}
 BUDGET=${BUDGET:-1}
 LMBENCH=${LMBENCH:-/tmp/lmbench}
+HTTP_PORT=${HTTP_PORT:-8008}
+HTTP_N=${HTTP_N:-1000}
 for p in "$repo/../shared/peers" /work/shared/peers; do
   [ -f "$p/build-lmbench.sh" ] && PEERS=$p && break
 done
@@ -51,8 +55,10 @@ if [ -z "${PAR_MB:-}" ]; then PAR_MB=64; while [ $PAR_MB -lt $(( 2 * llc_mb )) ]
 
 work=$(mktemp -d /var/tmp/yamba-lmlist.XXXXXX)
 lmserver=0
+httpserver=0
 cleanup() {
   [ "$lmserver" = 1 ] && "$LMBENCH/bin/x86/lat_connect" -S 127.0.0.1 >/dev/null 2>&1 || true
+  [ "$httpserver" = 1 ] && "$LMBENCH/bin/x86/lat_http" -S 127.0.0.1 "$HTTP_PORT" >/dev/null 2>&1 || true
   [ "${KEEP:-0}" = 1 ] && echo "work directory kept: $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -61,7 +67,8 @@ echo "building lmbench ($LMBENCH) and yamba ..." >&2
 bash "$PEERS/build-lmbench.sh" "$LMBENCH" >/dev/null
 (cd "$LMBENCH/src" && make -s O=../bin/x86 CFLAGS="-O2 -I/usr/include/tirpc -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1" \
   LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello ../bin/x86/lat_fifo ../bin/x86/lat_unix_connect ../bin/x86/lat_select \
-  ../bin/x86/bw_file_rd ../bin/x86/bw_mmap_rd ../bin/x86/lmdd ../bin/x86/lat_sem ../bin/x86/lat_usleep >/dev/null 2>&1)
+  ../bin/x86/bw_file_rd ../bin/x86/bw_mmap_rd ../bin/x86/lmdd ../bin/x86/lat_sem ../bin/x86/lat_usleep \
+  ../bin/x86/lat_http ../bin/x86/lmhttp >/dev/null 2>&1)
 cp "$LMBENCH/bin/x86/hello" /tmp/hello   # lat_proc exec and shell run /tmp/hello
 (cd "$repo" && cargo build --release -q -p yamba-cli)
 Y="$repo/target/release/yamba"
@@ -234,6 +241,28 @@ sleep 0.5
 ux=$(lm "sed -n 's/^UNIX connection cost: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_unix_connect" "${N[@]}")
 "$LB/lat_unix_connect" -S >/dev/null 2>&1 || true
 row lat_unix_connect net.unix.connect_close "$(ymed "$f" net.unix.connect_close 0.001)" "$ux" µs "socket + connect + close to a path; server accepts"
+# --- lat_http (with lmhttp) ------------------------------------------------------
+# lmbench's scripts start lmhttp in a directory of files and feed lat_http
+# a list of names; lat_http prints the whole list's time. One list per
+# size, one name HTTP_N times: per request = the time / HTTP_N. lmhttp on
+# the other CPU, as yamba's server thread; both serve the same files.
+f=$(yamba net.http.get)
+mkdir -p "$work/http"
+for s in 1k 64k 1m; do
+  case $s in 1k) b=1024;; 64k) b=65536;; 1m) b=1048576;; esac
+  head -c "$b" /dev/urandom >"$work/http/f$s"
+  yes "f$s" | head -n "$HTTP_N" >"$work/http-urls-$s" || true
+done
+(cd "$work/http" && DOCROOT="$work/http" taskset -c "$other" "$LB/lmhttp" "$HTTP_PORT" >/dev/null 2>&1 &) && httpserver=1
+sleep 0.5
+for s in 1k 64k 1m; do
+  ms=$(for _ in $(seq "$REPS"); do pin "$LB/lat_http" 127.0.0.1 "$HTTP_PORT" <"$work/http-urls-$s" 2>&1 >/dev/null \
+         | sed -n 's/.* in \([0-9.]*\) millisec.*/\1/p' || true; done | median)
+  row "lat_http $s" "net.http.get.$s" "$(ymed "$f" "net.http.get.$s" 0.001)" \
+    "$(echo "$ms" | awk -v n="$HTTP_N" '/^[0-9.]+$/ {print $1 * 1000 / n; next} {print "n/a"}')" µs "GET of one $s file, HTTP_N times; lmbench: list time / HTTP_N"
+done
+"$LB/lat_http" -S 127.0.0.1 "$HTTP_PORT" >/dev/null 2>&1 || true; httpserver=0
+
 f=$(yamba ipc.rtt --set ipc.transports=fifo)
 # lat_fifo's writer never exits (it spins on end-of-file, holding our
 # output open): its output goes to a file, and the writer is killed.

@@ -1,7 +1,9 @@
 //! The primitives yamba creates: the `space` area measures the first eight
-//! (its `Batch` makes them), the stress churns them all. What each does
-//! with a kind is its own: how the space area holds one is in
-//! [`crate::space`], how a churn worker uses one is in yamba-stress.
+//! (its `Batch` makes them) and times making and destroying the
+//! descriptor kinds, a mapping and a file (`space.create_destroy.*`); the
+//! stress churns them all. What each does with a kind is its own: how the
+//! space area holds one is in [`crate::space`], how a churn worker uses
+//! one is in yamba-stress.
 
 /// One kind of primitive. The order is the stress's report order (and its
 /// operation codes); the names are those of its `--stressors` and results.

@@ -3,7 +3,9 @@
 //! of RSS; 2N pipes cost twice N pipes (per-object cost independent of N);
 //! every primitive's cost is positive and of plausible order; and a machine
 //! whose other kernel allocations change the counters while the objects are
-//! made withholds the number or leaves it right. Measurement checks only
+//! made withholds the number or leaves it right; creating and destroying
+//! primitives: N creates take N times one, and the pairs order as the
+//! kernel's work does. Measurement checks only
 //! (docs/testing.md), each deciding on the median of independent runs (the
 //! `#[ignore]`d disturber_child is a part of one: the child process it
 //! runs).
@@ -12,7 +14,7 @@ mod support;
 
 use yamba_core::runner::run_one;
 use yamba_core::{BenchResult, Benchmark, Mode, Session, Status};
-use yamba_suite::space::primitives;
+use yamba_suite::space::{create_destroy, primitives};
 use yamba_testkit::{alone, check, skip, Accept};
 
 fn session() -> (&'static Session, std::sync::MutexGuard<'static, ()>) {
@@ -190,7 +192,10 @@ fn every_primitive_has_a_positive_plausible_cost() {
         .run(|| {
             let mut kernel = std::collections::BTreeMap::new();
             let mut broken = 0;
-            for b in yamba_suite::space::BENCHMARKS {
+            for b in yamba_suite::space::BENCHMARKS
+                .iter()
+                .filter(|b| b.unit == yamba_core::Unit::Bytes)
+            {
                 let (k, u) = run(s, b);
                 ok(&k)?;
                 ok(&u)?;
@@ -358,4 +363,77 @@ fn disturbed(s: &Session) -> Result<f64, String> {
         assert_eq!(k.status, Status::Withheld);
         Ok(0.0)
     }
+}
+
+/// The median of `b`'s result `id` in session `s`, or why it was not ok.
+fn time_of(s: &Session, b: &'static Benchmark, id: &str) -> Result<f64, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = run_one(s, b, Mode::Hot, dir.path());
+    let r = rs
+        .iter()
+        .find(|r| r.id == id)
+        .ok_or_else(|| format!("no {id} in {rs:?}"))?;
+    match (r.status, r.median()) {
+        (Status::Ok, Some(v)) => Ok(v),
+        _ => Err(format!("{}: {:?} {:?}", r.id, r.status, r.reason)),
+    }
+}
+
+/// N creates cost N×: a batch of 256 pipes takes four times a batch of
+/// 64 (the per-object times agree). Were a batch's interval not the sum
+/// of its creates (a fixed cost per batch, or objects left out), the
+/// ratio would move away from 4. Rule: the median (256 × t₂₅₆) / (64 ×
+/// t₆₄) of the create halves is 4 within 15%.
+#[test]
+fn four_times_the_creates_take_four_times_as_long() {
+    let _alone = alone();
+    let (s, _g) = session();
+    let small = with(s, &[("space.create_destroy.batch", "64")]);
+    let large = with(s, &[("space.create_destroy.batch", "256")]);
+    let id = "space.create_destroy.pipe.create";
+    check!("256 pipe creates / 64", Accept::within(4.0, 0.15))
+        .attempts(5, 15)
+        .run(|| {
+            let t64 = time_of(&small, &create_destroy::PIPE, id)?;
+            let t256 = time_of(&large, &create_destroy::PIPE, id)?;
+            eprintln!("per pipe: {t64:.0} ns in 64, {t256:.0} ns in 256");
+            Ok::<f64, String>(256.0 * t256 / (64.0 * t64))
+        });
+}
+
+/// Orderings the kernel's work sets, create + destroy as a pair: a
+/// mapping (mmap, a page fault that zeroes a page, munmap freeing it and
+/// flushing its TLB entry) costs more than an eventfd (one small object
+/// and a descriptor); a file (a path lookup, a dentry and an inode made
+/// and removed) more than an eventfd; a pipe (two descriptors, two pipe
+/// buffers' ring) more than an eventfd. Each attempt measures the four;
+/// its value counts the orderings broken. Rule: the median 0.
+#[test]
+fn create_destroy_costs_order_as_the_kernel_work_does() {
+    let _alone = alone();
+    let (s, _g) = session();
+    check!("create_destroy orderings broken", Accept::at_most(0.0))
+        .attempts(5, 15)
+        .run(|| {
+            let mut t = std::collections::BTreeMap::new();
+            for b in [
+                &create_destroy::EVENTFD,
+                &create_destroy::PIPE,
+                &create_destroy::MAPPING,
+                &create_destroy::FILE,
+            ] {
+                t.insert(b.id, time_of(s, b, b.id)?);
+            }
+            eprintln!("{t:?}");
+            let eventfd = t["space.create_destroy.eventfd"];
+            let broken = [
+                "space.create_destroy.mapping",
+                "space.create_destroy.file",
+                "space.create_destroy.pipe",
+            ]
+            .iter()
+            .filter(|id| t[*id] <= eventfd)
+            .count();
+            Ok::<f64, String>(broken as f64)
+        });
 }

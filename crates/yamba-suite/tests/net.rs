@@ -12,7 +12,7 @@ use support::serial;
 use yamba_core::affinity::{default_cpu, other_cpu};
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Status};
 use yamba_suite::fs::remote::{REMOTE_BLOCK, REMOTE_READ};
-use yamba_suite::net::{bandwidth, connect, rtt};
+use yamba_suite::net::{bandwidth, connect, http, rtt};
 use yamba_suite::remote::{Agent, AgentHandle, ServerConfig};
 
 const TOKEN: &str = "net-test-token";
@@ -154,4 +154,35 @@ fn remote_mode_measures_against_the_agent() {
         "{:?}",
         rs[0].reason
     );
+}
+
+/// `net.http.get` at sizes around nothing and one page: one result per
+/// size, each with its response, body and served-count checks held.
+#[test]
+fn http_get_checks_every_response_and_the_server_count() {
+    let _serial = serial();
+    let mut config = RunConfig::quick();
+    config
+        .settings
+        .insert(http::SIZES.key.into(), "0k,4k".into());
+    let rs = run(config, &http::HTTP_GET);
+    assert_ok(&rs);
+    let ids: Vec<&str> = rs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["net.http.get.0k", "net.http.get.4k"]);
+    for r in &rs {
+        for c in [
+            "every response was whole",
+            "the body was the file's bytes",
+            "the server served every request sent",
+        ] {
+            assert!(
+                r.evidence
+                    .iter()
+                    .any(|e| e.check.starts_with(c) && e.gating && e.ok),
+                "{}: no passing '{c}' in {:?}",
+                r.id,
+                r.evidence
+            );
+        }
+    }
 }

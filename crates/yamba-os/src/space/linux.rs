@@ -184,6 +184,9 @@ pub struct Batch {
     release: Option<OwnedFd>,
     pages: Vec<usize>,
     page: usize,
+    /// Names of the files this batch created (Kind::File), unlinked on
+    /// drop after their descriptors close.
+    paths: Vec<std::ffi::CString>,
 }
 
 fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
@@ -221,6 +224,7 @@ impl Batch {
             release: None,
             pages: Vec::new(),
             page,
+            paths: Vec::new(),
         }
     }
 
@@ -231,6 +235,8 @@ impl Batch {
     pub fn create(kind: Kind, n: usize, page: usize) -> Result<Batch, String> {
         use std::os::fd::AsRawFd;
         let mut b = Batch::empty(page);
+        // Room for every descriptor up front: no reallocation among the creates.
+        b.fds.reserve(n * kind.fds() as usize);
         // SAFETY (all blocks below): plain system calls on fds and memory we own.
         match kind {
             Kind::Pipe => (0..n).try_for_each(|_| {
@@ -298,7 +304,8 @@ impl Batch {
                 wait_blocked_threads()?;
             }
             Kind::Process => b.fork_children(n)?,
-            Kind::MmapFile | Kind::File | Kind::Signal | Kind::Cpu => {
+            Kind::File => return Err("a file needs a directory: Batch::files".into()),
+            Kind::MmapFile | Kind::Signal | Kind::Cpu => {
                 return Err(format!("the space adapter does not create {}", kind.name()))
             }
         }
@@ -384,6 +391,29 @@ impl Batch {
         Ok(())
     }
 
+    /// Creates a new empty file at each of `names` (none may exist), each
+    /// held open for writing: a Kind::File is a dentry, an inode and a
+    /// descriptor. Dropping closes them, then unlinks them. The names are
+    /// the caller's, built before, so creating is only the system calls.
+    pub fn files(names: Vec<std::ffi::CString>) -> Result<Batch, String> {
+        let mut b = Batch::empty(0);
+        b.fds.reserve(names.len());
+        b.paths = names;
+        for i in 0..b.paths.len() {
+            let flags = libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC;
+            // SAFETY: the name is NUL-terminated.
+            let r = unsafe { libc::open(b.paths[i].as_ptr(), flags, 0o600) };
+            if r < 0 {
+                let e = os_err(&format!("open(O_CREAT|O_EXCL) failed after {i} files"));
+                // Only the names created so far are ours to unlink.
+                b.paths.truncate(i);
+                return Err(e);
+            }
+            b.fds.push(fd(r, "open")?);
+        }
+        Ok(b)
+    }
+
     pub fn children(&self) -> &[i32] {
         &self.children
     }
@@ -442,6 +472,10 @@ impl Drop for Batch {
             crate::mmap::unmap(p as *mut u8, self.page);
         }
         self.fds.clear();
+        for name in self.paths.drain(..) {
+            // SAFETY: name is NUL-terminated; a file this batch created.
+            unsafe { libc::unlink(name.as_ptr()) };
+        }
     }
 }
 

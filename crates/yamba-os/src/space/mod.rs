@@ -5,9 +5,10 @@
 //!
 //! The interface every implementation provides: `NAME`; `kernel` (the
 //! [`Kernel`] counters, defined here for all), `refresh_counters`; `own_rss`, `private_bytes`; `census`,
-//! `still_mapped`, `raise_nofile`; `Batch` (`create`, `children`, `pages`).
-//! The primitives are [`Kind`]s: `Batch` creates the first eight (the
-//! space area's), not the stress's own last four.
+//! `still_mapped`, `raise_nofile`; `Batch` (`create`, `files`, `children`, `pages`).
+//! The primitives are [`Kind`]s: `Batch::create` makes the first eight
+//! (the space area's), `Batch::files` files in a directory; not the
+//! stress's file mappings, signals or CPU time.
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter

@@ -44,6 +44,10 @@ impl Batch {
     pub fn create(_kind: Kind, _n: usize, _page: usize) -> Result<Batch, String> {
         Err(crate::no_adapter_reason())
     }
+    pub fn files(_names: Vec<std::ffi::CString>) -> Result<Batch, String> {
+        Err(crate::no_adapter_reason())
+    }
+
     pub fn children(&self) -> &[i32] {
         &[]
     }

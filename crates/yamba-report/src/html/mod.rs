@@ -231,7 +231,7 @@ pub fn area_title(area: &str) -> &str {
         "signal" => "Signals",
         "sched" => "Scheduling",
         "net" => "Network",
-        "space" => "Space (memory per object)",
+        "space" => "Space (memory, and time to create and destroy, per object)",
         other => other,
     }
 }

@@ -11,6 +11,7 @@ pub mod adapter;
 pub mod bandwidth;
 pub mod connect;
 pub mod connect_close;
+pub mod http;
 pub mod rtt;
 
 pub use crate::remote::{Target, AGENT_TIMEOUT};
@@ -29,6 +30,7 @@ pub static BENCHMARKS: &[&Benchmark] = &[
     &connect_close::CONNECT_CLOSE,
     &connect_close::UNIX_CONNECT_CLOSE,
     &connect_close::REFUSED_NAIVE,
+    &http::HTTP_GET,
     &bandwidth::TCP_BW_1,
     &bandwidth::TCP_BW_N,
     &bandwidth::UNIX_BW,
