@@ -68,7 +68,7 @@ fn scale(f: &mut ResultsFile, mut factor: impl FnMut(&str) -> f64) {
 
 fn fill(store: &str, base: &Path, runs: usize, machines: usize) -> Result<(), String> {
     let base = ResultsFile::read(base).map_err(|e| e.to_string())?;
-    let mut h = History::open(&StoreSpec::parse(store))?;
+    let mut h = History::open(&StoreSpec::parse(store)).map_err(|e| e.to_string())?;
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let per_machine = runs.div_ceil(machines);
     let t = std::time::Instant::now();
@@ -102,7 +102,7 @@ fn fill(store: &str, base: &Path, runs: usize, machines: usize) -> Result<(), St
                 }
                 k
             });
-            h.save(&f, &origin())?;
+            h.save(&f, &origin()).map_err(|e| e.to_string())?;
             stored += 1;
             if stored % 1000 == 0 {
                 eprintln!("{stored} runs stored ({:.0} s)", t.elapsed().as_secs_f64());
@@ -145,11 +145,11 @@ fn size(store: &str, file: &Path, copies: usize) -> Result<(), String> {
     let spec = StoreSpec::parse(store);
     let mut f = ResultsFile::read(file).map_err(|e| e.to_string())?;
     let observations: usize = f.results.iter().map(|r| r.observations.len()).sum();
-    let mut h = History::open(&spec)?;
+    let mut h = History::open(&spec).map_err(|e| e.to_string())?;
     let before = store_bytes(&spec)?;
     for i in 0..copies {
         f.started = rfc3339(T0 + i as u64 * 3600);
-        h.save(&f, &origin())?;
+        h.save(&f, &origin()).map_err(|e| e.to_string())?;
     }
     drop(h);
     let after = store_bytes(&spec)?;

@@ -37,6 +37,7 @@
 //! a verdict.
 
 use crate::store::{History, RunId};
+use crate::HistoryError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use yamba_report::headline::HEADLINES;
@@ -142,7 +143,7 @@ struct Read {
 }
 
 impl Read {
-    fn of(h: &mut History, id: RunId, started: &str) -> Result<Read, String> {
+    fn of(h: &mut History, id: RunId, started: &str) -> Result<Read, HistoryError> {
         Ok(Read {
             id,
             started: started.to_string(),
@@ -230,7 +231,7 @@ pub fn move_bound(spread: Option<f64>) -> f64 {
 impl History {
     /// The fleet view of this store: the newest run per machine grouped by
     /// hardware, each headline primitive side by side, and the flags.
-    pub fn fleet(&mut self) -> Result<Fleet, String> {
+    pub fn fleet(&mut self) -> Result<Fleet, HistoryError> {
         // Each machine's newest two runs: the view and its moves read no more.
         let mut by_host: BTreeMap<String, Vec<(RunId, String)>> = BTreeMap::new();
         for (host, id, started) in self.newest_per_host(2)? {

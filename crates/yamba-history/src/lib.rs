@@ -19,6 +19,7 @@
 pub mod backend;
 pub mod codec;
 pub mod earlier;
+mod error;
 pub mod fleet;
 pub mod postgres;
 pub mod prune;
@@ -28,6 +29,7 @@ pub mod store;
 pub mod text;
 pub mod trend;
 
+pub use error::HistoryError;
 pub use fleet::{FlagKind, Fleet};
 pub use prune::{Prune, Pruned};
 pub use store::{History, Origin, OriginKind, RunId, RunSummary, Saved, StoreSpec, ENV_VAR};
@@ -36,15 +38,13 @@ pub use trend::{Trend, TrendPoint};
 use yamba_results::ResultsFile;
 
 /// Whether `arg` names a stored run (`@ID`) rather than a file, and which.
-pub fn parse_reference(arg: &str) -> Option<Result<RunId, String>> {
+pub fn parse_reference(arg: &str) -> Option<Result<RunId, HistoryError>> {
     let rest = arg.strip_prefix('@')?;
     Some(
         rest.parse::<RunId>()
             .ok()
             .filter(|id| *id > 0)
-            .ok_or_else(|| {
-                format!("{arg:?}: a stored run is @ID, e.g. @12 (`yamba history` lists them)")
-            }),
+            .ok_or_else(|| HistoryError::BadReference(arg.to_string())),
     )
 }
 
@@ -65,15 +65,12 @@ impl Resolver {
     }
 
     /// The history, opened on first use.
-    pub fn history(&mut self) -> Result<&mut History, String> {
+    pub fn history(&mut self) -> Result<&mut History, HistoryError> {
         if self.history.is_none() {
             let spec = StoreSpec::or_default(self.store.as_deref())?;
             if let StoreSpec::Sqlite(p) = &spec {
                 if !p.exists() {
-                    return Err(format!(
-                        "no history at {} yet: runs are stored there as they end",
-                        p.display()
-                    ));
+                    return Err(HistoryError::NotYet(p.clone()));
                 }
             }
             self.history = Some(History::open(&spec)?);
@@ -83,18 +80,18 @@ impl Resolver {
 
     /// `@ID`: that stored run; anything else: a results file (`-` is
     /// standard input), as every other reader reads it.
-    pub fn read(&mut self, arg: &str) -> Result<ResultsFile, String> {
+    pub fn read(&mut self, arg: &str) -> Result<ResultsFile, HistoryError> {
         match parse_reference(arg) {
             Some(id) => {
                 let id = id?;
                 self.history()?.load(id)
             }
-            None => yamba_results::read_results(arg).map_err(|e| e.to_string()),
+            None => Ok(yamba_results::read_results(arg)?),
         }
     }
 
     /// The `n` newest stored runs, oldest first, each with its `@ID`.
-    pub fn last(&mut self, n: usize) -> Result<Vec<(RunId, ResultsFile)>, String> {
+    pub fn last(&mut self, n: usize) -> Result<Vec<(RunId, ResultsFile)>, HistoryError> {
         let h = self.history()?;
         let ids = h.last(n)?;
         ids.into_iter().map(|id| Ok((id, h.load(id)?))).collect()
@@ -131,7 +128,7 @@ impl Recorder {
     pub fn start(
         no_history: bool,
         store: Option<&str>,
-    ) -> Result<(Option<Recorder>, Vec<String>), String> {
+    ) -> Result<(Option<Recorder>, Vec<String>), HistoryError> {
         if no_history {
             return Ok((None, vec![]));
         }
@@ -205,7 +202,7 @@ mod tests {
 
     #[test]
     fn references_are_at_sign_and_a_positive_number() {
-        assert_eq!(parse_reference("@12"), Some(Ok(12)));
+        assert!(matches!(parse_reference("@12"), Some(Ok(12))));
         assert!(parse_reference("results/a.json").is_none());
         assert!(matches!(parse_reference("@x"), Some(Err(_))));
         assert!(matches!(parse_reference("@0"), Some(Err(_))));

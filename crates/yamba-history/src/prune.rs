@@ -10,6 +10,7 @@
 
 use crate::backend::{Dialect, Value};
 use crate::store::{History, RunSummary};
+use crate::HistoryError;
 
 /// Which runs to remove. At least one rule must be given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,14 +63,12 @@ const CHUNK: usize = 500;
 impl History {
     /// Removes the runs `rule` selects (a dry run only lists them), all in
     /// one transaction; then reclaims an SQLite file's space.
-    pub fn prune(&mut self, rule: &Prune, dry_run: bool) -> Result<Pruned, String> {
+    pub fn prune(&mut self, rule: &Prune, dry_run: bool) -> Result<Pruned, HistoryError> {
         if rule.keep.is_none() && rule.before.is_none() {
-            return Err("prune: say what to remove: --keep N (each machine's newest N stay) and/or --before DATE".into());
+            return Err(HistoryError::NoRule);
         }
         if let Some(d) = rule.before.as_deref().filter(|d| !valid_date(d)) {
-            return Err(format!(
-                "prune --before {d:?}: a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SSZ"
-            ));
+            return Err(HistoryError::BadDate(d.to_string()));
         }
         let mut select = Vec::new();
         let mut params = Vec::new();
@@ -128,14 +127,13 @@ impl History {
                 }
                 Ok((ids, runs, bytes))
             })
-            .map_err(|e| format!("history {location}: cannot prune: {e}"))?;
+            .map_err(crate::error::db("cannot prune", &location))?;
         let mut file_bytes = None;
         if !dry_run && !ids.is_empty() && self.dialect() == Dialect::Sqlite {
-            self.vacuum().map_err(|e| {
-                format!(
-                    "history {location}: removed {} run(s), but cannot VACUUM: {e}",
-                    ids.len()
-                )
+            self.vacuum().map_err(|error| HistoryError::Vacuum {
+                location: location.clone(),
+                removed: ids.len(),
+                error,
             })?;
             file_bytes = file_before.zip(self.file_bytes());
         }

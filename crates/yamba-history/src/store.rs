@@ -5,8 +5,10 @@
 
 use crate::backend::{Backend, DbError, Dialect, Row, Value};
 use crate::codec;
+use crate::error::db;
 use crate::schema;
 use crate::trend::{Trend, TrendPoint};
+use crate::HistoryError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use yamba_results::{now_rfc3339, BenchResult, ResultsFile, Status, Unit};
@@ -40,7 +42,7 @@ impl StoreSpec {
     /// The default history: `$YAMBA_HISTORY` when set, else
     /// `history.sqlite` under the user's data folder
     /// (`$XDG_DATA_HOME/yamba`, or `~/.local/share/yamba`).
-    pub fn default_location() -> Result<StoreSpec, String> {
+    pub fn default_location() -> Result<StoreSpec, HistoryError> {
         if let Some(v) = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()) {
             return Ok(StoreSpec::parse(&v.to_string_lossy()));
         }
@@ -52,12 +54,12 @@ impl StoreSpec {
                     .filter(|h| !h.is_empty())
                     .map(|h| PathBuf::from(h).join(".local/share"))
             })
-            .ok_or("neither XDG_DATA_HOME nor HOME is set: no place for the history (--store FILE, or --no-history)")?;
+            .ok_or(HistoryError::NoPlace)?;
         Ok(StoreSpec::Sqlite(data.join("yamba").join("history.sqlite")))
     }
 
     /// `--store` if given, else the default.
-    pub fn or_default(store: Option<&str>) -> Result<StoreSpec, String> {
+    pub fn or_default(store: Option<&str>) -> Result<StoreSpec, HistoryError> {
         match store {
             Some(s) => Ok(StoreSpec::parse(s)),
             None => StoreSpec::default_location(),
@@ -152,26 +154,22 @@ pub struct History {
     pub created: bool,
 }
 
-fn err(what: &str, location: &str) -> impl Fn(DbError) -> String {
-    let (what, location) = (what.to_string(), location.to_string());
-    move |e| format!("history {location}: {what}: {e}")
-}
-
 impl History {
     /// Opens the history at `spec`, creating the database (and an SQLite
     /// file's folder) and its tables when missing.
-    pub fn open(spec: &StoreSpec) -> Result<History, String> {
+    pub fn open(spec: &StoreSpec) -> Result<History, HistoryError> {
         let db: Box<dyn Backend> = match spec {
             StoreSpec::Sqlite(path) => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|e| {
-                        format!("cannot create the history's folder {}: {e}", dir.display())
+                    std::fs::create_dir_all(dir).map_err(|error| HistoryError::Folder {
+                        dir: dir.to_path_buf(),
+                        error,
                     })?;
                 }
-                Box::new(crate::sqlite::Sqlite::open(path).map_err(|e| e.to_string())?)
+                Box::new(crate::sqlite::Sqlite::open(path).map_err(HistoryError::Connect)?)
             }
             StoreSpec::Postgres(url) => {
-                Box::new(crate::postgres::Postgres::connect(url).map_err(|e| e.to_string())?)
+                Box::new(crate::postgres::Postgres::connect(url).map_err(HistoryError::Connect)?)
             }
         };
         Self::with_backend(db)
@@ -179,7 +177,7 @@ impl History {
 
     /// A history over an open connection: creates the tables if missing,
     /// refuses a schema newer than this yamba knows.
-    pub fn with_backend(db: Box<dyn Backend>) -> Result<History, String> {
+    pub fn with_backend(db: Box<dyn Backend>) -> Result<History, HistoryError> {
         let mut h = History { db, created: false };
         let location = h.location();
         h.created = h
@@ -236,7 +234,7 @@ impl History {
                     }
                 }
             })
-            .map_err(err("cannot open", &location))?;
+            .map_err(crate::error::db("cannot open", &location))?;
         Ok(h)
     }
 
@@ -290,9 +288,12 @@ impl History {
 
     /// Stores a results file, observations and all. A file stored before
     /// (the same bytes) is not stored twice.
-    pub fn save(&mut self, file: &ResultsFile, origin: &Origin) -> Result<Saved, String> {
+    pub fn save(&mut self, file: &ResultsFile, origin: &Origin) -> Result<Saved, HistoryError> {
         let location = self.location();
-        let stored = Stored::of(file, origin).map_err(|e| format!("history {location}: {e}"))?;
+        let stored = Stored::of(file, origin).map_err(|reason| HistoryError::Encode {
+            location: location.clone(),
+            reason,
+        })?;
         let digest = stored.digest.clone();
         let result = self.transaction(|db| {
             let rows = db.query(
@@ -322,13 +323,13 @@ impl History {
             Ok(id) => Ok(Saved::New(id)),
             Err(e) if e.unique_violation => match self.find_digest(&digest)? {
                 Some(id) => Ok(Saved::Existing(id)),
-                None => Err(format!("history {location}: cannot store the run: {e}")),
+                None => Err(db("cannot store the run", &location)(e)),
             },
-            Err(e) => Err(format!("history {location}: cannot store the run: {e}")),
+            Err(e) => Err(db("cannot store the run", &location)(e)),
         }
     }
 
-    fn find_digest(&mut self, digest: &str) -> Result<Option<RunId>, String> {
+    fn find_digest(&mut self, digest: &str) -> Result<Option<RunId>, HistoryError> {
         let location = self.location();
         let rows = self
             .db
@@ -336,12 +337,12 @@ impl History {
                 "SELECT id FROM runs WHERE digest = ?",
                 &[Value::Text(digest.into())],
             )
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         Ok(rows.first().and_then(|r| r[0].as_i64()))
     }
 
     /// Stored runs, newest first (by when they started); at most `limit`.
-    pub fn list(&mut self, limit: Option<usize>) -> Result<Vec<RunSummary>, String> {
+    pub fn list(&mut self, limit: Option<usize>) -> Result<Vec<RunSummary>, HistoryError> {
         let location = self.location();
         let mut sql = format!("SELECT {SUMMARY_COLUMNS} FROM runs ORDER BY started DESC, id DESC");
         if let Some(n) = limit {
@@ -350,22 +351,22 @@ impl History {
         let rows = self
             .db
             .query(&sql, &[])
-            .map_err(err("cannot list runs", &location))?;
+            .map_err(db("cannot list runs", &location))?;
         Ok(rows.iter().map(summary).collect())
     }
 
     /// How many runs are stored.
-    pub fn count(&mut self) -> Result<i64, String> {
+    pub fn count(&mut self) -> Result<i64, HistoryError> {
         let location = self.location();
         let rows = self
             .db
             .query("SELECT COUNT(*) FROM runs", &[])
-            .map_err(err("cannot count runs", &location))?;
+            .map_err(db("cannot count runs", &location))?;
         Ok(rows.first().and_then(|r| r[0].as_i64()).unwrap_or(0))
     }
 
     /// One stored run's listing.
-    pub fn summary(&mut self, id: RunId) -> Result<RunSummary, String> {
+    pub fn summary(&mut self, id: RunId) -> Result<RunSummary, HistoryError> {
         let location = self.location();
         let rows = self
             .db
@@ -373,37 +374,41 @@ impl History {
                 &format!("SELECT {SUMMARY_COLUMNS} FROM runs WHERE id = ?"),
                 &[Value::Int(id)],
             )
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         rows.first()
             .map(summary)
             .ok_or_else(|| self.no_such_run(id))
     }
 
-    fn no_such_run(&self, id: RunId) -> String {
-        format!(
-            "no run @{id} in the history {} (`yamba history` lists them)",
-            self.location()
-        )
+    fn no_such_run(&self, id: RunId) -> HistoryError {
+        HistoryError::NoSuchRun {
+            id,
+            location: self.location(),
+        }
     }
 
     /// Run `id`'s results file without its results: what it ran on and
     /// with which settings, read without a single observation.
-    pub fn load_header(&mut self, id: RunId) -> Result<ResultsFile, String> {
+    pub fn load_header(&mut self, id: RunId) -> Result<ResultsFile, HistoryError> {
         let location = self.location();
         let header = self
             .db
             .query("SELECT header FROM runs WHERE id = ?", &[Value::Int(id)])
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         let header = header.first().ok_or_else(|| self.no_such_run(id))?;
         let header = header[0].as_blob().unwrap_or_default();
-        let corrupt = |e: String| format!("history {location}: run @{id} is damaged: {e}");
+        let corrupt = |reason: String| HistoryError::Damaged {
+            location: location.clone(),
+            id,
+            reason,
+        };
         let text = codec::unpack_text(header).map_err(corrupt)?;
         ResultsFile::from_json(&text).map_err(|e| corrupt(e.to_string()))
     }
 
     /// Run `id`'s headline value of each result that was ok, by result key
     /// (`id@mode`), as listed at storing: no result body is read.
-    pub fn headlines(&mut self, id: RunId) -> Result<BTreeMap<String, f64>, String> {
+    pub fn headlines(&mut self, id: RunId) -> Result<BTreeMap<String, f64>, HistoryError> {
         let location = self.location();
         let rows = self
             .db
@@ -411,7 +416,7 @@ impl History {
                 "SELECT result_key, headline FROM results WHERE run_id = ? AND status = ? ORDER BY position",
                 &[Value::Int(id), Value::Text(Status::Ok.as_str().into())],
             )
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         let mut out = BTreeMap::new();
         for r in &rows {
             if let (Some(k), Some(v)) = (r[0].as_str(), r[1].as_f64()) {
@@ -422,7 +427,7 @@ impl History {
     }
 
     /// The results file stored as run `id`, exactly as it was stored.
-    pub fn load(&mut self, id: RunId) -> Result<ResultsFile, String> {
+    pub fn load(&mut self, id: RunId) -> Result<ResultsFile, HistoryError> {
         let mut file = self.load_header(id)?;
         let location = self.location();
         let bodies = self
@@ -431,8 +436,12 @@ impl History {
                 "SELECT body FROM results WHERE run_id = ? ORDER BY position",
                 &[Value::Int(id)],
             )
-            .map_err(err("cannot read", &location))?;
-        let corrupt = |e: String| format!("history {location}: run @{id} is damaged: {e}");
+            .map_err(db("cannot read", &location))?;
+        let corrupt = |reason: String| HistoryError::Damaged {
+            location: location.clone(),
+            id,
+            reason,
+        };
         file.results = bodies
             .iter()
             .map(|row| {
@@ -445,14 +454,14 @@ impl History {
     }
 
     /// The `n` newest runs' ids, oldest of them first.
-    pub fn last(&mut self, n: usize) -> Result<Vec<RunId>, String> {
+    pub fn last(&mut self, n: usize) -> Result<Vec<RunId>, HistoryError> {
         let mut ids: Vec<RunId> = self.list(Some(n))?.iter().map(|r| r.id).collect();
         if ids.len() < n {
-            return Err(format!(
-                "--last {n}: the history {} holds {} run(s)",
-                self.location(),
-                ids.len()
-            ));
+            return Err(HistoryError::TooFewRuns {
+                asked: n,
+                held: ids.len(),
+                location: self.location(),
+            });
         }
         ids.reverse();
         Ok(ids)
@@ -461,7 +470,10 @@ impl History {
     /// Each machine's (hostname's) `n` newest runs, newest first, machines
     /// in name order: the fleet view's runs, read from the index of runs
     /// by machine and start, without a listing of every run.
-    pub fn newest_per_host(&mut self, n: usize) -> Result<Vec<(String, RunId, String)>, String> {
+    pub fn newest_per_host(
+        &mut self,
+        n: usize,
+    ) -> Result<Vec<(String, RunId, String)>, HistoryError> {
         let location = self.location();
         let rows = self
             .db
@@ -472,7 +484,7 @@ impl History {
                  FROM runs) AS ranked WHERE newness <= ? ORDER BY hostname, newness",
                 &[Value::from(n)],
             )
-            .map_err(err("cannot list runs", &location))?;
+            .map_err(db("cannot list runs", &location))?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -486,7 +498,11 @@ impl History {
     /// configuration and started no later, as far as the listing tells:
     /// the same host, kernel, yamba version and quick or not. Whatever else
     /// the store holds (other machines' runs, newer ones) is not read.
-    pub fn earlier_of(&mut self, file: &ResultsFile, n: usize) -> Result<Vec<RunSummary>, String> {
+    pub fn earlier_of(
+        &mut self,
+        file: &ResultsFile,
+        n: usize,
+    ) -> Result<Vec<RunSummary>, HistoryError> {
         let location = self.location();
         let quick = file
             .config
@@ -509,14 +525,14 @@ impl History {
                     Value::from(quick),
                 ],
             )
-            .map_err(err("cannot list runs", &location))?;
+            .map_err(db("cannot list runs", &location))?;
         Ok(rows.iter().map(summary).collect())
     }
 
     /// One result's headline value and interval in every stored run that
     /// has it, oldest first, with changes of machine, kernel or yamba
     /// marked. `name` is `id@mode`, or an id measured in one mode only.
-    pub fn trend(&mut self, name: &str) -> Result<Trend, String> {
+    pub fn trend(&mut self, name: &str) -> Result<Trend, HistoryError> {
         let location = self.location();
         // The name as a key, else the keys of an id (both from indexes alone).
         let exact = self
@@ -525,14 +541,14 @@ impl History {
                 "SELECT result_key FROM results WHERE result_key = ? LIMIT 1",
                 &[Value::Text(name.into())],
             )
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         let keys = if exact.is_empty() {
             self.db
                 .query(
                     "SELECT DISTINCT result_key FROM results WHERE result_id = ? ORDER BY result_key",
                     &[Value::Text(name.into())],
                 )
-                .map_err(err("cannot read", &location))?
+                .map_err(db("cannot read", &location))?
         } else {
             exact
         };
@@ -541,11 +557,10 @@ impl History {
             return Err(self.unknown_result(name)?);
         }
         if keys.len() > 1 {
-            return Err(format!(
-                "{name:?} names {} results ({}); name one as id@mode",
-                keys.len(),
-                keys.join(", ")
-            ));
+            return Err(HistoryError::Ambiguous {
+                name: name.to_string(),
+                keys: keys.iter().map(|k| k.to_string()).collect(),
+            });
         }
         let key = keys[0].to_string();
         // Two index-only reads joined here: the result's rows, and every
@@ -557,7 +572,7 @@ impl History {
                  FROM results WHERE result_key = ?",
                 &[Value::Text(key.clone())],
             )
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         let mut by_run: BTreeMap<RunId, &Row> = BTreeMap::new();
         for r in &results {
             let run = r[0].as_i64().unwrap_or(0);
@@ -574,7 +589,7 @@ impl History {
                 "SELECT id, started, machine, kernel, tool_version FROM runs ORDER BY started, id",
                 &[],
             )
-            .map_err(err("cannot read", &location))?;
+            .map_err(db("cannot read", &location))?;
         let mut points: Vec<TrendPoint> = Vec::new();
         let mut unit: Option<Unit> = None;
         for run in &runs {
@@ -608,7 +623,7 @@ impl History {
     }
 
     /// "No stored run has …", with the stored names it may have meant.
-    fn unknown_result(&mut self, name: &str) -> Result<String, String> {
+    fn unknown_result(&mut self, name: &str) -> Result<HistoryError, HistoryError> {
         let location = self.location();
         let stem = name.split('@').next().unwrap_or(name);
         let area = stem.split('.').next().unwrap_or(stem);
@@ -618,15 +633,16 @@ impl History {
                 "SELECT DISTINCT result_key FROM results WHERE result_key LIKE ? ORDER BY result_key",
                 &[Value::Text(format!("{area}%"))],
             )
-            .map_err(err("cannot read", &location))?;
-        let near: Vec<&str> = rows.iter().filter_map(|r| r[0].as_str()).take(8).collect();
-        Ok(if near.is_empty() {
-            format!("no stored run has a result named {name:?}")
-        } else {
-            format!(
-                "no stored run has a result named {name:?}; stored ones near it: {}",
-                near.join(", ")
-            )
+            .map_err(db("cannot read", &location))?;
+        let near = rows
+            .iter()
+            .filter_map(|r| r[0].as_str())
+            .take(8)
+            .map(str::to_string)
+            .collect();
+        Ok(HistoryError::UnknownResult {
+            name: name.to_string(),
+            near,
         })
     }
 }

@@ -144,7 +144,7 @@ fn a_version_1_postgres_store_is_upgraded_in_place() {
     assert!(!h.created);
     assert_eq!(text(&h.load(id).unwrap()), text(&real_run()));
     assert_eq!(h.trend("cpu.syscall.getppid@hot").unwrap().points.len(), 1);
-    let e = h.trend("cpu.syscall.getppid").unwrap_err();
+    let e = h.trend("cpu.syscall.getppid").unwrap_err().to_string();
     assert!(e.contains("names 2 results"), "{e}");
     drop(h);
     let version: String = c

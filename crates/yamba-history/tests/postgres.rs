@@ -115,7 +115,10 @@ fn an_unreachable_server_is_one_clear_line() {
         "postgres://yamba:s3cret@localhost/none?host={}&port=1",
         dir.path().display()
     );
-    let e = History::open(&StoreSpec::Postgres(url)).err().unwrap();
+    let e = History::open(&StoreSpec::Postgres(url))
+        .err()
+        .unwrap()
+        .to_string();
     assert!(
         e.starts_with("cannot connect to postgres://yamba:***@"),
         "{e}"

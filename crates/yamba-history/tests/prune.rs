@@ -78,7 +78,7 @@ fn check_prune(fresh: &mut dyn FnMut() -> StoreSpec) {
 
     // No rule: refused, nothing removed.
     let mut h = planted(fresh);
-    let e = h.prune(&Prune::default(), false).unwrap_err();
+    let e = h.prune(&Prune::default(), false).unwrap_err().to_string();
     assert!(e.contains("--keep") && e.contains("--before"), "{e}");
     let e = h
         .prune(
@@ -88,7 +88,8 @@ fn check_prune(fresh: &mut dyn FnMut() -> StoreSpec) {
             },
             false,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("YYYY-MM-DD"), "{e}");
     assert_eq!(remaining(&mut h), all);
 

@@ -58,7 +58,7 @@ fn a_stored_file_reads_back_exactly() {
     assert!(s.withheld > 0 && s.ok > 0);
     assert_eq!(s.kernel, "6.1.0");
     assert_eq!(s.origin, "import");
-    assert!(h.load(999).unwrap_err().contains("no run @999"));
+    assert!(h.load(999).unwrap_err().to_string().contains("no run @999"));
 }
 
 #[test]
@@ -84,7 +84,11 @@ fn a_header_and_the_headlines_read_back_without_the_observations() {
     for r in ok {
         assert_eq!(heads[&r.key()], r.value().unwrap(), "{}", r.key());
     }
-    assert!(h.load_header(999).unwrap_err().contains("no run @999"));
+    assert!(h
+        .load_header(999)
+        .unwrap_err()
+        .to_string()
+        .contains("no run @999"));
 }
 
 #[test]
@@ -142,19 +146,23 @@ fn a_trend_over_three_runs_has_three_points_and_marks_the_kernel_change() {
         vec!["kernel: 6.1.0 → 6.12.0".to_string()]
     );
     // The id alone is ambiguous: measured hot and cold.
-    let e = h.trend("cpu.syscall.getppid").unwrap_err();
+    let e = h.trend("cpu.syscall.getppid").unwrap_err().to_string();
     assert!(
         e.contains("cpu.syscall.getppid@cold") && e.contains("@hot"),
         "{e}"
     );
-    let e = h.trend("cpu.syscall.getpid").unwrap_err();
+    let e = h.trend("cpu.syscall.getpid").unwrap_err().to_string();
     assert!(
         e.contains("no stored run") && e.contains("cpu.syscall.getppid@hot"),
         "{e}"
     );
     // --last 2: the two newest by start, oldest first.
     assert_eq!(h.last(2).unwrap(), vec![b, c]);
-    assert!(h.last(4).unwrap_err().contains("holds 3 run(s)"));
+    assert!(h
+        .last(4)
+        .unwrap_err()
+        .to_string()
+        .contains("holds 3 run(s)"));
 }
 
 /// Eight writers at once, each its own connection, five runs each: every
@@ -207,6 +215,9 @@ fn a_newer_schema_is_refused_in_words() {
     )
     .unwrap();
     drop(c);
-    let e = History::open(&StoreSpec::Sqlite(path)).err().unwrap();
+    let e = History::open(&StoreSpec::Sqlite(path))
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("schema version 99 is newer"), "{e}");
 }

@@ -76,16 +76,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             if n < 2 {
                 anyhow::bail!("--last {n}: needs at least 2 runs to compare");
             }
-            let mut runs = resolver.last(n).map_err(anyhow::Error::msg)?;
+            let mut runs = resolver.last(n)?;
             let (ib, b) = runs.pop().expect("n ≥ 2 runs");
             let (ia, a) = runs.swap_remove(0);
             eprintln!("yamba: comparing @{ia} (A) with @{ib} (B)");
             (a, b)
         }
-        (None, Some(a), Some(b)) => (
-            resolver.read(a).map_err(anyhow::Error::msg)?,
-            resolver.read(b).map_err(anyhow::Error::msg)?,
-        ),
+        (None, Some(a), Some(b)) => (resolver.read(a)?, resolver.read(b)?),
         _ => anyhow::bail!("compare needs two runs (files or @ID), or --last 2"),
     };
     let earlier = yamba_history::earlier::earlier_runs(&mut resolver, &a, &b, args.history_runs);

@@ -30,8 +30,7 @@ impl RecordArgs {
     /// Checks the history before anything is measured: an explicit store
     /// that cannot be opened is an error now, not after an hour of work.
     pub fn start(&self) -> anyhow::Result<Option<Recorder>> {
-        let (recorder, messages) = Recorder::start(self.no_history, self.store.store.as_deref())
-            .map_err(anyhow::Error::msg)?;
+        let (recorder, messages) = Recorder::start(self.no_history, self.store.store.as_deref())?;
         for m in messages {
             eprintln!("yamba: {m}");
         }
@@ -142,13 +141,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut resolver = Resolver::new(args.store.store.as_deref());
     match args.command {
         None => {
-            let h = resolver.history().map_err(anyhow::Error::msg)?;
+            let h = resolver.history()?;
             let limit = (!args.all).then_some(args.limit);
-            let runs = h.list(limit).map_err(anyhow::Error::msg)?;
+            let runs = h.list(limit)?;
             match args.format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&runs)?),
                 Format::Table => {
-                    let total = h.count().map_err(anyhow::Error::msg)?;
+                    let total = h.count()?;
                     print!("{}", yamba_history::text::list(&runs));
                     if (runs.len() as i64) < total {
                         println!(
@@ -163,12 +162,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
         Some(Sub::Show { id, format }) => {
             let id = parse_id(&id)?;
-            let h = resolver.history().map_err(anyhow::Error::msg)?;
-            let file = h.load(id).map_err(anyhow::Error::msg)?;
+            let h = resolver.history()?;
+            let file = h.load(id)?;
             match format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
                 Format::Table => {
-                    let summary = h.summary(id).map_err(anyhow::Error::msg)?;
+                    let summary = h.summary(id)?;
                     print!("{}", yamba_history::text::show(&summary, &file));
                 }
             }
@@ -184,8 +183,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     anyhow::bail!("--output {}: the name must end in .svg", p.display());
                 }
             }
-            let h = resolver.history().map_err(anyhow::Error::msg)?;
-            let trend = h.trend(&name).map_err(anyhow::Error::msg)?;
+            let h = resolver.history()?;
+            let trend = h.trend(&name)?;
             match format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&trend)?),
                 Format::Table => print!("{}", trend.text()),
@@ -198,8 +197,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             Ok(0)
         }
         Some(Sub::Fleet { format }) => {
-            let h = resolver.history().map_err(anyhow::Error::msg)?;
-            let fleet = h.fleet().map_err(anyhow::Error::msg)?;
+            let h = resolver.history()?;
+            let fleet = h.fleet()?;
             match format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&fleet)?),
                 Format::Table => print!("{}", fleet.text()),
@@ -212,16 +211,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             dry_run,
         }) => {
             let rule = yamba_history::Prune { keep, before };
-            let h = resolver.history().map_err(anyhow::Error::msg)?;
-            let pruned = h.prune(&rule, dry_run).map_err(anyhow::Error::msg)?;
+            let h = resolver.history()?;
+            let pruned = h.prune(&rule, dry_run)?;
             print!("{}", yamba_history::text::pruned(&pruned));
             eprintln!("yamba: history {}", h.location());
             Ok(0)
         }
         Some(Sub::Import { files }) => {
-            let spec =
-                StoreSpec::or_default(args.store.store.as_deref()).map_err(anyhow::Error::msg)?;
-            let mut h = History::open(&spec).map_err(anyhow::Error::msg)?;
+            let spec = StoreSpec::or_default(args.store.store.as_deref())?;
+            let mut h = History::open(&spec)?;
             let mut failed = 0;
             for f in &files {
                 let done = ResultsFile::read(f)
@@ -235,6 +233,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                                 source: Some(f.clone()),
                             },
                         )
+                        .map_err(|e| e.to_string())
                     });
                 match done {
                     Ok(Saved::New(id)) => println!("{}: stored as @{id}", f.display()),
@@ -260,7 +259,5 @@ fn parse_id(s: &str) -> anyhow::Result<i64> {
     } else {
         format!("@{s}")
     };
-    yamba_history::parse_reference(&with_at)
-        .expect("starts with @")
-        .map_err(anyhow::Error::msg)
+    Ok(yamba_history::parse_reference(&with_at).expect("starts with @")?)
 }

@@ -39,7 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut files = Vec::new();
     for p in &args.files {
         let file = if p.starts_with('@') {
-            resolver.read(p).map_err(anyhow::Error::msg)?
+            resolver.read(p)?
         } else {
             yamba_results::read_results(p)?
         };
