@@ -150,6 +150,25 @@ impl CpuShare {
 /// /proc/stat windows shorter than this are too coarse to judge by.
 const MIN_STAT_WINDOW_NS: f64 = 0.5e9;
 
+/// Adds the gating check that both parties stayed on their pinned CPUs:
+/// `cpus` (initiator's, peer's) and each side's (samples elsewhere,
+/// samples) from sched_getcpu, taken on every 16th `step` ("call", "step").
+pub fn add_pinned_evidence(
+    r: &mut yamba_core::BenchResult,
+    step: &str,
+    cpus: (usize, usize),
+    client: (u64, u64),
+    peer: (u64, u64),
+) {
+    let ((cw, cs), (pw, ps)) = (client, peer);
+    r.add_evidence(
+        format!("initiator and peer stayed on their pinned CPUs (sched_getcpu sampled on every 16th {step})"),
+        format!("initiator on CPU {}, peer on CPU {}", cpus.0, cpus.1),
+        format!("initiator {cw}/{cs} samples elsewhere, peer {pw}/{ps} samples elsewhere"),
+        cw == 0 && pw == 0 && cs > 0 && ps > 0,
+    );
+}
+
 /// Adds the cross-CPU gating check: the peer had its CPU to itself, i.e.
 /// it waited for it (schedstat run_delay, ns-exact) no more than 10% of
 /// the operations' mean time, and — when the window is long enough for

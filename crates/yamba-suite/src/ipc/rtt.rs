@@ -19,7 +19,9 @@
 
 use super::adapter;
 use super::cold;
-use super::peer::{add_cpu_evidence, CpuShare, OthersOnCpu, Peer, PeerStats, Shared};
+use super::peer::{
+    add_cpu_evidence, add_pinned_evidence, CpuShare, OthersOnCpu, Peer, PeerStats, Shared,
+};
 use super::transport::{self, Transport};
 use serde_json::json;
 use std::sync::atomic::Ordering;
@@ -190,17 +192,7 @@ impl RttRun {
                 && self.peer_errors == 0
                 && self.calls > 0,
         );
-        let (cw, cs) = self.client_cpu;
-        let (pw, ps) = self.peer_cpu;
-        r.add_evidence(
-            "initiator and peer stayed on their pinned CPUs (sched_getcpu sampled on every 16th call)",
-            format!(
-                "initiator on CPU {}, peer on CPU {}",
-                self.cpus.0, self.cpus.1
-            ),
-            format!("initiator {cw}/{cs} samples elsewhere, peer {pw}/{ps} samples elsewhere"),
-            cw == 0 && pw == 0 && cs > 0 && ps > 0,
-        );
+        add_pinned_evidence(&mut r, "call", self.cpus, self.client_cpu, self.peer_cpu);
         if self.placement == Placement::CrossCpu {
             let mean = r.summary.as_ref().map_or(f64::NAN, |s| s.mean);
             add_cpu_evidence(&mut r, self.cpus.1, self.peer_cpu_use, self.calls, mean);

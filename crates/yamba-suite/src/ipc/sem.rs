@@ -29,7 +29,7 @@
 
 use super::adapter;
 use super::cold;
-use super::peer::{add_cpu_evidence, CpuShare, Peer, PeerStats, Shared};
+use super::peer::{add_cpu_evidence, add_pinned_evidence, CpuShare, Peer, PeerStats, Shared};
 use super::rtt::{self, Placement};
 use super::transport::Transport;
 use std::sync::atomic::Ordering;
@@ -246,17 +246,7 @@ impl SysvRun {
                 && self.served == self.steps
                 && self.values == (Some(1), Some(0)),
         );
-        let (cw, cs) = self.client_cpu;
-        let (pw, ps) = self.peer_cpu;
-        r.add_evidence(
-            "initiator and peer stayed on their pinned CPUs (sched_getcpu sampled on every 16th step)",
-            format!(
-                "initiator on CPU {}, peer on CPU {}",
-                self.cpus.0, self.cpus.1
-            ),
-            format!("initiator {cw}/{cs} samples elsewhere, peer {pw}/{ps} samples elsewhere"),
-            cw == 0 && pw == 0 && cs > 0 && ps > 0,
-        );
+        add_pinned_evidence(&mut r, "step", self.cpus, self.client_cpu, self.peer_cpu);
         if self.placement == Placement::CrossCpu {
             let mean = r.summary.as_ref().map_or(f64::NAN, |s| s.mean);
             add_cpu_evidence(&mut r, self.cpus.1, self.peer_cpu_use, self.steps, mean);
