@@ -4,7 +4,7 @@
 //! called one; docs/certainty.md, "Machine states"), and the spread
 //! between runs that `yamba run` prints.
 
-use yamba_report::compare;
+use yamba_analysis::compare;
 
 /// Stored runs read for earlier runs of the baseline's configuration: with
 /// 39 of them and A, a new identical run's mean falls outside their range
@@ -20,8 +20,8 @@ pub fn earlier_values(
     resolver: &mut crate::Resolver,
     this: &yamba_results::ResultsFile,
     n: usize,
-) -> yamba_report::between::EarlierValues {
-    let mut out = yamba_report::between::EarlierValues::default();
+) -> yamba_analysis::between::EarlierValues {
+    let mut out = yamba_analysis::between::EarlierValues::default();
     if n == 0 {
         return out;
     }

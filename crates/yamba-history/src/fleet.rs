@@ -1,6 +1,6 @@
 //! A store read as a fleet: the newest run of every machine, machines of
 //! the same hardware side by side for each of lmbench's headline
-//! primitives ([`yamba_report::headline::HEADLINES`]), and the machines that
+//! primitives ([`yamba_analysis::headline::HEADLINES`]), and the machines that
 //! stand out — outside their group's spread, or moved since their own
 //! previous run (with when, and what changed in their description).
 //!
@@ -40,7 +40,7 @@ use crate::store::{History, RunId};
 use crate::HistoryError;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use yamba_report::headline::HEADLINES;
+use yamba_analysis::headline::HEADLINES;
 use yamba_results::ResultsFile;
 
 /// How many spreads away a value must be to be flagged.

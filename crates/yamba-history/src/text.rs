@@ -91,8 +91,10 @@ pub fn list(runs: &[RunSummary]) -> String {
     out
 }
 
-/// One run: where it came from, its machine and notes, and its table.
-pub fn show(r: &RunSummary, file: &ResultsFile) -> String {
+/// One run: where it came from, its machine and its counts, then its
+/// results as `table` renders them (the caller's presentation: the
+/// history does not render results tables), then its notes.
+pub fn show(r: &RunSummary, file: &ResultsFile, table: &str) -> String {
     let mut out = format!("run @{}: yamba {}\n", r.id, r.command);
     out.push_str(&format!(
         "  started {}, finished {}{}\n",
@@ -117,7 +119,7 @@ pub fn show(r: &RunSummary, file: &ResultsFile) -> String {
         "  {} results: {} ok, {} withheld, {} skipped, {} failed\n\n",
         r.results, r.ok, r.withheld, r.skipped, r.failed
     ));
-    out.push_str(&yamba_report::table::render(&file.results));
+    out.push_str(table);
     for note in &file.notes {
         out.push_str(&format!("note: {note}\n"));
     }

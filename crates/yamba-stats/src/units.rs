@@ -65,6 +65,24 @@ impl Unit {
     }
 }
 
+/// A size in the binary unit that suits it: "48 KiB", "2 MiB", "23.5 GiB".
+pub fn format_size(bytes: u64) -> String {
+    let b = bytes as f64;
+    let (div, sym) = match bytes {
+        n if n >= 1 << 40 => ((1u64 << 40) as f64, "TiB"),
+        n if n >= 1 << 30 => ((1u64 << 30) as f64, "GiB"),
+        n if n >= 1 << 20 => ((1u64 << 20) as f64, "MiB"),
+        n if n >= 1 << 10 => (1024.0, "KiB"),
+        _ => (1.0, "B"),
+    };
+    let v = b / div;
+    if (v - v.round()).abs() < 0.05 {
+        format!("{} {sym}", v.round())
+    } else {
+        format!("{v:.1} {sym}")
+    }
+}
+
 /// Formats a value with about four significant digits.
 pub fn format_sig(v: f64) -> String {
     if !v.is_finite() {

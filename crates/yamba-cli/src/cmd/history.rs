@@ -168,7 +168,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&file)?),
                 Format::Table => {
                     let summary = h.summary(id)?;
-                    print!("{}", yamba_history::text::show(&summary, &file));
+                    let table = yamba_report::table::render(&file.results);
+                    print!("{}", yamba_history::text::show(&summary, &file, &table));
                 }
             }
             Ok(0)

@@ -654,7 +654,7 @@ pub static MODELS: &[Model] = &[
             (m > 0.0)
                 .then(|| Term {
                     range: Range::new(0.5 * m, 0.9 * m),
-                    how: format!("50–90% of {} of memory", crate::machine::size(m as u64)),
+                    how: format!("50–90% of {} of memory", yamba_results::units::format_size(m as u64)),
                 })
                 .ok_or("memory size unknown".into())
         },
