@@ -790,60 +790,105 @@ fn compare_one(
     earlier: &[Vec<f64>],
     replicated: (bool, bool),
 ) -> (Row, Option<TooFewWhy>, bool) {
-    let (mut sa, mut sb) = (process_samples(ra), process_samples(rb));
-    let (mut ca, mut cb) = (cycle_samples(ra), cycle_samples(rb));
-    let unshared = unshared_blocks(ra, rb);
-    let mut shared_note = None;
-    if let Some((ka, kb)) = &unshared {
-        let left = (sa.len() - ka.len(), sb.len() - kb.len());
+    let s = Samples::unshared(ra, rb);
+    let mut row = Row::untested(ra, rb, &s);
+    if let Some(note) = not_comparable(ra, rb, &s) {
+        row.note = Some(note);
+        return (row, None, false);
+    }
+    if s.a.len() < MIN_BLOCKS || s.b.len() < MIN_BLOCKS {
+        let (why, by_design) = too_few(&mut row, ra, rb, &s, replicated);
+        return (row, why, by_design);
+    }
+    row.note = s.shared_note.clone();
+    let why = test_blocks(&mut row, ra, rb, &s, confidence, earlier);
+    (row, why, false)
+}
+
+/// Each side's per-process samples, in time and (where measured) in core
+/// cycles, less the processes a shared core moved.
+struct Samples {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    cycles_a: Option<Vec<f64>>,
+    cycles_b: Option<Vec<f64>>,
+    /// What was left out for a shared core, in words.
+    shared_note: Option<String>,
+}
+
+impl Samples {
+    fn unshared(ra: &BenchResult, rb: &BenchResult) -> Samples {
+        let mut s = Samples {
+            a: process_samples(ra),
+            b: process_samples(rb),
+            cycles_a: cycle_samples(ra),
+            cycles_b: cycle_samples(rb),
+            shared_note: None,
+        };
+        let Some((ka, kb)) = unshared_blocks(ra, rb) else {
+            return s;
+        };
+        let left = (s.a.len() - ka.len(), s.b.len() - kb.len());
         if left != (0, 0) {
             let pick = |v: &[f64], k: &[usize]| k.iter().map(|&i| v[i]).collect::<Vec<f64>>();
-            sa = pick(&sa, ka);
-            sb = pick(&sb, kb);
-            ca = ca.map(|v| pick(&v, ka));
-            cb = cb.map(|v| pick(&v, kb));
-            shared_note = Some(format!(
+            s.a = pick(&s.a, &ka);
+            s.b = pick(&s.b, &kb);
+            s.cycles_a = s.cycles_a.map(|v| pick(&v, &ka));
+            s.cycles_b = s.cycles_b.map(|v| pick(&v, &kb));
+            s.shared_note = Some(format!(
                 "{} of A's and {} of B's processes ran on a shared core (another hardware thread was using it), which moved them: left out",
                 left.0, left.1
             ));
         }
+        s
     }
-    let mut row = Row {
-        key: ra.key(),
-        unit: ra.unit.symbol().to_string(),
-        status_a: Some(status_name(ra.status)),
-        status_b: Some(status_name(rb.status)),
-        n_a: ra.observations.len(),
-        n_b: rb.observations.len(),
-        blocks_a: sa.len(),
-        blocks_b: sb.len(),
-        median_a: ra.value(),
-        median_b: rb.value(),
-        change_pct: None,
-        ci_pct: None,
-        p_value: None,
-        q_value: None,
-        change_cycles_pct: None,
-        p_cycles: None,
-        verdict: Verdict::NotCompared,
-        worse_pct: None,
-        p_gate: None,
-        p_gate_holm: None,
-        gate: None,
-        note: None,
-        judged: None,
-    };
+}
+
+impl Row {
+    /// The row before any test: what each side is, nothing called.
+    fn untested(ra: &BenchResult, rb: &BenchResult, s: &Samples) -> Row {
+        Row {
+            key: ra.key(),
+            unit: ra.unit.symbol().to_string(),
+            status_a: Some(status_name(ra.status)),
+            status_b: Some(status_name(rb.status)),
+            n_a: ra.observations.len(),
+            n_b: rb.observations.len(),
+            blocks_a: s.a.len(),
+            blocks_b: s.b.len(),
+            median_a: ra.value(),
+            median_b: rb.value(),
+            change_pct: None,
+            ci_pct: None,
+            p_value: None,
+            q_value: None,
+            change_cycles_pct: None,
+            p_cycles: None,
+            verdict: Verdict::NotCompared,
+            worse_pct: None,
+            p_gate: None,
+            p_gate_holm: None,
+            gate: None,
+            note: None,
+            judged: None,
+        }
+    }
+}
+
+/// Why the two results cannot be compared at all — a damaged file, a
+/// result not measured cleanly, different units, no observations — or
+/// `None`.
+fn not_comparable(ra: &BenchResult, rb: &BenchResult, s: &Samples) -> Option<String> {
     let tampered: Vec<&str> = [("A", ra), ("B", rb)]
         .iter()
         .filter(|(_, r)| yamba_results::check_result(r).is_err())
         .map(|(side, _)| *side)
         .collect();
     if !tampered.is_empty() {
-        row.note = Some(format!(
+        return Some(format!(
             "not compared: stored statistics disagree with the observations in {} (see the warning)",
             tampered.join(" and ")
         ));
-        return (row, None, false);
     }
     let not_ok: Vec<String> = [("A", ra), ("B", rb)]
         .iter()
@@ -851,83 +896,102 @@ fn compare_one(
         .map(|(side, r)| format!("{} in {side}", status_name(r.status)))
         .collect();
     if !not_ok.is_empty() {
-        row.note = Some(not_ok.join(", "));
-        return (row, None, false);
+        return Some(not_ok.join(", "));
     }
     if ra.unit != rb.unit {
-        row.note = Some(format!(
+        return Some(format!(
             "unit {} in A, {} in B",
             ra.unit.symbol(),
             rb.unit.symbol()
         ));
-        return (row, None, false);
     }
-    if (sa.is_empty() || sb.is_empty()) && shared_note.is_none() {
-        row.note = Some("no observations".into());
-        return (row, None, false);
+    if (s.a.is_empty() || s.b.is_empty()) && s.shared_note.is_none() {
+        return Some("no observations".into());
     }
+    None
+}
+
+/// Fewer processes a side than the test needs: the change as it looks,
+/// nothing called, and why — with whether it is one process by design.
+fn too_few(
+    row: &mut Row,
+    ra: &BenchResult,
+    rb: &BenchResult,
+    s: &Samples,
+    replicated: (bool, bool),
+) -> (Option<TooFewWhy>, bool) {
     let higher_better = ra.unit.higher_is_better();
-    if sa.len() < MIN_BLOCKS || sb.len() < MIN_BLOCKS {
-        // Say how large the change looks, but call nothing.
-        if let (Some(a), Some(b)) = (row.median_a, row.median_b) {
-            if a != 0.0 && b != 0.0 {
-                let est = (b / a - 1.0) * 100.0;
-                row.change_pct = Some(est);
-                row.worse_pct = Some(if higher_better {
-                    (a / b - 1.0) * 100.0
-                } else {
-                    est
-                });
-            }
+    // Say how large the change looks, but call nothing.
+    if let (Some(a), Some(b)) = (row.median_a, row.median_b) {
+        if a != 0.0 && b != 0.0 {
+            let est = (b / a - 1.0) * 100.0;
+            row.change_pct = Some(est);
+            row.worse_pct = Some(if higher_better {
+                (a / b - 1.0) * 100.0
+            } else {
+                est
+            });
         }
-        row.verdict = Verdict::TooFew;
-        // One process's interval: over its batches, or over the
-        // placements its code ran at (a one-process curve of the harness).
-        let batch = |r: &BenchResult| {
-            r.certainty
-                .as_ref()
-                .is_some_and(|c| matches!(c.block, BlockKind::Batch | BlockKind::Placement))
-        };
-        // A precise run that replicates its results measured this one in
-        // one process: a curve or sweep too costly to repeat.
-        let by_design = batch(ra) && batch(rb) && (replicated.0 || replicated.1);
-        let counts = format!("{} in A, {} in B", sa.len(), sb.len());
-        if by_design {
-            row.note = Some(format!(
-                "measured in one process by design (a precise run does not replicate it): not tested ({counts})"
-            ));
-            return (row, None, true);
-        }
-        let why = if shared_note.is_some() {
-            TooFewWhy::SharedCore
-        } else if batch(ra) || batch(rb) || !replicated.0 || !replicated.1 {
-            TooFewWhy::OneProcessRun
-        } else {
-            TooFewWhy::Other
-        };
-        row.note = Some(match &shared_note {
-            Some(n) => format!(
-                "too few processes on an unshared core: {counts}; the test needs ≥ {MIN_BLOCKS} a side ({n})"
-            ),
-            None => format!("too few processes: {counts}; the test needs ≥ {MIN_BLOCKS} a side"),
-        });
-        return (row, Some(why), false);
     }
-    row.note = shared_note;
+    row.verdict = Verdict::TooFew;
+    // One process's interval: over its batches, or over the
+    // placements its code ran at (a one-process curve of the harness).
+    let batch = |r: &BenchResult| {
+        r.certainty
+            .as_ref()
+            .is_some_and(|c| matches!(c.block, BlockKind::Batch | BlockKind::Placement))
+    };
+    // A precise run that replicates its results measured this one in
+    // one process: a curve or sweep too costly to repeat.
+    let by_design = batch(ra) && batch(rb) && (replicated.0 || replicated.1);
+    let counts = format!("{} in A, {} in B", s.a.len(), s.b.len());
+    if by_design {
+        row.note = Some(format!(
+            "measured in one process by design (a precise run does not replicate it): not tested ({counts})"
+        ));
+        return (None, true);
+    }
+    let why = if s.shared_note.is_some() {
+        TooFewWhy::SharedCore
+    } else if batch(ra) || batch(rb) || !replicated.0 || !replicated.1 {
+        TooFewWhy::OneProcessRun
+    } else {
+        TooFewWhy::Other
+    };
+    row.note = Some(match &s.shared_note {
+        Some(n) => format!(
+            "too few processes on an unshared core: {counts}; the test needs ≥ {MIN_BLOCKS} a side ({n})"
+        ),
+        None => format!("too few processes: {counts}; the test needs ≥ {MIN_BLOCKS} a side"),
+    });
+    (Some(why), false)
+}
+
+/// Welch's test on the processes, in time and in cycles where both sides
+/// measured them, filled into the row for the comparison-wide verdicts;
+/// `Some` when no relative change exists (A's mean is zero).
+fn test_blocks(
+    row: &mut Row,
+    ra: &BenchResult,
+    rb: &BenchResult,
+    s: &Samples,
+    confidence: f64,
+    earlier: &[Vec<f64>],
+) -> Option<TooFewWhy> {
     let resolution = [ra, rb]
         .iter()
         .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
         .fold(0.0, f64::max);
-    let Some((time, logs)) = block_test(&sa, &sb, resolution) else {
+    let Some((time, logs)) = block_test(&s.a, &s.b, resolution) else {
         row.note = Some("A's mean is zero: no relative change".into());
-        return (row, Some(TooFewWhy::Other), false);
+        return Some(TooFewWhy::Other);
     };
     let pct = |w: &Welch| pct_interval(w, logs, confidence);
     row.change_pct = Some(to_pct(time.diff, logs));
     row.ci_pct = Some(pct(&time));
     row.p_value = Some(time.p_two_sided());
     // The cycles' test, on the same scale as the time's.
-    let cycles = match (&ca, &cb) {
+    let cycles = match (&s.cycles_a, &s.cycles_b) {
         (Some(ca), Some(cb)) => {
             let mhz = |r: &BenchResult| {
                 r.certainty
@@ -949,6 +1013,7 @@ fn compare_one(
     // time holds the host's clock step besides the code's change: a 2%
     // change measured 5–7% in time across a 2.7% turbo step).
     let judged_diff = cycles.as_ref().unwrap_or(&time).diff;
+    let higher_better = ra.unit.higher_is_better();
     row.worse_pct = Some(to_pct(
         if higher_better {
             -judged_diff
@@ -969,10 +1034,10 @@ fn compare_one(
         cycles,
         logs,
         higher_better,
-        known_state: known_state(ra, rb, &sa, &sb, earlier, confidence),
+        known_state: known_state(ra, rb, &s.a, &s.b, earlier, confidence),
         clocks,
     });
-    (row, None, false)
+    None
 }
 
 /// Whether B's processes lie where A's and earlier runs of its

@@ -153,43 +153,14 @@ fn legend_names(body: &Body) -> Vec<(String, usize, bool)> {
     }
 }
 
+/// A legend entry: name, palette index, dashed.
+type LegendItem = (String, usize, bool);
+
 /// The chart as an inline `<svg>` element.
-#[allow(clippy::type_complexity)]
 pub fn render(c: &Chart) -> String {
     let legend = legend_names(&c.body);
-    // Legend entries flow left to right in rows above the plot.
-    let mut rows: Vec<Vec<(f64, &(String, usize, bool))>> = vec![vec![]];
-    let mut x = 0.0;
-    for item in &legend {
-        let w = 28.0 + item.0.chars().count() as f64 * CHAR_W + 16.0;
-        if x + w > WIDTH - 60.0 && x > 0.0 {
-            rows.push(vec![]);
-            x = 0.0;
-        }
-        rows.last_mut().unwrap().push((x, item));
-        x += w;
-    }
-    let legend_h = if legend.len() > 1 {
-        rows.len() as f64 * 16.0 + 4.0
-    } else {
-        0.0
-    };
-    let y_ticks = c.y.ticks(6);
-    let y_labels: Vec<String> = y_ticks.iter().map(|t| c.y.tick_label(*t)).collect();
-    let label_w = y_labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(1) as f64
-        * CHAR_W;
-    let bars = matches!(c.body, Body::Bars { .. });
-    let bottom_room = if bars { 96.0 } else { 44.0 };
-    let f = Frame {
-        left: label_w + 34.0,
-        right: WIDTH - 16.0,
-        top: 10.0 + legend_h,
-        bottom: HEIGHT - bottom_room,
-    };
+    let rows = legend_rows(&legend);
+    let f = frame(c, &legend, rows.len());
     let mut s = String::new();
     let _ = write!(
         s,
@@ -205,12 +176,82 @@ pub fn render(c: &Chart) -> String {
         n(f.right - f.left + 4.0),
         n(f.bottom - f.top + 8.0)
     );
-    for row in rows.iter().enumerate() {
-        for (x, (name, color, dashed)) in row.1 {
-            if legend.len() < 2 {
-                break;
+    if legend.len() >= 2 {
+        draw_legend(&mut s, &f, &rows);
+    }
+    draw_axes(&mut s, c, &f);
+    let _ = write!(s, "<g clip-path=\"url(#{clip})\">");
+    match &c.body {
+        Body::Xy {
+            series,
+            markers,
+            segments,
+        } => {
+            draw_markers(&mut s, c, &f, markers);
+            draw_plateaus(&mut s, c, &f, segments);
+            for se in series {
+                draw_series(&mut s, c, &f, se);
             }
-            let y = 14.0 + row.0 as f64 * 16.0;
+        }
+        Body::Histogram { bins, markers } => {
+            draw_bins(&mut s, c, &f, bins);
+            draw_markers(&mut s, c, &f, markers);
+        }
+        Body::Bars { categories, series } => draw_bars(&mut s, c, &f, categories, series),
+    }
+    s += "</g></svg>";
+    s
+}
+
+/// Legend entries flow left to right in rows above the plot: each row's
+/// entries with their x offsets.
+fn legend_rows(legend: &[LegendItem]) -> Vec<Vec<(f64, &LegendItem)>> {
+    let mut rows: Vec<Vec<(f64, &LegendItem)>> = vec![vec![]];
+    let mut x = 0.0;
+    for item in legend {
+        let w = 28.0 + item.0.chars().count() as f64 * CHAR_W + 16.0;
+        if x + w > WIDTH - 60.0 && x > 0.0 {
+            rows.push(vec![]);
+            x = 0.0;
+        }
+        rows.last_mut().unwrap().push((x, item));
+        x += w;
+    }
+    rows
+}
+
+/// The plot's frame: room for the legend above, the y labels left, and
+/// the x labels (slanted category names for bars) below.
+fn frame(c: &Chart, legend: &[LegendItem], legend_rows: usize) -> Frame {
+    let legend_h = if legend.len() > 1 {
+        legend_rows as f64 * 16.0 + 4.0
+    } else {
+        0.0
+    };
+    let label_w =
+        c.y.ticks(6)
+            .iter()
+            .map(|t| c.y.tick_label(*t).chars().count())
+            .max()
+            .unwrap_or(1) as f64
+            * CHAR_W;
+    let bottom_room = if matches!(c.body, Body::Bars { .. }) {
+        96.0
+    } else {
+        44.0
+    };
+    Frame {
+        left: label_w + 34.0,
+        right: WIDTH - 16.0,
+        top: 10.0 + legend_h,
+        bottom: HEIGHT - bottom_room,
+    }
+}
+
+fn draw_legend(s: &mut String, f: &Frame, rows: &[Vec<(f64, &LegendItem)>]) {
+    for (row, entries) in rows.iter().enumerate() {
+        for (x, (name, color, dashed)) in entries {
+            let y = 14.0 + row as f64 * 16.0;
             let x0 = f.left + x;
             let _ = write!(
                 s,
@@ -227,9 +268,13 @@ pub fn render(c: &Chart) -> String {
             );
         }
     }
-    // Grid and y ticks.
-    for (t, l) in y_ticks.iter().zip(&y_labels) {
-        let y = f.py(&c.y, *t);
+}
+
+/// Grid lines with the y ticks (and x ticks but for bars), the two axes
+/// and their labels.
+fn draw_axes(s: &mut String, c: &Chart, f: &Frame) {
+    for t in c.y.ticks(6) {
+        let y = f.py(&c.y, t);
         let _ = write!(
             s,
             "<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
@@ -239,10 +284,10 @@ pub fn render(c: &Chart) -> String {
             n(y),
             n(f.left - 5.0),
             n(y + 4.0),
-            escape(l)
+            escape(&c.y.tick_label(t))
         );
     }
-    if !bars {
+    if !matches!(c.body, Body::Bars { .. }) {
         let max_x_ticks = ((f.right - f.left) / 70.0) as usize;
         for t in c.x.ticks(max_x_ticks.max(2)) {
             let x = f.px(&c.x, t);
@@ -280,98 +325,89 @@ pub fn render(c: &Chart) -> String {
         escape(&c.y.label),
         y = n((f.top + f.bottom) / 2.0)
     );
-    let _ = write!(s, "<g clip-path=\"url(#{clip})\">");
-    match &c.body {
-        Body::Xy {
-            series,
-            markers,
-            segments,
-        } => {
-            draw_markers(&mut s, c, &f, markers);
-            for seg in segments {
-                let y = f.py(&c.y, seg.y);
-                let _ = write!(
-                    s,
-                    "<line class=\"plateau\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" data-tip=\"{}\"/>",
-                    n(f.px(&c.x, seg.x0)),
-                    n(y),
-                    n(f.px(&c.x, seg.x1)),
-                    n(y),
-                    PALETTE[seg.color % PALETTE.len()],
-                    escape(&seg.tip)
-                );
-            }
-            for se in series {
-                draw_series(&mut s, c, &f, se);
-            }
-        }
-        Body::Histogram { bins, markers } => {
-            let _ = write!(s, "<g class=\"series\" data-n=\"{}\">", bins.len());
-            for b in bins {
-                let (x0, x1) = (f.px(&c.x, b.lo), f.px(&c.x, b.hi));
-                let y = f.py(&c.y, b.count as f64);
-                let _ = write!(
-                    s,
-                    "<rect class=\"pt bin\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" data-tip=\"{}\"/>",
-                    n(x0 + 0.5),
-                    n(y),
-                    n((x1 - x0 - 1.0).max(1.0)),
-                    n((f.bottom - y).max(0.0)),
-                    PALETTE[0],
-                    escape(&b.tip)
-                );
-            }
-            s += "</g>";
-            draw_markers(&mut s, c, &f, markers);
-        }
-        Body::Bars { categories, series } => {
-            let k = categories.len().max(1) as f64;
-            let slot = (f.right - f.left) / k;
-            let groups = series.len().max(1) as f64;
-            let bw = (slot * 0.8 / groups).max(1.0);
-            let base = f.py(&c.y, if c.y.log { c.y.lo } else { c.y.lo.max(0.0) });
-            for (gi, se) in series.iter().enumerate() {
-                let count = se.values.iter().filter(|v| v.is_some()).count();
-                let _ = write!(
-                    s,
-                    "<g class=\"series\" data-series=\"{}\" data-n=\"{count}\">",
-                    escape(&se.name)
-                );
-                for (ci, v) in se.values.iter().enumerate() {
-                    let Some((v, tip)) = v else { continue };
-                    let x = f.left + slot * ci as f64 + slot * 0.1 + bw * gi as f64;
-                    let y = f.py(&c.y, *v).min(base);
-                    let _ = write!(
-                        s,
-                        "<rect class=\"pt bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" data-tip=\"{}\"/>",
-                        n(x),
-                        n(y),
-                        n(bw - 1.0),
-                        n((base - y).max(1.0)),
-                        PALETTE[se.color % PALETTE.len()],
-                        escape(tip)
-                    );
-                }
-                s += "</g>";
-            }
-            s += "</g><g>";
-            for (ci, cat) in categories.iter().enumerate() {
-                let x = f.left + slot * (ci as f64 + 0.5);
-                let y = f.bottom + 10.0;
-                let _ = write!(
-                    s,
-                    "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" transform=\"rotate(-35 {} {})\">{}</text>",
-                    n(x),
-                    n(y),
-                    n(x),
-                    n(y),
-                    escape(cat)
-                );
-            }
-        }
+}
+
+fn draw_plateaus(s: &mut String, c: &Chart, f: &Frame, segments: &[Segment]) {
+    for seg in segments {
+        let y = f.py(&c.y, seg.y);
+        let _ = write!(
+            s,
+            "<line class=\"plateau\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" data-tip=\"{}\"/>",
+            n(f.px(&c.x, seg.x0)),
+            n(y),
+            n(f.px(&c.x, seg.x1)),
+            n(y),
+            PALETTE[seg.color % PALETTE.len()],
+            escape(&seg.tip)
+        );
     }
-    s += "</g></svg>";
-    s
+}
+
+fn draw_bins(s: &mut String, c: &Chart, f: &Frame, bins: &[Bin]) {
+    let _ = write!(s, "<g class=\"series\" data-n=\"{}\">", bins.len());
+    for b in bins {
+        let (x0, x1) = (f.px(&c.x, b.lo), f.px(&c.x, b.hi));
+        let y = f.py(&c.y, b.count as f64);
+        let _ = write!(
+            s,
+            "<rect class=\"pt bin\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" data-tip=\"{}\"/>",
+            n(x0 + 0.5),
+            n(y),
+            n((x1 - x0 - 1.0).max(1.0)),
+            n((f.bottom - y).max(0.0)),
+            PALETTE[0],
+            escape(&b.tip)
+        );
+    }
+    *s += "</g>";
+}
+
+/// Grouped bars, a group per category, then the categories' names
+/// slanted under the axis (outside the clipped group).
+fn draw_bars(s: &mut String, c: &Chart, f: &Frame, categories: &[String], series: &[BarSeries]) {
+    let k = categories.len().max(1) as f64;
+    let slot = (f.right - f.left) / k;
+    let groups = series.len().max(1) as f64;
+    let bw = (slot * 0.8 / groups).max(1.0);
+    let base = f.py(&c.y, if c.y.log { c.y.lo } else { c.y.lo.max(0.0) });
+    for (gi, se) in series.iter().enumerate() {
+        let count = se.values.iter().filter(|v| v.is_some()).count();
+        let _ = write!(
+            s,
+            "<g class=\"series\" data-series=\"{}\" data-n=\"{count}\">",
+            escape(&se.name)
+        );
+        for (ci, v) in se.values.iter().enumerate() {
+            let Some((v, tip)) = v else { continue };
+            let x = f.left + slot * ci as f64 + slot * 0.1 + bw * gi as f64;
+            let y = f.py(&c.y, *v).min(base);
+            let _ = write!(
+                s,
+                "<rect class=\"pt bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" data-tip=\"{}\"/>",
+                n(x),
+                n(y),
+                n(bw - 1.0),
+                n((base - y).max(1.0)),
+                PALETTE[se.color % PALETTE.len()],
+                escape(tip)
+            );
+        }
+        *s += "</g>";
+    }
+    *s += "</g><g>";
+    for (ci, cat) in categories.iter().enumerate() {
+        let x = f.left + slot * (ci as f64 + 0.5);
+        let y = f.bottom + 10.0;
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" transform=\"rotate(-35 {} {})\">{}</text>",
+            n(x),
+            n(y),
+            n(x),
+            n(y),
+            escape(cat)
+        );
+    }
 }
 
 fn draw_markers(s: &mut String, c: &Chart, f: &Frame, markers: &[Marker]) {

@@ -708,8 +708,25 @@ pub fn summary(files: &[(String, ResultsFile)]) -> String {
 /// line per figure lmbench prints, values in its units. Absent or withheld
 /// figures are left out, as lmbench leaves out what it did not run.
 pub fn export(file: &ResultsFile) -> String {
-    let m = &file.machine;
     let mut out = String::new();
+    export_header(&mut out, file);
+    export_latencies(&mut out, file);
+    export_bandwidths(&mut out, file);
+    export_context_switches(&mut out, file);
+    export_file_system(&mut out, file);
+    export_memory_latency(&mut out, file);
+    out
+}
+
+/// A summary column's value in lmbench's unit, if the file has it.
+fn column_value(file: &ResultsFile, key: &str) -> Option<f64> {
+    let col = COLUMNS.iter().find(|c| c.key == key).unwrap();
+    value(file, col).ok()
+}
+
+/// The bracketed header lines, with the clock and the line size.
+fn export_header(out: &mut String, file: &ResultsFile) {
+    let m = &file.machine;
     let _ = writeln!(
         out,
         "[lmbench3.0 results for {} {} {} (yamba {}) {}]",
@@ -720,53 +737,55 @@ pub fn export(file: &ResultsFile) -> String {
     let _ = writeln!(out, "[RELEASE: {}]", m.kernel);
     let _ = writeln!(out, "[MACHINE: {}]", m.arch);
     let _ = writeln!(out, "[{}]", file.started);
-    let col = |key: &str| COLUMNS.iter().find(|c| c.key == key).unwrap();
-    let get = |key: &str| value(file, col(key)).ok();
-    if let Some(v) = get("mhz") {
+    if let Some(v) = column_value(file, "mhz") {
         let _ = writeln!(out, "[MHZ: {v:.0} MHz, {:.4} nanosec clock]", 1e3 / v);
     }
     if let Some(line) = line_size(file) {
         let _ = writeln!(out, "[LINE_SIZE: {line}]");
     }
+}
+
+/// The `Label: V microseconds` lines, then the two `MB/sec` ones.
+fn export_latencies(out: &mut String, file: &ResultsFile) {
     let us = |out: &mut String, label: &str, key: &str| {
-        if let Some(v) = get(key) {
+        if let Some(v) = column_value(file, key) {
             let _ = writeln!(out, "{label}: {v:.4} microseconds");
         }
     };
-    us(&mut out, "Simple syscall", "lat_syscall");
-    let unit_of = |ids: &[&str]| {
-        find(file, ids, false, None)
-            .and_then(|r| convert(r, Target::Microseconds))
-            .ok()
+    // Lines lmbench prints that no summary column reads.
+    let us_of = |out: &mut String, label: &str, id: &str| {
+        if let Ok(v) = find(file, &[id], false, None).and_then(|r| convert(r, Target::Microseconds))
+        {
+            let _ = writeln!(out, "{label}: {v:.4} microseconds");
+        }
     };
-    if let Some(v) = unit_of(&["cpu.syscall.read_devzero.libc"]) {
-        let _ = writeln!(out, "Simple read: {v:.4} microseconds");
+    us(out, "Simple syscall", "lat_syscall");
+    us_of(out, "Simple read", "cpu.syscall.read_devzero.libc");
+    us_of(out, "Simple write", "cpu.syscall.write_devnull");
+    us(out, "Simple stat", "lat_stat");
+    us_of(out, "Simple fstat", "cpu.syscall.fstat");
+    for (label, key) in [
+        ("Simple open/close", "lat_openclose"),
+        ("Select on 100 fd's", "lat_fd_select"),
+        ("Select on 100 tcp fd's", "lat_tcp_select"),
+        ("Signal handler installation", "lat_siginstall"),
+        ("Signal handler overhead", "lat_sigcatch"),
+        ("Protection fault", "lat_protfault"),
+        ("Pipe latency", "lat_pipe"),
+        ("AF_UNIX sock stream latency", "lat_unix"),
+        ("Process fork+exit", "lat_nullproc"),
+        ("Process fork+execve", "lat_simpleproc"),
+        ("Process fork+/bin/sh -c", "lat_shproc"),
+    ] {
+        us(out, label, key);
     }
-    if let Some(v) = unit_of(&["cpu.syscall.write_devnull"]) {
-        let _ = writeln!(out, "Simple write: {v:.4} microseconds");
-    }
-    us(&mut out, "Simple stat", "lat_stat");
-    if let Some(v) = unit_of(&["cpu.syscall.fstat"]) {
-        let _ = writeln!(out, "Simple fstat: {v:.4} microseconds");
-    }
-    us(&mut out, "Simple open/close", "lat_openclose");
-    us(&mut out, "Select on 100 fd's", "lat_fd_select");
-    us(&mut out, "Select on 100 tcp fd's", "lat_tcp_select");
-    us(&mut out, "Signal handler installation", "lat_siginstall");
-    us(&mut out, "Signal handler overhead", "lat_sigcatch");
-    us(&mut out, "Protection fault", "lat_protfault");
-    us(&mut out, "Pipe latency", "lat_pipe");
-    us(&mut out, "AF_UNIX sock stream latency", "lat_unix");
-    us(&mut out, "Process fork+exit", "lat_nullproc");
-    us(&mut out, "Process fork+execve", "lat_simpleproc");
-    us(&mut out, "Process fork+/bin/sh -c", "lat_shproc");
-    if let Some(v) = get("lat_pagefault") {
+    if let Some(v) = column_value(file, "lat_pagefault") {
         let _ = writeln!(out, "Pagefaults on yamba: {v:.4} microseconds");
     }
-    us(&mut out, "UDP latency using localhost", "lat_udp_local");
-    us(&mut out, "TCP latency using localhost", "lat_tcp_local");
+    us(out, "UDP latency using localhost", "lat_udp_local");
+    us(out, "TCP latency using localhost", "lat_tcp_local");
     us(
-        &mut out,
+        out,
         "TCP/IP connection cost to localhost",
         "lat_tcp_connect_local",
     );
@@ -774,34 +793,32 @@ pub fn export(file: &ResultsFile) -> String {
         ("Pipe bandwidth", "bw_pipe"),
         ("AF_UNIX sock stream bandwidth", "bw_unix"),
     ] {
-        if let Some(v) = get(key) {
+        if let Some(v) = column_value(file, key) {
             let _ = writeln!(out, "{label}: {v:.2} MB/sec");
         }
     }
-    // Size-by-value blocks: getsummary takes the last (largest) line.
-    let block = |out: &mut String, head: &str, key: &str, size_mb: f64| {
-        if let Some(v) = get(key) {
+}
+
+/// Size-by-value blocks: getsummary takes the last (largest) line.
+fn export_bandwidths(out: &mut String, file: &ResultsFile) {
+    for (head, key, size_mb) in [
+        ("Socket bandwidth using localhost", "bw_tcp_local", 10.0),
+        ("\"read bandwidth", "bw_reread", 8.0),
+        ("\"Mmap read bandwidth", "bw_mmap", 8.0),
+        ("\"libc bcopy unaligned", "bw_bcopy_libc", 8.0),
+        ("\"unrolled bcopy unaligned", "bw_bcopy_unrolled", 8.0),
+        ("Memory read bandwidth", "bw_mem_rdsum", 8.0),
+        ("Memory write bandwidth", "bw_mem_wr", 8.0),
+        ("\"mappings", "lat_mappings", 8.0),
+    ] {
+        if let Some(v) = column_value(file, key) {
             let _ = writeln!(out, "\n{head}\n{size_mb:.6} {v:.2}\n");
         }
-    };
-    block(
-        &mut out,
-        "Socket bandwidth using localhost",
-        "bw_tcp_local",
-        10.0,
-    );
-    block(&mut out, "\"read bandwidth", "bw_reread", 8.0);
-    block(&mut out, "\"Mmap read bandwidth", "bw_mmap", 8.0);
-    block(&mut out, "\"libc bcopy unaligned", "bw_bcopy_libc", 8.0);
-    block(
-        &mut out,
-        "\"unrolled bcopy unaligned",
-        "bw_bcopy_unrolled",
-        8.0,
-    );
-    block(&mut out, "Memory read bandwidth", "bw_mem_rdsum", 8.0);
-    block(&mut out, "Memory write bandwidth", "bw_mem_wr", 8.0);
-    block(&mut out, "\"mappings", "lat_mappings", 8.0);
+    }
+}
+
+/// lat_ctx's blocks: one per working-set size, a line per process count.
+fn export_context_switches(out: &mut String, file: &ResultsFile) {
     let ctx: Vec<(u32, u32, f64)> = [
         (0, 2, "lat_ctx0_2"),
         (16, 2, "lat_ctx16_2"),
@@ -812,7 +829,7 @@ pub fn export(file: &ResultsFile) -> String {
         (64, 16, "lat_ctx64_16"),
     ]
     .iter()
-    .filter_map(|&(k, p, key)| get(key).map(|v| (k, p, v)))
+    .filter_map(|&(k, p, key)| column_value(file, key).map(|v| (k, p, v)))
     .collect();
     for size in [0, 16, 64] {
         let rows: Vec<_> = ctx.iter().filter(|(k, _, _)| *k == size).collect();
@@ -823,27 +840,35 @@ pub fn export(file: &ResultsFile) -> String {
             }
         }
     }
+}
+
+/// lat_fs's block: files created and deleted per second by size.
+fn export_file_system(out: &mut String, file: &ResultsFile) {
     let fs: Vec<(&str, Option<f64>, Option<f64>)> = [
         ("0k", "fs_create_0k", "fs_delete_0k"),
         ("10k", "fs_create_10k", "fs_delete_10k"),
     ]
     .iter()
-    .map(|&(s, c, d)| (s, get(c), get(d)))
+    .map(|&(s, c, d)| (s, column_value(file, c), column_value(file, d)))
     .filter(|(_, c, d)| c.is_some() || d.is_some())
     .collect();
-    if !fs.is_empty() {
-        let _ = writeln!(out, "\n\"File system latency");
-        // lmbench prints files per second; -1 where not measured.
-        let rate = |v: Option<f64>| v.map_or("-1".to_string(), |us| format!("{:.0}", 1e6 / us));
-        for (size, c, d) in fs {
-            let _ = writeln!(out, "{size}\t1000\t{}\t{}", rate(c), rate(d));
-        }
-        out.push('\n');
+    if fs.is_empty() {
+        return;
     }
-    // lat_mem_rd: getsummary reads L1 at 0.00098 MB and L2 at 0.125 MB from
-    // the stride-128 block, memory from its last line.
-    let (l1, l2) = (get("lat_l1"), get("lat_l2"));
-    let main = get("lat_mem");
+    let _ = writeln!(out, "\n\"File system latency");
+    // lmbench prints files per second; -1 where not measured.
+    let rate = |v: Option<f64>| v.map_or("-1".to_string(), |us| format!("{:.0}", 1e6 / us));
+    for (size, c, d) in fs {
+        let _ = writeln!(out, "{size}\t1000\t{}\t{}", rate(c), rate(d));
+    }
+    out.push('\n');
+}
+
+/// lat_mem_rd: getsummary reads L1 at 0.00098 MB and L2 at 0.125 MB from
+/// the stride-128 block, memory from its last line.
+fn export_memory_latency(out: &mut String, file: &ResultsFile) {
+    let (l1, l2) = (column_value(file, "lat_l1"), column_value(file, "lat_l2"));
+    let main = column_value(file, "lat_mem");
     if l1.is_some() || l2.is_some() || main.is_some() {
         let _ = writeln!(out, "\nMemory load latency\n\"stride=128");
         for (size, v) in [(0.00098, l1), (0.125, l2)] {
@@ -855,10 +880,9 @@ pub fn export(file: &ResultsFile) -> String {
         // blank) when yamba did not run the sequential chase.
         let _ = writeln!(out, "8.00000 {:.3}\n", main.unwrap_or(-1.0));
     }
-    if let Some(v) = get("lat_mem_rand") {
+    if let Some(v) = column_value(file, "lat_mem_rand") {
         let _ = writeln!(out, "\nRandom load latency\n\"stride=16\n8.00000 {v:.3}\n");
     }
-    out
 }
 
 /// The cache line size a yamba run measured (mem.line), if any.

@@ -4,7 +4,7 @@
 //! the report shows as a table, so both say the same.
 
 use yamba_results::units::format_sig;
-use yamba_results::{CacheLevel, Machine};
+use yamba_results::{CacheLevel, Disk, Machine, Nic};
 
 /// One entry of the description: a heading and one or more lines.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,16 +44,37 @@ pub fn cache_line(c: &CacheLevel) -> String {
     s
 }
 
-/// The description, heading by heading.
+/// The description, heading by heading; a heading with nothing to say is
+/// left out.
 pub fn facts(m: &Machine) -> Vec<Fact> {
-    let mut out = Vec::new();
-    let mut push = |heading: &'static str, lines: Vec<String>| {
+    [
+        ("Processor", processor_lines(m)),
+        ("Core clock", clock_lines(m)),
+        ("Caches", m.caches.iter().map(cache_line).collect()),
+        ("Memory", memory_lines(m)),
+        ("Disks", m.disks.iter().map(disk_line).collect()),
+        ("Network", m.nics.iter().map(nic_line).collect()),
+        ("Operating system", os_lines(m)),
+        ("Mitigations", mitigation_lines(m)),
+        (
+            "Hypervisor",
+            vec![m
+                .hypervisor_name()
+                .unwrap_or_else(|| "none detected".into())],
+        ),
+        ("Environment", vec![environment_line(m)]),
+    ]
+    .into_iter()
+    .filter_map(|(heading, lines)| {
         let lines: Vec<String> = lines.into_iter().filter(|l| !l.is_empty()).collect();
-        if !lines.is_empty() {
-            out.push(Fact { heading, lines });
-        }
-    };
+        (!lines.is_empty()).then_some(Fact { heading, lines })
+    })
+    .collect()
+}
 
+/// Model, vendor and architecture; family, model, stepping and
+/// microcode; the topology.
+fn processor_lines(m: &Machine) -> Vec<String> {
     let mut cpu = vec![format!("{} ({}, {})", m.cpu_model, m.cpu_vendor, m.arch)];
     let ids: Vec<String> = [
         ("family", m.cpu_family),
@@ -79,17 +100,19 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
         topo += &format!(", {n} NUMA node{}", plural(n));
     }
     cpu.push(topo);
-    push("Processor", cpu);
+    cpu
+}
 
-    let mut clock = Vec::new();
-    match m.core_mhz {
-        Some(mhz) => clock.push(format!(
+/// The measured core clock, then the nominal one with governor and boost.
+fn clock_lines(m: &Machine) -> Vec<String> {
+    let measured = match m.core_mhz {
+        Some(mhz) => format!(
             "{} MHz measured ({:.3} ns per cycle)",
             format_sig(mhz),
             1e3 / mhz
-        )),
-        None => clock.push("not measured".into()),
-    }
+        ),
+        None => "not measured".into(),
+    };
     let mut nominal = Vec::new();
     if let Some(mhz) = m.cpu_mhz {
         nominal.push(format!("nominal {} MHz", format_sig(mhz)));
@@ -100,11 +123,12 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
     if let Some(b) = m.boost {
         nominal.push(format!("boost {}", if b { "on" } else { "off" }));
     }
-    clock.push(nominal.join(", "));
-    push("Core clock", clock);
+    vec![measured, nominal.join(", ")]
+}
 
-    push("Caches", m.caches.iter().map(cache_line).collect());
-
+/// Usable memory, then a line per module (kind, speed, peak bandwidth,
+/// maker), or why the modules are not known.
+fn memory_lines(m: &Machine) -> Vec<String> {
     let mut mem = vec![format!("{} usable", size(m.memory_bytes))];
     if m.memory_modules.is_empty() {
         if let Some(n) = &m.memory_note {
@@ -134,63 +158,53 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
         }
         mem.push(s);
     }
-    push("Memory", mem);
+    mem
+}
 
-    push(
-        "Disks",
-        m.disks
-            .iter()
-            .map(|d| {
-                let mut parts = vec![d.name.clone()];
-                if let Some(model) = &d.model {
-                    parts.push(model.clone());
-                }
-                parts.push(size(d.size_bytes));
-                if let Some(drv) = &d.driver {
-                    parts.push(format!("driver {drv}"));
-                }
-                match (d.rotational, d.is_virtual()) {
-                    (Some(r), true) => parts.push(format!(
-                        "{} (as the virtual disk claims)",
-                        if r { "rotational" } else { "solid state" }
-                    )),
-                    (Some(true), false) => parts.push("rotational".into()),
-                    (Some(false), false) => parts.push("solid state".into()),
-                    (None, _) => {}
-                }
-                if let Some(s) = &d.scheduler {
-                    parts.push(format!("scheduler {s}"));
-                }
-                parts.join(", ")
-            })
-            .collect(),
-    );
+fn disk_line(d: &Disk) -> String {
+    let mut parts = vec![d.name.clone()];
+    if let Some(model) = &d.model {
+        parts.push(model.clone());
+    }
+    parts.push(size(d.size_bytes));
+    if let Some(drv) = &d.driver {
+        parts.push(format!("driver {drv}"));
+    }
+    match (d.rotational, d.is_virtual()) {
+        (Some(r), true) => parts.push(format!(
+            "{} (as the virtual disk claims)",
+            if r { "rotational" } else { "solid state" }
+        )),
+        (Some(true), false) => parts.push("rotational".into()),
+        (Some(false), false) => parts.push("solid state".into()),
+        (None, _) => {}
+    }
+    if let Some(s) = &d.scheduler {
+        parts.push(format!("scheduler {s}"));
+    }
+    parts.join(", ")
+}
 
-    push(
-        "Network",
-        m.nics
-            .iter()
-            .map(|n| {
-                let mut parts = vec![n.name.clone()];
-                if let Some(d) = &n.driver {
-                    parts.push(format!("driver {d}"));
-                }
-                parts.push(match n.speed_mbps {
-                    Some(s) if s >= 1000 && s % 1000 == 0 => format!("{} Gb/s", s / 1000),
-                    Some(s) => format!("{s} Mb/s"),
-                    None => "speed not reported".into(),
-                });
-                if let Some(mtu) = n.mtu {
-                    parts.push(format!("MTU {mtu}"));
-                }
-                if let Some(st) = &n.state {
-                    parts.push(st.clone());
-                }
-                parts.join(", ")
-            })
-            .collect(),
-    );
+fn nic_line(n: &Nic) -> String {
+    let mut parts = vec![n.name.clone()];
+    if let Some(d) = &n.driver {
+        parts.push(format!("driver {d}"));
+    }
+    parts.push(match n.speed_mbps {
+        Some(s) if s >= 1000 && s % 1000 == 0 => format!("{} Gb/s", s / 1000),
+        Some(s) => format!("{s} Mb/s"),
+        None => "speed not reported".into(),
+    });
+    if let Some(mtu) = n.mtu {
+        parts.push(format!("MTU {mtu}"));
+    }
+    if let Some(st) = &n.state {
+        parts.push(st.clone());
+    }
+    parts.join(", ")
+}
 
+fn os_lines(m: &Machine) -> Vec<String> {
     let mut os = vec![match &m.os_release {
         Some(r) => format!("{r}; {} {}", m.os, m.kernel),
         None => format!("{} {}", m.os, m.kernel),
@@ -198,17 +212,12 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
     if let Some(b) = &m.kernel_build {
         os.push(b.clone());
     }
-    push("Operating system", os);
+    os
+}
 
-    push("Mitigations", mitigation_lines(m));
-
-    push(
-        "Hypervisor",
-        vec![m
-            .hypervisor_name()
-            .unwrap_or_else(|| "none detected".into())],
-    );
-
+/// Page size, huge pages, clocksource, perf's paranoia and who ran it, on
+/// one line.
+fn environment_line(m: &Machine) -> String {
     let mut env = vec![format!("page size {}", size(m.page_size))];
     if let Some(t) = &m.transparent_hugepages {
         env.push(format!("transparent huge pages: {t}"));
@@ -227,8 +236,7 @@ pub fn facts(m: &Machine) -> Vec<Fact> {
         }
         .into(),
     );
-    push("Environment", vec![env.join("; ")]);
-    out
+    env.join("; ")
 }
 
 /// The vulnerabilities the kernel mitigates or leaves open, one a line;
