@@ -148,89 +148,44 @@ pub fn measure_point(
     assert!((2..=MAX_PROCS).contains(&procs));
     let words = bytes / 8;
     let slots = Shared::<Slots>::new_zeroed()?;
-    let mut ring = Ring {
-        pipes: Vec::new(),
-        pids: Vec::new(),
-    };
-    for _ in 0..procs {
-        ring.pipes.push(adapter::pipe()?);
-    }
     // Every child's working set, allocated before forking (no allocation
     // after fork); each child fills its own, which gives it private pages.
     let mut sets: Vec<Vec<u64>> = (0..procs).map(|_| vec![0u64; words]).collect();
     let want = known_sum(words);
-    for (i, buf) in sets.iter_mut().enumerate().skip(1) {
-        let rd = ring.pipes[i - 1].0;
-        let wr = ring.pipes[i].1;
-        let slot = &slots.slot[i];
-        let pid = adapter::fork()?;
-        if pid == 0 {
-            fill(buf);
-            let mut tok = [0u8; 4];
-            let mut hops = 0u64;
-            let mut total = 0u64;
-            loop {
-                if !adapter::read_exact(rd, &mut tok) {
-                    slot.errors.fetch_add(1, Ordering::Relaxed);
-                    adapter::exit_now(1);
-                }
-                total = total.wrapping_add(sum_words(buf));
-                hops += 1;
-                slot.sum.store(total, Ordering::Relaxed);
-                slot.hops.store(hops, Ordering::Release);
-                if hops % 16 == 1 {
-                    slot.cpu_samples.fetch_add(1, Ordering::Relaxed);
-                    if yamba_core::affinity::current_cpu() != Some(cpu) {
-                        slot.wrong_cpu.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                if !adapter::write_all(wr, &tok) {
-                    slot.errors.fetch_add(1, Ordering::Relaxed);
-                    adapter::exit_now(1);
-                }
-            }
-        }
-        ring.pids.push(pid);
-    }
-    let own = &mut sets[0];
-    fill(own);
+    let ring = spawn_ring(cpu, &mut sets, &slots)?;
+    fill(&mut sets[0]);
+    let own = &sets[0];
     let first_w = ring.pipes[0].1;
     let last_r = ring.pipes[procs - 1].0;
+    let mut own_sums = OwnSums::default();
     let mut lost = 0u64;
-    let mut own_total = 0u64;
-    let mut own_hops = 0u64;
-    let mut round = |n: u64, lost: &mut u64| {
+    let round = |n: u64, lost: &mut u64, own_sums: &mut OwnSums| {
         let mut tok = [7u8, 0, 0, 0];
         for _ in 0..n {
             if !(adapter::write_all(first_w, &tok) && adapter::read_exact(last_r, &mut tok)) {
                 *lost += 1;
             }
-            own_total = own_total.wrapping_add(sum_words(own));
-            own_hops += 1;
+            own_sums.add(sum_words(own));
         }
     };
     // Warm up (every child has run and faulted its set in), and choose
     // rounds per observation: ~200 µs each.
     for _ in 0..3 {
-        round(1, &mut lost);
+        round(1, &mut lost, &mut own_sums);
     }
     let t0 = clock.start();
-    round(4, &mut lost);
+    round(4, &mut lost, &mut own_sums);
     let per_round = clock.ticks_to_ns(clock.stop().wrapping_sub(t0)) / 4.0;
     let n = ((200_000.0 / per_round.max(1.0)).ceil() as u64).clamp(1, 10_000);
 
-    let children0: Vec<Option<(u64, u64)>> = ring
-        .pids
-        .iter()
-        .map(|&p| adapter::process_switches(p))
-        .collect();
+    let children0 = ring.switches();
     let own0 = adapter::thread_switches();
     let started = Instant::now();
     let mut rounds_ns = Vec::new();
     let mut rounds = 0u64;
     while rounds_ns.len() < min_obs || (started.elapsed() < budget && rounds_ns.len() < 10_000) {
         let t0 = clock.start();
-        round(n, &mut lost);
+        round(n, &mut lost, &mut own_sums);
         rounds_ns.push(clock.ticks_to_ns(clock.stop().wrapping_sub(t0)) / n as f64);
         rounds += n;
         if lost > 0 {
@@ -238,73 +193,20 @@ pub fn measure_point(
         }
     }
     let own1 = adapter::thread_switches();
-    let children1: Vec<Option<(u64, u64)>> = ring
-        .pids
-        .iter()
-        .map(|&p| adapter::process_switches(p))
-        .collect();
-
+    let children1 = ring.switches();
     drop(ring);
 
-    // Alone: the same write, read and sum without a switch, in this
-    // process only, cycling through N pipes of its own (the ring's are
-    // gone with its processes).
-    let mut pipes = Vec::new();
-    for _ in 0..procs {
-        pipes.push(adapter::pipe()?);
-    }
-    let mut alone = Vec::new();
-    let mut i = 0usize;
-    let mut tok = [7u8, 0, 0, 0];
-    let reps = (n * procs as u64).max(1);
-    let alone_started = Instant::now();
-    while alone.len() < min_obs.max(5)
-        || (alone_started.elapsed() < budget / 4 && alone.len() < 1000)
-    {
-        let t0 = clock.start();
-        for _ in 0..reps {
-            let (r, w) = pipes[i];
-            if !(adapter::write_all(w, &tok) && adapter::read_exact(r, &mut tok)) {
-                lost += 1;
-            }
-            own_total = own_total.wrapping_add(sum_words(own));
-            own_hops += 1;
-            i = (i + 1) % procs;
-        }
-        alone.push(clock.ticks_to_ns(clock.stop().wrapping_sub(t0)) / reps as f64);
-    }
-    for (r, w) in pipes {
-        adapter::close(r);
-        adapter::close(w);
-    }
-    let alone_ns = median(&alone);
-
-    // What the children saw.
-    let total_rounds = 3 + 4 + rounds;
-    let mut untouched = 0;
-    let mut untouched_first = None;
-    let (mut wrong, mut samples) = (0u64, 0u64);
-    for i in 1..procs {
-        let s = &slots.slot[i];
-        let hops = s.hops.load(Ordering::Acquire);
-        let sum = s.sum.load(Ordering::Relaxed);
-        let ok = hops == total_rounds
-            && sum == want.wrapping_mul(hops)
-            && s.errors.load(Ordering::Relaxed) == 0;
-        if !ok {
-            untouched += 1;
-            untouched_first.get_or_insert(format!(
-                "process {i}: {hops} hops of {total_rounds}, sum {sum} (want {})",
-                want.wrapping_mul(hops)
-            ));
-        }
-        wrong += s.wrong_cpu.load(Ordering::Relaxed);
-        samples += s.cpu_samples.load(Ordering::Relaxed);
-    }
-    if own_total != want.wrapping_mul(own_hops) {
-        untouched += 1;
-        untouched_first.get_or_insert("the benchmark process's own sums were wrong".into());
-    }
+    let alone_reps = (n * procs as u64).max(1);
+    let alone_ns = measure_alone(
+        clock,
+        procs,
+        alone_reps,
+        (min_obs, budget),
+        own,
+        &mut own_sums,
+        &mut lost,
+    )?;
+    let seen = children_seen(&slots, procs, 3 + 4 + rounds, want, &own_sums);
     let per_child: Vec<f64> = children0
         .iter()
         .zip(&children1)
@@ -329,12 +231,176 @@ pub fn measure_point(
         alone_ns,
         rounds,
         tokens_lost: lost,
-        untouched,
-        untouched_first,
+        untouched: seen.untouched,
+        untouched_first: seen.untouched_first,
         child_switches,
         own_switches,
-        wrong_cpu: (wrong, samples),
+        wrong_cpu: seen.wrong_cpu,
     })
+}
+
+/// The ring: a pipe per process and `sets.len() - 1` children, child `i`
+/// reading the token from pipe `i - 1`, summing its working set
+/// (`sets[i]`) and passing the token on through pipe `i`; what it did goes
+/// to its slot.
+fn spawn_ring(cpu: usize, sets: &mut [Vec<u64>], slots: &Shared<Slots>) -> Result<Ring, String> {
+    let mut ring = Ring {
+        pipes: Vec::new(),
+        pids: Vec::new(),
+    };
+    for _ in 0..sets.len() {
+        ring.pipes.push(adapter::pipe()?);
+    }
+    for (i, buf) in sets.iter_mut().enumerate().skip(1) {
+        let rd = ring.pipes[i - 1].0;
+        let wr = ring.pipes[i].1;
+        let pid = adapter::fork()?;
+        if pid == 0 {
+            pass_tokens(cpu, rd, wr, buf, &slots.slot[i]);
+        }
+        ring.pids.push(pid);
+    }
+    Ok(ring)
+}
+
+/// A child's life: forever read the token, sum the working set, record,
+/// pass the token on; exit on a broken pipe.
+fn pass_tokens(cpu: usize, rd: i32, wr: i32, buf: &mut [u64], slot: &Slot) -> ! {
+    fill(buf);
+    let mut tok = [0u8; 4];
+    let mut hops = 0u64;
+    let mut total = 0u64;
+    loop {
+        if !adapter::read_exact(rd, &mut tok) {
+            slot.errors.fetch_add(1, Ordering::Relaxed);
+            adapter::exit_now(1);
+        }
+        total = total.wrapping_add(sum_words(buf));
+        hops += 1;
+        slot.sum.store(total, Ordering::Relaxed);
+        slot.hops.store(hops, Ordering::Release);
+        if hops % 16 == 1 {
+            slot.cpu_samples.fetch_add(1, Ordering::Relaxed);
+            if yamba_core::affinity::current_cpu() != Some(cpu) {
+                slot.wrong_cpu.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if !adapter::write_all(wr, &tok) {
+            slot.errors.fetch_add(1, Ordering::Relaxed);
+            adapter::exit_now(1);
+        }
+    }
+}
+
+impl Ring {
+    /// Each child's (voluntary, involuntary) context switches so far.
+    fn switches(&self) -> Vec<Option<(u64, u64)>> {
+        self.pids
+            .iter()
+            .map(|&p| adapter::process_switches(p))
+            .collect()
+    }
+}
+
+/// The benchmark process's own sums of its working set, checked at the end
+/// like each child's.
+#[derive(Default)]
+struct OwnSums {
+    total: u64,
+    hops: u64,
+}
+
+impl OwnSums {
+    fn add(&mut self, sum: u64) {
+        self.total = self.total.wrapping_add(sum);
+        self.hops += 1;
+    }
+}
+
+/// Alone: the same write, read and sum without a switch, in this process
+/// only, cycling through `procs` pipes of its own (the ring's are gone with
+/// its processes): the median per hop over `reps`-hop observations.
+fn measure_alone(
+    clock: &yamba_core::Clock,
+    procs: usize,
+    reps: u64,
+    (min_obs, budget): (usize, Duration),
+    own: &[u64],
+    own_sums: &mut OwnSums,
+    lost: &mut u64,
+) -> Result<f64, String> {
+    let mut pipes = Vec::new();
+    for _ in 0..procs {
+        pipes.push(adapter::pipe()?);
+    }
+    let mut alone = Vec::new();
+    let mut i = 0usize;
+    let mut tok = [7u8, 0, 0, 0];
+    let alone_started = Instant::now();
+    while alone.len() < min_obs.max(5)
+        || (alone_started.elapsed() < budget / 4 && alone.len() < 1000)
+    {
+        let t0 = clock.start();
+        for _ in 0..reps {
+            let (r, w) = pipes[i];
+            if !(adapter::write_all(w, &tok) && adapter::read_exact(r, &mut tok)) {
+                *lost += 1;
+            }
+            own_sums.add(sum_words(own));
+            i = (i + 1) % procs;
+        }
+        alone.push(clock.ticks_to_ns(clock.stop().wrapping_sub(t0)) / reps as f64);
+    }
+    for (r, w) in pipes {
+        adapter::close(r);
+        adapter::close(w);
+    }
+    Ok(median(&alone))
+}
+
+/// What the children saw: how many processes missed a hop or summed
+/// wrong (the first in words), and the CPU samples off the pinned CPU.
+struct Seen {
+    untouched: usize,
+    untouched_first: Option<String>,
+    wrong_cpu: (u64, u64),
+}
+
+fn children_seen(
+    slots: &Shared<Slots>,
+    procs: usize,
+    total_rounds: u64,
+    want: u64,
+    own: &OwnSums,
+) -> Seen {
+    let mut seen = Seen {
+        untouched: 0,
+        untouched_first: None,
+        wrong_cpu: (0, 0),
+    };
+    for i in 1..procs {
+        let s = &slots.slot[i];
+        let hops = s.hops.load(Ordering::Acquire);
+        let sum = s.sum.load(Ordering::Relaxed);
+        let ok = hops == total_rounds
+            && sum == want.wrapping_mul(hops)
+            && s.errors.load(Ordering::Relaxed) == 0;
+        if !ok {
+            seen.untouched += 1;
+            seen.untouched_first.get_or_insert(format!(
+                "process {i}: {hops} hops of {total_rounds}, sum {sum} (want {})",
+                want.wrapping_mul(hops)
+            ));
+        }
+        seen.wrong_cpu.0 += s.wrong_cpu.load(Ordering::Relaxed);
+        seen.wrong_cpu.1 += s.cpu_samples.load(Ordering::Relaxed);
+    }
+    if own.total != want.wrapping_mul(own.hops) {
+        seen.untouched += 1;
+        seen.untouched_first
+            .get_or_insert("the benchmark process's own sums were wrong".into());
+    }
+    seen
 }
 
 fn median(v: &[f64]) -> f64 {
