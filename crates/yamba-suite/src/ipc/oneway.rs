@@ -16,7 +16,7 @@
 use super::adapter;
 use super::clocksync;
 use super::cold;
-use super::peer::{add_cpu_evidence, CpuShare, Peer, PeerStats, Shared};
+use super::peer::{add_cpu_evidence, CpuShare, OthersOnCpu, Peer, PeerStats, Shared};
 use super::rtt::Placement;
 use super::transport::{self, Transport};
 use serde_json::json;
@@ -155,13 +155,16 @@ fn measure(
             }
         }
     }
-    let peer_cpu_use = share.finish();
-    let timed = obs.len() as u64;
-    let sent = v as u64;
-    let served = stats.served.load(Ordering::Acquire);
-    let (pw, ps) = stats.wrong();
+    let seen = Seen {
+        peer_cpu_use: share.finish(),
+        timed: obs.len() as u64,
+        sent: v as u64,
+        served: stats.served.load(Ordering::Acquire),
+        bad,
+        wrong: (wrong, samples),
+        peer_wrong: stats.wrong(),
+    };
     drop(peer);
-
     let mut r = ctx.result(Some(suffix));
     r.description = format!("one-way transfer to a peer process: {}", t.describe());
     r.set_observations(obs);
@@ -179,6 +182,35 @@ fn measure(
         .param("placement", placement.name())
         .param("sender_cpu", me)
         .param("receiver_cpu", peer_cpu);
+    add_evidence(&mut r, &seen, placement, (me, peer_cpu), offset);
+    Ok(r)
+}
+
+/// What the sender and receiver saw while the transfers were timed.
+struct Seen {
+    peer_cpu_use: Option<OthersOnCpu>,
+    /// Observations timed (the receiver's CPU share is per transfer).
+    timed: u64,
+    sent: u64,
+    served: u64,
+    bad: u64,
+    /// (samples off the pinned CPU, samples) for the sender, the receiver.
+    wrong: (u64, u64),
+    peer_wrong: (u64, u64),
+}
+
+/// The checks: every message arrived, both stayed on their CPUs, the
+/// receiver's CPU was its own (across CPUs), and the two clocks agree well
+/// enough to subtract their stamps (across CPUs) or are one (same CPU).
+fn add_evidence(
+    r: &mut BenchResult,
+    seen: &Seen,
+    placement: Placement,
+    (me, peer_cpu): (usize, usize),
+    offset: Option<clocksync::OffsetBound>,
+) {
+    let (sent, served, bad) = (seen.sent, seen.served, seen.bad);
+    let ((wrong, samples), (pw, ps)) = (seen.wrong, seen.peer_wrong);
     r.add_evidence(
         "every message arrived and was acknowledged",
         format!("{sent} sent, 0 lost"),
@@ -194,7 +226,7 @@ fn measure(
     let median = r.median().unwrap_or(f64::NAN);
     if placement == Placement::CrossCpu {
         let mean = r.summary.as_ref().map_or(f64::NAN, |s| s.mean);
-        add_cpu_evidence(&mut r, peer_cpu, peer_cpu_use, timed, mean);
+        add_cpu_evidence(r, peer_cpu, seen.peer_cpu_use, seen.timed, mean);
     }
     match offset {
         Some(b) => {
@@ -225,5 +257,4 @@ fn measure(
             );
         }
     }
-    Ok(r)
 }

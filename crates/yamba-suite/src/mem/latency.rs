@@ -364,7 +364,6 @@ fn curve_result(
 ) -> BenchResult {
     let last = curve.points.last().unwrap();
     let mut r = ctx.measured_result(None, last.measured.clone());
-    let llc = ctx.machine().llc_bytes();
     r.param("stride", cfg.stride)
         .param("order", cfg.order.as_str())
         .param("pages", pages_name(cfg.pages))
@@ -380,6 +379,21 @@ fn curve_result(
         log_y: true,
         points: curve.xy(),
     });
+    add_cycle_evidence(&mut r, curve);
+    add_reach_evidence(ctx, &mut r, curve, levels);
+    if let Some(why) = &curve.stopped_early {
+        r.warn(format!("curve cut short: {why}"));
+    }
+    add_huge_evidence(&mut r, cfg.pages, &curve.points);
+    let table = levels_table(ctx, &mut r, curve, plateaus, levels);
+    r.extra.insert("levels".into(), json!(table));
+    r.extra.insert("plateaus".into(), json!(plateaus));
+    r.extra.insert("curve".into(), curve_json(curve));
+    r
+}
+
+/// Every checked chain was one cycle over its whole working set.
+fn add_cycle_evidence(r: &mut BenchResult, curve: &Curve) {
     let cycles_ok = curve
         .points
         .iter()
@@ -396,6 +410,13 @@ fn curve_result(
         format!("{cycles_ok} of {cycles_checked}"),
         cycles_ok == cycles_checked && cycles_checked > 0,
     );
+}
+
+/// The curve reaches memory: past twice the last-level cache it found
+/// (sysfs's when it found none), with a warning short of the reach wanted.
+fn add_reach_evidence(ctx: &Ctx, r: &mut BenchResult, curve: &Curve, levels: &[Level]) {
+    let last = curve.points.last().unwrap();
+    let llc = ctx.machine().llc_bytes();
     // The LLC the curve itself found (its capacity where half the loads
     // still hit), or sysfs's when it found none.
     let (llc_eff, basis) = match levels
@@ -425,7 +446,17 @@ fn curve_result(
     if let Some(why) = &curve.stopped_early {
         r.warn(format!("curve cut short: {why}"));
     }
-    add_huge_evidence(&mut r, cfg.pages, &curve.points);
+}
+
+/// A row per cache level (its latency, capacity, and whether sysfs
+/// agrees), then the plateaus past the caches (memory's TLB-reach steps).
+fn levels_table(
+    ctx: &Ctx,
+    r: &mut BenchResult,
+    curve: &Curve,
+    plateaus: &[Plateau],
+    levels: &[Level],
+) -> Vec<serde_json::Value> {
     let mut table = Vec::new();
     for l in levels {
         let (latency, first) = match l.plateau {
@@ -433,41 +464,7 @@ fn curve_result(
             None => (curve.points[l.point].median_ns, None),
         };
         let agree = match (l.capacity_bytes, l.sysfs_bytes) {
-            (Some(d), Some(s)) => {
-                let ratio = d / s as f64;
-                let ok = (ratio - 1.0).abs() <= CAPACITY_TOLERANCE;
-                r.add_note_evidence(
-                    format!(
-                        "{} capacity (midpoint crossing) agrees with sysfs within ±{:.0}%",
-                        l.name,
-                        CAPACITY_TOLERANCE * 100.0
-                    ),
-                    format!("{s} bytes (sysfs)"),
-                    format!("{d:.0} bytes (ratio {ratio:.2})"),
-                    ok,
-                );
-                if ratio < FAR_BELOW {
-                    r.warn(format!(
-                        "{}: this process got far less of it than sysfs says: half the loads still hit at {} KiB (the curve's effective capacity), sysfs says {} KiB; shared with other cores or tenants, or sysfs describes the host's cache — the effective figure is a measurement here, not the hardware's size",
-                        l.name,
-                        (d / 1024.0).round(),
-                        s / 1024
-                    ));
-                } else if !ok {
-                    let what = if ratio < 1.0 - CAPACITY_TOLERANCE {
-                        "effectively smaller than sysfs says (shared with other cores or tenants, or not all of it reachable)"
-                    } else {
-                        "larger than sysfs says (the next level's latency is close to this one's)"
-                    };
-                    r.warn(format!(
-                        "{}: {what}: the curve says {} KiB, sysfs says {} KiB",
-                        l.name,
-                        (d / 1024.0).round(),
-                        s / 1024
-                    ));
-                }
-                Some(ok)
-            }
+            (Some(d), Some(s)) => Some(capacity_agrees(r, l, d, s)),
             _ => None,
         };
         table.push(json!({
@@ -496,26 +493,64 @@ fn curve_result(
             "{cache_plateaus} cache plateaus found on the curve, sysfs lists {sysfs_levels} data cache levels"
         ));
     }
-    r.extra.insert("levels".into(), json!(table));
-    r.extra.insert("plateaus".into(), json!(plateaus));
-    r.extra.insert(
-        "curve".into(),
-        json!(curve
-            .points
-            .iter()
-            .map(|p| {
-                let s = p.measured.summary();
-                json!({
-                    "bytes": p.bytes, "median_ns": p.median_ns,
-                    "ci95": s.as_ref().and_then(|s| s.median_ci).map(|c| [c.lo, c.hi]),
-                    "observations": p.measured.observations.len(),
-                    "unroll": p.measured.method.unroll,
-                    "huge_bytes": p.huge_bytes,
-                })
-            })
-            .collect::<Vec<_>>()),
+    table
+}
+
+/// Whether the capacity the curve found (`d` bytes) agrees with sysfs's
+/// (`s`): a note, and a warning when far below or outside the tolerance.
+fn capacity_agrees(r: &mut BenchResult, l: &Level, d: f64, s: u64) -> bool {
+    let ratio = d / s as f64;
+    let ok = (ratio - 1.0).abs() <= CAPACITY_TOLERANCE;
+    r.add_note_evidence(
+        format!(
+            "{} capacity (midpoint crossing) agrees with sysfs within ±{:.0}%",
+            l.name,
+            CAPACITY_TOLERANCE * 100.0
+        ),
+        format!("{s} bytes (sysfs)"),
+        format!("{d:.0} bytes (ratio {ratio:.2})"),
+        ok,
     );
-    r
+    if ratio < FAR_BELOW {
+        r.warn(format!(
+            "{}: this process got far less of it than sysfs says: half the loads still hit at {} KiB (the curve's effective capacity), sysfs says {} KiB; shared with other cores or tenants, or sysfs describes the host's cache — the effective figure is a measurement here, not the hardware's size",
+            l.name,
+            (d / 1024.0).round(),
+            s / 1024
+        ));
+    } else if !ok {
+        let what = if ratio < 1.0 - CAPACITY_TOLERANCE {
+            "effectively smaller than sysfs says (shared with other cores or tenants, or not all of it reachable)"
+        } else {
+            "larger than sysfs says (the next level's latency is close to this one's)"
+        };
+        r.warn(format!(
+            "{}: {what}: the curve says {} KiB, sysfs says {} KiB",
+            l.name,
+            (d / 1024.0).round(),
+            s / 1024
+        ));
+    }
+    ok
+}
+
+/// Each point of the curve: size, median, its interval, observations,
+/// unroll and huge-page bytes.
+fn curve_json(curve: &Curve) -> serde_json::Value {
+    json!(curve
+        .points
+        .iter()
+        .map(|p| {
+            let s = p.measured.summary();
+            json!({
+                "bytes": p.bytes, "median_ns": p.median_ns,
+                "ci95": s.as_ref().and_then(|s| s.median_ci).map(|c| [c.lo, c.hi]),
+                "observations": p.measured.observations.len(),
+                "unroll": p.measured.method.unroll,
+                "huge_bytes": p.huge_bytes,
+            })
+        })
+        .collect::<Vec<_>>())
 }
 
 #[cfg(test)]
