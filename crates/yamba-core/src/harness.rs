@@ -123,64 +123,11 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     mut dummy: D,
 ) -> Measured {
     let started = Instant::now();
-    let target_ns = plan
-        .min_observation_ns
-        .max(1000.0 * clock.info().resolution_ns);
-    // Monomorphised per closure, so the body is inlined into the unrolled loop.
-    let time_op = |m: u32, groups: u64, op: &mut P| -> u64 {
-        let t0 = clock.start();
-        run_unrolled(m, groups, op);
-        clock.stop().wrapping_sub(t0)
-    };
-    let time_dummy = |m: u32, groups: u64, d: &mut D| -> u64 {
-        let t0 = clock.start();
-        run_unrolled(m, groups, d);
-        clock.stop().wrapping_sub(t0)
-    };
-
-    // Estimate the cost of one operation, doubling n until an observation
-    // is long enough to be read well.
-    // The first runs pay for page faults and cold code; each step keeps the
-    // fastest of three so one disturbance cannot end the search early.
-    for _ in 0..3 {
-        std::hint::black_box(time_op(1, 1, &mut op));
-    }
-    let mut n: u64 = 1;
-    let mut per_op_ns;
-    loop {
-        let best = (0..3).map(|_| time_op(1, n, &mut op)).min().unwrap();
-        let t = clock.ticks_to_ns(best);
-        per_op_ns = t / n as f64;
-        if t >= target_ns / 4.0 || n >= 1 << 40 {
-            break;
-        }
-        n *= 2;
-    }
-    // Loop overhead per iteration, from the dummy at m = 1.
-    let loop_ns = {
-        let groups = ((target_ns / per_op_ns.max(0.1)) as u64).clamp(1, 1 << 32);
-        let best = (0..5)
-            .map(|_| time_dummy(1, groups, &mut dummy))
-            .min()
-            .unwrap();
-        clock.ticks_to_ns(best) / groups as f64
-    };
-    let m = plan.fixed_unroll.unwrap_or_else(|| {
-        DEGREES
-            .iter()
-            .copied()
-            .filter(|&d| d <= plan.max_unroll)
-            .find(|&d| loop_ns <= 0.01 * d as f64 * per_op_ns)
-            .unwrap_or(plan.max_unroll.min(32))
-    });
-    assert!(
-        DEGREES.contains(&m),
-        "unroll degree {m} is not one of {DEGREES:?}"
-    );
-    let groups = match plan.fixed_iterations {
-        Some(iters) => (iters / m as u64).max(1),
-        None => ((target_ns / (per_op_ns.max(0.01) * m as f64)).ceil() as u64).max(1),
-    };
+    let Calibrated {
+        per_op_ns,
+        unroll: m,
+        groups,
+    } = calibrate(clock, plan, &mut op, &mut dummy);
     let iterations = groups * m as u64;
 
     // P'' and F at the placements of this block (or where the build put
@@ -280,6 +227,86 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
                 sample_s: sampling.elapsed().as_secs_f64(),
             }),
         },
+    }
+}
+
+/// What calibration chose: the estimated cost of one operation, the
+/// unroll degree m and the groups of m operations per observation.
+struct Calibrated {
+    per_op_ns: f64,
+    unroll: u32,
+    groups: u64,
+}
+
+/// Estimates one operation's cost (doubling n until an observation is long
+/// enough to read well) and the loop's overhead from the dummy F, and
+/// chooses the unroll degree m (the loop's overhead under 1% of m
+/// operations) and the groups per observation.
+fn calibrate<P: FnMut(), D: FnMut()>(
+    clock: &Clock,
+    plan: &Plan,
+    op: &mut P,
+    dummy: &mut D,
+) -> Calibrated {
+    let target_ns = plan
+        .min_observation_ns
+        .max(1000.0 * clock.info().resolution_ns);
+    // Monomorphised per closure, so the body is inlined into the unrolled loop.
+    let time_op = |m: u32, groups: u64, op: &mut P| -> u64 {
+        let t0 = clock.start();
+        run_unrolled(m, groups, op);
+        clock.stop().wrapping_sub(t0)
+    };
+    let time_dummy = |m: u32, groups: u64, d: &mut D| -> u64 {
+        let t0 = clock.start();
+        run_unrolled(m, groups, d);
+        clock.stop().wrapping_sub(t0)
+    };
+
+    // Estimate the cost of one operation, doubling n until an observation
+    // is long enough to be read well.
+    // The first runs pay for page faults and cold code; each step keeps the
+    // fastest of three so one disturbance cannot end the search early.
+    for _ in 0..3 {
+        std::hint::black_box(time_op(1, 1, op));
+    }
+    let mut n: u64 = 1;
+    let mut per_op_ns;
+    loop {
+        let best = (0..3).map(|_| time_op(1, n, op)).min().unwrap();
+        let t = clock.ticks_to_ns(best);
+        per_op_ns = t / n as f64;
+        if t >= target_ns / 4.0 || n >= 1 << 40 {
+            break;
+        }
+        n *= 2;
+    }
+    // Loop overhead per iteration, from the dummy at m = 1.
+    let loop_ns = {
+        let groups = ((target_ns / per_op_ns.max(0.1)) as u64).clamp(1, 1 << 32);
+        let best = (0..5).map(|_| time_dummy(1, groups, dummy)).min().unwrap();
+        clock.ticks_to_ns(best) / groups as f64
+    };
+    let m = plan.fixed_unroll.unwrap_or_else(|| {
+        DEGREES
+            .iter()
+            .copied()
+            .filter(|&d| d <= plan.max_unroll)
+            .find(|&d| loop_ns <= 0.01 * d as f64 * per_op_ns)
+            .unwrap_or(plan.max_unroll.min(32))
+    });
+    assert!(
+        DEGREES.contains(&m),
+        "unroll degree {m} is not one of {DEGREES:?}"
+    );
+    let groups = match plan.fixed_iterations {
+        Some(iters) => (iters / m as u64).max(1),
+        None => ((target_ns / (per_op_ns.max(0.01) * m as f64)).ceil() as u64).max(1),
+    };
+    Calibrated {
+        per_op_ns,
+        unroll: m,
+        groups,
     }
 }
 
