@@ -403,7 +403,9 @@ pub const COLUMNS: &[Column] = &[
         table: Table::LocalBandwidth,
         head: ["File", "reread"],
         width: 6,
-        source: from(&["fs.read.seq.cached"]),
+        // bw_file_rd io_only: read(2) and sum each block, as fs.reread.read
+        // does; older files have only the unsummed cached read.
+        source: from(&["fs.reread.read", "fs.read.seq.cached"]),
         key: "bw_reread",
     },
     Column {
