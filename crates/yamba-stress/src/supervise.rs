@@ -621,7 +621,7 @@ impl Sampler {
     /// A sample of the run's `groups` (and of memory), if `every` has
     /// passed since the last.
     fn sample_if_due(&mut self, every: Duration, groups: &[i32], started: Instant) {
-        if !self.last.is_none_or(|t| t.elapsed() >= every) {
+        if self.last.is_some_and(|t| t.elapsed() < every) {
             return;
         }
         self.last = Some(Instant::now());
