@@ -12,6 +12,7 @@
 //! call, save, init and fence, and the difference over m is one copy.
 //! The first argument (rdi / x0) points to 64 KiB of zeroed scratch memory.
 
+use crate::error::LangError;
 use crate::isa::Isa;
 use crate::model::Program;
 use crate::runner::{benchmark, Job};
@@ -40,16 +41,17 @@ impl AsmSpec {
 }
 
 /// The Yamba class text for a sequence.
-pub fn class_source(spec: &AsmSpec) -> Result<String, String> {
+pub fn class_source(spec: &AsmSpec) -> Result<String, LangError> {
     for (what, s) in [
         ("sequence", Some(&spec.seq)),
         ("--init", spec.init.as_ref()),
     ] {
         if let Some(s) = s {
             if s.contains(['{', '}']) {
-                return Err(format!(
-                    "the {what} '{s}' contains a brace; write instructions separated by ';'"
-                ));
+                return Err(LangError::Brace {
+                    what,
+                    text: s.clone(),
+                });
             }
         }
     }
@@ -84,16 +86,14 @@ pub fn class_source(spec: &AsmSpec) -> Result<String, String> {
 }
 
 /// The class for a sequence, checked (assembly errors point into it).
-pub fn program(spec: &AsmSpec) -> Result<Program, String> {
+pub fn program(spec: &AsmSpec) -> Result<Program, LangError> {
     let text = class_source(spec)?;
-    Program::from_text("<yamba asm>", &text)
-        .map(|(p, _)| p)
-        .map_err(|e| e.to_string())
+    Ok(Program::from_text("<yamba asm>", &text).map(|(p, _)| p)?)
 }
 
 /// A benchmark for yamba's runner measuring one sequence; `index` tells
 /// several apart (`asm.1`, `asm.2`, …).
-pub fn asm_benchmark(spec: &AsmSpec, index: usize) -> Result<&'static Benchmark, String> {
+pub fn asm_benchmark(spec: &AsmSpec, index: usize) -> Result<&'static Benchmark, LangError> {
     let prog = program(spec)?;
     let mut job = Job::new(prog, "asm_sequence", BTreeMap::new());
     job.id = format!("asm.{index}");

@@ -2,6 +2,8 @@
 //! mapping, which is then protected to read+execute before anything can
 //! call it. No page is ever writable and executable at once.
 
+use yamba_os::OsError;
+
 /// Machine code mapped read+execute; unmapped on drop.
 pub struct ExecMem {
     ptr: *mut u8,
@@ -16,7 +18,7 @@ unsafe impl Sync for ExecMem {}
 
 impl ExecMem {
     /// Maps `code` read+execute (W^X: written while RW, then protected).
-    pub fn new(code: &[u8]) -> Result<ExecMem, String> {
+    pub fn new(code: &[u8]) -> Result<ExecMem, OsError> {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
         let len = code.len().max(1).div_ceil(page) * page;
@@ -32,10 +34,7 @@ impl ExecMem {
             )
         };
         if ptr == libc::MAP_FAILED {
-            return Err(format!(
-                "mmap of {len} bytes for code: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(OsError::last(format!("mmap of {len} bytes for code")));
         }
         let mem = ExecMem {
             ptr: ptr as *mut u8,
@@ -46,10 +45,7 @@ impl ExecMem {
         unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), mem.ptr, code.len()) };
         // SAFETY: changing the protection of our own mapping.
         if unsafe { libc::mprotect(ptr, len, libc::PROT_READ | libc::PROT_EXEC) } != 0 {
-            return Err(format!(
-                "mprotect(read+execute): {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(OsError::last("mprotect(read+execute)"));
         }
         flush_icache(mem.ptr, code.len());
         Ok(mem)

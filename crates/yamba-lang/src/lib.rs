@@ -7,6 +7,7 @@
 pub mod asm;
 pub mod ast;
 pub mod check;
+pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod isa;
@@ -18,6 +19,7 @@ pub mod session;
 pub mod source;
 pub mod stdlib;
 
+pub use error::LangError;
 pub use eval::{Compiled, Instance};
 pub use isa::Isa;
 pub use model::Program;
@@ -44,9 +46,9 @@ pub fn disasm(
     args: &[i64],
     settings: &BTreeMap<String, String>,
     with_bytes: bool,
-) -> Result<String, String> {
+) -> Result<String, LangError> {
     let scratch = std::env::temp_dir();
-    let mut inst = Instance::new(prog, class, settings, scratch)?;
-    let code = inst.generate(func, args)?;
+    let mut inst = Instance::new(prog, class, settings, scratch).map_err(LangError::Eval)?;
+    let code = inst.generate(func, args).map_err(LangError::Eval)?;
     Ok(code.listing(with_bytes))
 }

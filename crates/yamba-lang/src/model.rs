@@ -2,6 +2,7 @@
 //! classes, and how a class sees its members through `extends`.
 
 use crate::ast::{Class, MemberKind};
+use crate::error::{LangError, Undefined};
 use crate::isa::Isa;
 use crate::parser::parse;
 use crate::source::{Diag, Errors, Sources, Span};
@@ -225,18 +226,13 @@ impl Program {
 
     /// The instruction set the class generates code for: the one its
     /// imports name, else the host's.
-    pub fn isa(&self, ci: usize) -> Result<Isa, String> {
+    pub fn isa(&self, ci: usize) -> Result<Isa, LangError> {
         let mut isas: Vec<Isa> = self.imports(ci).iter().filter_map(|s| s.isa).collect();
         isas.dedup();
         match isas.as_slice() {
-            [] => Isa::host().ok_or_else(|| {
-                "no instruction set imported and this host's is not supported".into()
-            }),
+            [] => Isa::host().ok_or(LangError::NoIsa),
             [one] => Ok(*one),
-            _ => Err(format!(
-                "class {} imports classes of different instruction sets",
-                self.classes[ci].name.name
-            )),
+            _ => Err(LangError::MixedIsas(self.classes[ci].name.name.clone())),
         }
     }
 
@@ -277,40 +273,37 @@ impl Program {
     }
 
     /// Why the class cannot be built and run, naming every undefined member.
-    pub fn concrete_or_why(&self, ci: usize) -> Result<(), String> {
+    pub fn concrete_or_why(&self, ci: usize) -> Result<(), LangError> {
         let c = &self.classes[ci];
         let undefined = self.undefined(ci);
         if undefined.is_empty() && !c.is_abstract {
             return Ok(());
         }
-        let mut msg = format!("class {} is abstract", c.name.name);
-        if undefined.is_empty() {
-            msg.push_str(" (declared 'yamba abstract'); run a class that extends it");
+        let concrete = if undefined.is_empty() {
+            Vec::new()
         } else {
-            msg.push_str(": it leaves undefined");
-            for (m, (dc, dm)) in &undefined {
-                msg.push_str(&format!(
-                    "\n  {m}  (declared in {} at {})",
-                    self.classes[*dc].name.name,
-                    self.sources
-                        .location(self.classes[*dc].members[*dm].name.span)
-                ));
-            }
-            let concrete: Vec<&str> = (0..self.classes.len())
+            (0..self.classes.len())
                 .filter(|&k| {
                     self.chain(k).contains(&ci)
                         && self.undefined(k).is_empty()
                         && !self.classes[k].is_abstract
                 })
-                .map(|k| self.classes[k].name.name.as_str())
-                .collect();
-            if !concrete.is_empty() {
-                msg.push_str(&format!(
-                    "\nconcrete classes extending it: {}",
-                    concrete.join(", ")
-                ));
-            }
-        }
-        Err(msg)
+                .map(|k| self.classes[k].name.name.clone())
+                .collect()
+        };
+        Err(LangError::Abstract {
+            class: c.name.name.clone(),
+            undefined: undefined
+                .into_iter()
+                .map(|(member, (dc, dm))| Undefined {
+                    member,
+                    declared_in: self.classes[dc].name.name.clone(),
+                    at: self
+                        .sources
+                        .location(self.classes[dc].members[dm].name.span),
+                })
+                .collect(),
+            concrete,
+        })
     }
 }

@@ -525,7 +525,7 @@ impl<'a> Parser<'a> {
                     let span = self.bump().span;
                     match hex_bytes(&text) {
                         Ok(bytes) => items.push(BsItem::Hex { bytes, span }),
-                        Err(why) => self.diags.push(Diag::error(span, why)),
+                        Err(why) => self.diags.push(Diag::error(span, why.to_string())),
                     }
                 }
                 Tok::Asm(text) => {
@@ -1057,25 +1057,35 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Why a bitstring literal has no bytes: the diagnostic at it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum HexError {
+    #[error("'{0}': a bitstring literal is written in hex (0x…), a byte per two digits")]
+    NotHex(String),
+    /// `digits`: the literal's digits without `0x` and `_`.
+    #[error("'{text}' has an odd number of hex digits: a bitstring literal is whole bytes (write 0x0{digits})")]
+    OddDigits { text: String, digits: String },
+    #[error("'{0}' is not hex")]
+    BadDigit(String),
+}
+
 /// A hex literal's bytes, in the order written: `0x8B83` → 8B 83.
-fn hex_bytes(text: &str) -> Result<Vec<u8>, String> {
+fn hex_bytes(text: &str) -> Result<Vec<u8>, HexError> {
     let digits = text
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))
-        .ok_or_else(|| {
-            format!("'{text}': a bitstring literal is written in hex (0x…), a byte per two digits")
-        })?
+        .ok_or_else(|| HexError::NotHex(text.into()))?
         .replace('_', "");
     if digits.len() % 2 != 0 {
-        return Err(format!(
-            "'{text}' has an odd number of hex digits: a bitstring literal is whole bytes (write 0x0{})",
-            &digits
-        ));
+        return Err(HexError::OddDigits {
+            text: text.into(),
+            digits,
+        });
     }
     (0..digits.len())
         .step_by(2)
         .map(|i| {
-            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("'{text}' is not hex"))
+            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| HexError::BadDigit(text.into()))
         })
         .collect()
 }

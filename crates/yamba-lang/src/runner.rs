@@ -14,6 +14,7 @@
 //!   nothing but machine code runs inside the timed calls.
 
 use crate::ast::MemberKind;
+use crate::error::LangError;
 use crate::eval::{Compiled, Instance};
 use crate::exec::permissions_of;
 use crate::model::Program;
@@ -54,14 +55,19 @@ static JOBS: Mutex<Vec<(usize, Arc<Job>)>> = Mutex::new(Vec::new());
 
 /// A benchmark for yamba's runner that runs `job` (checked to be runnable
 /// first: an abstract class is an error naming each undefined member).
-pub fn benchmark(job: Job) -> Result<&'static Benchmark, String> {
-    let ci = job.program.class(&job.class).ok_or_else(|| {
-        format!(
-            "no class {} (classes: {})",
-            job.class,
-            job.program.class_names().join(", ")
-        )
-    })?;
+pub fn benchmark(job: Job) -> Result<&'static Benchmark, LangError> {
+    let ci = job
+        .program
+        .class(&job.class)
+        .ok_or_else(|| LangError::NoClass {
+            class: job.class.clone(),
+            classes: job
+                .program
+                .class_names()
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
+        })?;
     job.program.concrete_or_why(ci)?;
     let isa = job.program.isa(ci)?;
     let files: Vec<String> = (0..job.program.sources.len())

@@ -1,6 +1,7 @@
 //! A run of Yamba benchmarks through yamba's runner, kept in a normal
 //! results file (raw observations, method, evidence), as `yamba run` does.
 
+use crate::LangError;
 use yamba_core::runner::{merge_repetitions, run_benchmarks, Quiet};
 use yamba_core::{Benchmark, RunConfig, Session};
 use yamba_results::output::{Output, Saved};
@@ -13,7 +14,7 @@ pub fn run(
     benches: &[&'static Benchmark],
     command: Vec<String>,
     out: Option<&Output>,
-) -> Result<ResultsFile, String> {
+) -> Result<ResultsFile, LangError> {
     run_saving(config, benches, command, out).map(|(file, _)| file)
 }
 
@@ -26,7 +27,7 @@ pub fn run_saving(
     benches: &[&'static Benchmark],
     command: Vec<String>,
     out: Option<&Output>,
-) -> Result<(ResultsFile, Option<Saved>), String> {
+) -> Result<(ResultsFile, Option<Saved>), LangError> {
     let session = Session::prepare(config);
     run_in(&session, benches, command, out)
 }
@@ -38,10 +39,10 @@ pub fn run_in(
     benches: &[&'static Benchmark],
     command: Vec<String>,
     out: Option<&Output>,
-) -> Result<(ResultsFile, Option<Saved>), String> {
+) -> Result<(ResultsFile, Option<Saved>), LangError> {
     let mut file = ResultsFile::new(
         command,
-        serde_json::to_value(&session.config).map_err(|e| e.to_string())?,
+        serde_json::to_value(&session.config).map_err(LangError::Config)?,
         session.machine.clone(),
         session.clock.info().clone(),
         session.base.clone(),
@@ -51,7 +52,7 @@ pub fn run_in(
             .push("quick pass: short budgets, numbers are rough".into());
     }
     if let Some(o) = out {
-        o.save_here(&file).map_err(|e| e.to_string())?;
+        o.save_here(&file)?;
     }
     let results = run_benchmarks(session, benches, &mut Quiet);
     file.results = merge_repetitions(&results);

@@ -177,15 +177,23 @@ pub fn names() -> Vec<&'static str> {
     CLASSES.iter().map(|c| c.name).collect()
 }
 
+/// A cast's value out of its width's range, signed and unsigned.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{value} does not fit in {bits} bits")]
+pub struct DoesNotFit {
+    pub value: i64,
+    pub bits: usize,
+}
+
 /// Little-endian bytes of `v` for a cast of `bytes` bytes, if it fits
 /// (signed or unsigned).
-pub fn cast(v: i64, bytes: usize) -> Result<Vec<u8>, String> {
+pub fn cast(v: i64, bytes: usize) -> Result<Vec<u8>, DoesNotFit> {
     let bits = bytes * 8;
     if bits < 64 {
         let lo = -(1i128 << (bits - 1));
         let hi = (1i128 << bits) - 1;
         if !(lo..=hi).contains(&(v as i128)) {
-            return Err(format!("{v} does not fit in {bits} bits"));
+            return Err(DoesNotFit { value: v, bits });
         }
     }
     Ok(v.to_le_bytes()[..bytes].to_vec())

@@ -2,6 +2,7 @@
 //! language's stdlib (yamba-lang) and the stressors (yamba-stress) share,
 //! so that none of them reaches into another's code for them:
 //!
+//! - [`OsError`]: what failed, one line each;
 //! - [`Kind`]: the one list of primitives (process, pipe, mapping, …) the
 //!   `space` area measures and the stress churns;
 //! - [`Shared`]: memory shared with forked processes (a peer's report, the
@@ -18,12 +19,14 @@
 //! `mod.rs` on `cfg(linux_adapters)`, which build.rs sets on Linux unless
 //! the `no-adapters` feature is on.
 
+pub mod error;
 pub mod kind;
 pub mod mem;
 pub mod mmap;
 pub mod shared;
 pub mod space;
 
+pub use error::OsError;
 pub use kind::Kind;
 pub use shared::{Shared, SharedPage};
 
@@ -41,7 +44,8 @@ pub fn no_adapter_reason() -> String {
     )
 }
 
-/// `what` and the last OS error, as one line.
+/// `what` and the last OS error, as one line (for an adapter whose
+/// errors are its benchmark's reasons).
 pub fn os_err(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
+    OsError::last(what).to_string()
 }

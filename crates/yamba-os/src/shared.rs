@@ -2,6 +2,7 @@
 //! anonymous, zeroed by the kernel): how a peer or a worker reports to its
 //! parent, and how a parent tells its children to stop.
 
+use crate::OsError;
 use std::sync::atomic::AtomicU64;
 
 /// A value of type `T` in a shared anonymous mapping. `T` must be valid
@@ -17,7 +18,7 @@ unsafe impl<T: Sync> Sync for Shared<T> {}
 
 impl<T> Shared<T> {
     /// `T` must be valid when all-zero (atomics, arrays of atomics).
-    pub fn new_zeroed() -> Result<Shared<T>, String> {
+    pub fn new_zeroed() -> Result<Shared<T>, OsError> {
         let p = crate::mmap::map_shared(std::mem::size_of::<T>().max(1))?;
         Ok(Shared { ptr: p.cast() })
     }
@@ -43,10 +44,10 @@ impl<T> Drop for Shared<T> {
 pub struct SharedPage(Shared<[AtomicU64; 512]>);
 
 impl SharedPage {
-    pub fn new() -> Result<SharedPage, String> {
+    pub fn new() -> Result<SharedPage, OsError> {
         Shared::new_zeroed()
             .map(SharedPage)
-            .map_err(|e| format!("cannot map a shared page: {e}"))
+            .map_err(|e| OsError::SharedPage(Box::new(e)))
     }
 
     /// Slot `i` (0..512) of the page.

@@ -6,6 +6,7 @@
 //! median, with the Hodges–Lehmann ratio, its 95% interval and the
 //! Mann–Whitney p-value).
 
+use crate::StressError;
 use std::path::Path;
 use yamba_core::runner::run_one;
 use yamba_core::{BenchResult, Benchmark, Mode, Session, Status, Unit};
@@ -25,7 +26,7 @@ pub struct Target {
 const NARROWING: &[(&str, &str)] = &[("ipc.rtt", "transports")];
 
 /// Finds the benchmark behind a result name.
-pub fn resolve(name: &str) -> Result<Target, String> {
+pub fn resolve(name: &str) -> Result<Target, StressError> {
     let all = yamba_suite::all();
     if let Some(b) = all.iter().find(|b| b.id == name) {
         return Ok(Target {
@@ -53,9 +54,7 @@ pub fn resolve(name: &str) -> Result<Target, String> {
             settings: Vec::new(),
         });
     }
-    Err(format!(
-        "--measure {name}: no such benchmark (an id from 'yamba list', e.g. proc.fork.light, or ipc.rtt.<transport>)"
-    ))
+    Err(StressError::NoSuchBenchmark(name.into()))
 }
 
 /// Measures `target` in every mode asked that it supports; keeps the
@@ -207,6 +206,9 @@ mod tests {
             resolve("mem.pagefault.anon").unwrap().bench.id,
             "mem.pagefault.anon"
         );
-        assert!(resolve("no.such").unwrap_err().contains("no.such"));
+        assert!(resolve("no.such")
+            .unwrap_err()
+            .to_string()
+            .contains("no.such"));
     }
 }

@@ -25,6 +25,7 @@
 
 pub mod churn;
 pub mod cost;
+pub mod error;
 pub mod errors;
 pub mod limits;
 pub mod plant;
@@ -33,6 +34,8 @@ pub mod rng;
 pub mod shared;
 pub mod supervise;
 pub mod sys;
+
+pub use error::StressError;
 
 use churn::{Churned, Kind, WorkerSpec};
 use errors::{ErrorSpec, Finding, TablePlants};
@@ -73,26 +76,26 @@ pub struct Plant {
 impl Plant {
     /// `leak=eventfd:100`, `crash-worker=500`, `kernel-leak=128` (MiB),
     /// `wrong-errno`, `crash-call`, `hang-call`, comma-separated.
-    pub fn parse(s: &str) -> Result<Plant, String> {
+    pub fn parse(s: &str) -> Result<Plant, StressError> {
         let mut p = Plant::default();
         for part in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
             match part.split_once('=') {
                 Some(("leak", v)) => {
-                    let (k, n) = v.split_once(':').ok_or("leak=KIND:N")?;
-                    let kind = Kind::parse(k).ok_or_else(|| format!("plant: unknown kind {k}"))?;
-                    let n = n.parse().map_err(|_| format!("plant: bad count {n}"))?;
+                    let (k, n) = v.split_once(':').ok_or(StressError::PlantLeakForm)?;
+                    let kind = Kind::parse(k).ok_or_else(|| StressError::PlantKind(k.into()))?;
+                    let n = n.parse().map_err(|_| plant_number("count", n))?;
                     p.leak = Some((kind, n));
                 }
                 Some(("kernel-leak", v)) => {
-                    p.kernel_leak_mib = Some(v.parse().map_err(|_| format!("plant: bad MiB {v}"))?)
+                    p.kernel_leak_mib = Some(v.parse().map_err(|_| plant_number("MiB", v))?)
                 }
                 Some(("crash-worker", v)) => {
-                    p.crash_worker_at = Some(v.parse().map_err(|_| format!("plant: bad op {v}"))?)
+                    p.crash_worker_at = Some(v.parse().map_err(|_| plant_number("op", v))?)
                 }
                 None if part == "wrong-errno" => p.table.wrong_errno = true,
                 None if part == "crash-call" => p.table.crash = true,
                 None if part == "hang-call" => p.table.hang = true,
-                _ => return Err(format!("unknown plant '{part}'")),
+                _ => return Err(StressError::UnknownPlant(part.into())),
             }
         }
         Ok(p)
@@ -131,6 +134,14 @@ impl Plant {
             v.push("a call that hangs".into());
         }
         v.join("; ")
+    }
+}
+
+/// A plant's `what` (count, MiB, op) that is not a number.
+fn plant_number(what: &'static str, value: &str) -> StressError {
+    StressError::PlantNumber {
+        what,
+        value: value.into(),
     }
 }
 
@@ -312,7 +323,7 @@ fn baseline_memory(n: usize, every: Duration) -> Option<Memory> {
 }
 
 /// Runs `yamba stress` as configured.
-pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
+pub fn run(config: &StressConfig) -> Result<StressOutcome, StressError> {
     let started_at = yamba_results::results::now_rfc3339();
     let seed = config.seed.unwrap_or_else(rng::fresh_seed);
     let mut notes = vec![format!(
@@ -324,47 +335,131 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
             config.plant.describe()
         ));
     }
-    let replaying = config.replay.is_some();
-    let stressors: Vec<Kind> = if replaying {
-        Vec::new()
-    } else {
-        config.stressors.clone()
+    let cast = Cast::of(config)?;
+    let session = prepare_session(config);
+    let scratch = scratch_folder(config, &mut notes)?;
+    let _cleanup = RemoveOnDrop(scratch.clone());
+    let (deadline_len, ops) = match (config.time, config.ops, cast.replaying) {
+        (_, _, true) => (None, None),
+        (None, None, false) => (Some(Duration::from_secs(10)), None),
+        (t, o, false) => (t, o),
     };
-    let workers = if stressors.is_empty() {
-        0
-    } else {
-        config.workers
+    let churn = churn_specs(config, &cast, seed, &scratch, ops);
+    let errors = cast
+        .error_tests
+        .then(|| error_spec(config, &cast, seed, &scratch, ops));
+    let confinement = confine(config, &cast, &churn, &mut notes);
+    let plan = supervise::Plan {
+        churn,
+        errors,
+        deadline: None,
+        hang_timeout: config.hang_timeout,
+        confinement,
+        max_restarts: 64,
     };
-    let error_tests = config.error_tests || replaying;
-    if workers == 0 && !error_tests {
-        return Err("nothing to run: no stressor and no error tests".into());
+    let stressed = stress(config, &cast, &session, &scratch, plan, deadline_len)?;
+    let reproduce = reproduce(seed, &cast);
+    let ctx = report::Context {
+        seed,
+        session: &session,
+        sup: &stressed.sup,
+        before: stressed.before,
+        after: stressed.after,
+        left: stressed.left,
+        cases: errors::table(config.plant.table),
+        idle: stressed.idle,
+        stressed: stressed.measured.unwrap_or_default(),
+        reproduce: reproduce.clone(),
+        deadline: deadline_len,
+    };
+    let (results, summary) = report::results(&ctx);
+    let sup = stressed.sup;
+    notes.extend(sup.notes.iter().cloned());
+    notes.extend(summary.notes.iter().cloned());
+    let findings = sup.findings.clone();
+    Ok(StressOutcome {
+        seed,
+        results,
+        findings,
+        notes,
+        interrupted: sup.interrupted,
+        started: started_at,
+        config: StressConfig {
+            seed: Some(seed),
+            ..config.clone()
+        },
+        reproduce,
+        summary,
+        session,
+    })
+}
+
+/// Who takes part in a run, checked against the machine: the churn
+/// workers and their stressors, the error tests, the CPUs, the
+/// benchmarks measured idle and under stress.
+struct Cast {
+    replaying: bool,
+    stressors: Vec<Kind>,
+    workers: usize,
+    error_tests: bool,
+    cpus: Vec<usize>,
+    targets: Vec<cost::Target>,
+}
+
+impl Cast {
+    fn of(config: &StressConfig) -> Result<Cast, StressError> {
+        let replaying = config.replay.is_some();
+        let stressors: Vec<Kind> = if replaying {
+            Vec::new()
+        } else {
+            config.stressors.clone()
+        };
+        let workers = if stressors.is_empty() {
+            0
+        } else {
+            config.workers
+        };
+        let error_tests = config.error_tests || replaying;
+        if workers == 0 && !error_tests {
+            return Err(StressError::NothingToRun);
+        }
+        if workers + 1 > shared::MAX_SLOTS {
+            return Err(StressError::TooManyWorkers {
+                workers,
+                most: shared::MAX_SLOTS - 1,
+            });
+        }
+        let usable = yamba_core::affinity::usable_cpus().to_vec();
+        let cpus = if config.cpus.is_empty() {
+            usable.clone()
+        } else {
+            config.cpus.clone()
+        };
+        if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {
+            return Err(StressError::UnusableCpu { cpu: *bad, usable });
+        }
+        let targets = if replaying {
+            Vec::new()
+        } else {
+            config
+                .measure
+                .iter()
+                .map(|m| cost::resolve(m))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        Ok(Cast {
+            replaying,
+            stressors,
+            workers,
+            error_tests,
+            cpus,
+            targets,
+        })
     }
-    if workers + 1 > shared::MAX_SLOTS {
-        return Err(format!(
-            "--workers {workers}: at most {}",
-            shared::MAX_SLOTS - 1
-        ));
-    }
-    let usable = yamba_core::affinity::usable_cpus().to_vec();
-    let cpus = if config.cpus.is_empty() {
-        usable.clone()
-    } else {
-        config.cpus.clone()
-    };
-    if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {
-        return Err(format!(
-            "--cpu {bad}: not a CPU this process may run on (allowed: {usable:?})"
-        ));
-    }
-    let targets = if replaying {
-        Vec::new()
-    } else {
-        config
-            .measure
-            .iter()
-            .map(|m| cost::resolve(m))
-            .collect::<Result<Vec<_>, _>>()?
-    };
+}
+
+/// The session the cost measurements run in.
+fn prepare_session(config: &StressConfig) -> Session {
     let mut run_config = if config.quick {
         RunConfig::quick()
     } else {
@@ -378,13 +473,20 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
     run_config.settings = config.settings.clone();
     let mut session = Session::prepare(run_config);
     session.bench_exe = config.bench_exe.clone();
+    session
+}
 
+/// Creates the run's scratch folder, after removing those killed runs
+/// left beside it (noted).
+fn scratch_folder(config: &StressConfig, notes: &mut Vec<String>) -> Result<PathBuf, StressError> {
     let parent = config
         .scratch_parent
         .clone()
         .unwrap_or_else(|| PathBuf::from("."));
-    let parent = std::fs::canonicalize(&parent)
-        .map_err(|e| format!("scratch folder {}: {e}", parent.display()))?;
+    let parent = std::fs::canonicalize(&parent).map_err(|error| StressError::ScratchFolder {
+        path: parent.clone(),
+        error,
+    })?;
     let removed = remove_stale_scratch(&parent);
     if removed > 0 {
         notes.push(format!(
@@ -393,26 +495,30 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
         ));
     }
     let scratch = parent.join(format!(".yamba-stress-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch)
-        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
-    let _cleanup = RemoveOnDrop(scratch.clone());
+    std::fs::create_dir_all(&scratch).map_err(StressError::create(&scratch))?;
+    Ok(scratch)
+}
 
-    let (deadline_len, ops) = match (config.time, config.ops, replaying) {
-        (_, _, true) => (None, None),
-        (None, None, false) => (Some(Duration::from_secs(10)), None),
-        (t, o, false) => (t, o),
-    };
-    let churn: Vec<WorkerSpec> = (0..workers)
+/// One spec per churn worker: its CPU (round robin), its folder, and the
+/// plants worker 0 carries.
+fn churn_specs(
+    config: &StressConfig,
+    cast: &Cast,
+    seed: u64,
+    scratch: &std::path::Path,
+    ops: Option<u64>,
+) -> Vec<WorkerSpec> {
+    (0..cast.workers)
         .map(|i| {
             let dir = scratch.join(format!("w{i}"));
             let _ = std::fs::create_dir_all(&dir);
             WorkerSpec {
                 index: i,
                 seed,
-                kinds: stressors.clone(),
+                kinds: cast.stressors.clone(),
                 ops,
                 check_every: config.check_every.max(1),
-                cpu: Some(cpus[i % cpus.len()]),
+                cpu: Some(cast.cpus[i % cast.cpus.len()]),
                 scratch: dir,
                 leak: config.plant.leak,
                 crash_at: config.plant.crash_worker_at.filter(|_| i == 0),
@@ -423,26 +529,47 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
                     .map(|m| m << 20),
             }
         })
-        .collect();
-    let errors = error_tests.then(|| {
-        let dir = scratch.join("errors");
-        let _ = std::fs::create_dir_all(&dir);
-        let (first, end) = match config.replay {
-            Some(Replay::Calls(n)) => (0, Some(n)),
-            Some(Replay::Call(k)) => (k, Some(k + 1)),
-            None => (0, ops),
-        };
-        ErrorSpec {
-            slot: workers,
-            seed,
-            first,
-            end,
-            cpu: Some(cpus[workers % cpus.len()]),
-            scratch: dir,
-            plants: config.plant.table,
-        }
-    });
-    let per_worker_objects: usize = stressors
+        .collect()
+}
+
+/// The error tests' spec: the slot after the workers', and the calls to
+/// make (all, or those a replay names).
+fn error_spec(
+    config: &StressConfig,
+    cast: &Cast,
+    seed: u64,
+    scratch: &std::path::Path,
+    ops: Option<u64>,
+) -> ErrorSpec {
+    let dir = scratch.join("errors");
+    let _ = std::fs::create_dir_all(&dir);
+    let (first, end) = match config.replay {
+        Some(Replay::Calls(n)) => (0, Some(n)),
+        Some(Replay::Call(k)) => (k, Some(k + 1)),
+        None => (0, ops),
+    };
+    ErrorSpec {
+        slot: cast.workers,
+        seed,
+        first,
+        end,
+        cpu: Some(cast.cpus[cast.workers % cast.cpus.len()]),
+        scratch: dir,
+        plants: config.plant.table,
+    }
+}
+
+/// The limits the stress runs under, and the notes that describe them,
+/// the error-test table and the workers.
+fn confine(
+    config: &StressConfig,
+    cast: &Cast,
+    churn: &[WorkerSpec],
+    notes: &mut Vec<String>,
+) -> Confinement {
+    let workers = cast.workers;
+    let per_worker_objects: usize = cast
+        .stressors
         .iter()
         .filter(|k| k.pooled())
         .map(|k| k.cap())
@@ -466,7 +593,7 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
             .map(|n| format!("; {n}"))
             .collect::<String>()
     ));
-    if error_tests {
+    if cast.error_tests {
         notes.push(format!(
             "error-test table: {}; a seed replays the same calls with this table only (same yamba version)",
             errors::fingerprint(&errors::table(config.plant.table))
@@ -478,34 +605,51 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
             churn.iter().filter_map(|w| w.cpu).collect::<Vec<_>>()
         ));
     }
+    confinement
+}
 
+/// What the machine did around and under the stress.
+struct Stressed {
+    before: Option<Memory>,
+    idle: Vec<Vec<BenchResult>>,
+    sup: supervise::Supervision,
+    measured: Option<Vec<Vec<BenchResult>>>,
+    after: Option<Memory>,
+    left: Vec<sys::ProcInfo>,
+}
+
+/// The run's four steps: the memory baselines, the idle measurements,
+/// the stress with the measurement under it (from now to `deadline_len`),
+/// and memory and processes after it.
+fn stress(
+    config: &StressConfig,
+    cast: &Cast,
+    session: &Session,
+    scratch: &std::path::Path,
+    mut plan: supervise::Plan,
+    deadline_len: Option<Duration>,
+) -> Result<Stressed, StressError> {
+    let targets = &cast.targets;
     // 1. Baselines.
     let before = baseline_memory(7, Duration::from_millis(100));
     // 2. Idle measurements.
     let mut idle = Vec::new();
-    for t in &targets {
+    for t in targets {
         let dir = scratch.join("measure-idle");
         let _ = std::fs::create_dir_all(&dir);
-        idle.push(cost::measure(&session, t, &config.modes, &dir, "idle"));
+        idle.push(cost::measure(session, t, &config.modes, &dir, "idle"));
         if yamba_core::interrupt::interrupted() {
             break;
         }
     }
     // 3. The stress, with the measurement under it.
-    let plan = supervise::Plan {
-        churn,
-        errors,
-        deadline: deadline_len.map(|d| Instant::now() + d),
-        hang_timeout: config.hang_timeout,
-        confinement,
-        max_restarts: 64,
-    };
+    plan.deadline = deadline_len.map(|d| Instant::now() + d);
     let measure_dir = scratch.join("measure-stressed");
     let _ = std::fs::create_dir_all(&measure_dir);
     let measure_stressed = || -> Vec<Vec<BenchResult>> {
         targets
             .iter()
-            .map(|t| cost::measure(&session, t, &config.modes, &measure_dir, "stressed"))
+            .map(|t| cost::measure(session, t, &config.modes, &measure_dir, "stressed"))
             .collect()
     };
     let during: Option<&(dyn Fn() -> Vec<Vec<BenchResult>> + Sync)> = if targets.is_empty() {
@@ -513,7 +657,7 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
     } else {
         Some(&measure_stressed)
     };
-    let (sup, stressed) = supervise::supervise(&plan, during, Duration::from_millis(250))?;
+    let (sup, measured) = supervise::supervise(&plan, during, Duration::from_millis(250))?;
     plan.confinement.release();
     // 4. After: memory back, nothing left.
     // Interrupted: still check, but do not keep the user waiting long.
@@ -531,52 +675,33 @@ pub fn run(config: &StressConfig) -> Result<StressOutcome, String> {
         std::thread::sleep(Duration::from_millis(20));
         left = sys::processes(&sup.groups, None);
     }
+    Ok(Stressed {
+        before,
+        idle,
+        sup,
+        measured,
+        after,
+        left,
+    })
+}
 
-    let reproduce = format!(
-        "yamba stress --seed {seed} --workers {workers} --stressors {} --cpu {}{}",
-        stressors
+/// The command that replays this run's churn.
+fn reproduce(seed: u64, cast: &Cast) -> String {
+    format!(
+        "yamba stress --seed {seed} --workers {} --stressors {} --cpu {}{}",
+        cast.workers,
+        cast.stressors
             .iter()
             .map(|k| k.name())
             .collect::<Vec<_>>()
             .join(","),
-        cpus.iter()
+        cast.cpus
+            .iter()
             .map(|c| c.to_string())
             .collect::<Vec<_>>()
             .join(","),
-        if error_tests { "" } else { " --no-errors" }
-    );
-    let ctx = report::Context {
-        seed,
-        session: &session,
-        sup: &sup,
-        before,
-        after,
-        left,
-        cases: errors::table(config.plant.table),
-        idle,
-        stressed: stressed.unwrap_or_default(),
-        reproduce: reproduce.clone(),
-        deadline: deadline_len,
-    };
-    let (results, summary) = report::results(&ctx);
-    notes.extend(sup.notes.iter().cloned());
-    notes.extend(summary.notes.iter().cloned());
-    let findings = sup.findings.clone();
-    Ok(StressOutcome {
-        seed,
-        results,
-        findings,
-        notes,
-        interrupted: sup.interrupted,
-        started: started_at,
-        config: StressConfig {
-            seed: Some(seed),
-            ..config.clone()
-        },
-        reproduce,
-        summary,
-        session,
-    })
+        if cast.error_tests { "" } else { " --no-errors" }
+    )
 }
 
 /// Kernel and free memory after the run, read until both are back within

@@ -180,31 +180,65 @@ fn own_v2_cgroup() -> Option<String> {
         .map(|p| p.trim_start_matches('/').to_string())
 }
 
-fn create_cgroup(pids: u64, memory: u64) -> Result<PathBuf, String> {
-    let mount = v2_mount().ok_or("no cgroup2 mount")?;
-    let own = own_v2_cgroup().ok_or("this process is in no cgroup v2")?;
+/// Why the stress has no cgroup of its own: the text of a confinement
+/// note, the run goes on under rlimits only.
+#[derive(Debug, thiserror::Error)]
+enum CgroupError {
+    #[error("no cgroup2 mount")]
+    NoMount,
+    #[error("this process is in no cgroup v2")]
+    NotInOne,
+    #[error("cannot read {}/cgroup.subtree_control: {error}", .parent.display())]
+    Controllers {
+        parent: PathBuf,
+        error: std::io::Error,
+    },
+    /// Enabling a controller would change how everything else here is
+    /// accounted: it must already be delegated.
+    #[error("the {controller} controller is not enabled for children of {} (cgroup.subtree_control: '{enabled}')", .parent.display())]
+    NotDelegated {
+        controller: &'static str,
+        parent: PathBuf,
+        enabled: String,
+    },
+    #[error("cannot create {}: {error}", .dir.display())]
+    Create { dir: PathBuf, error: std::io::Error },
+    #[error("cannot set {file}: {error}")]
+    Set {
+        file: &'static str,
+        error: std::io::Error,
+    },
+}
+
+fn create_cgroup(pids: u64, memory: u64) -> Result<PathBuf, CgroupError> {
+    let mount = v2_mount().ok_or(CgroupError::NoMount)?;
+    let own = own_v2_cgroup().ok_or(CgroupError::NotInOne)?;
     let parent = mount.join(&own);
     // The controllers must already be delegated to our cgroup's children:
     // enabling them would change how everything else here is accounted.
-    let enabled = std::fs::read_to_string(parent.join("cgroup.subtree_control")).map_err(|e| {
-        format!(
-            "cannot read {}/cgroup.subtree_control: {e}",
-            parent.display()
-        )
-    })?;
+    let enabled =
+        std::fs::read_to_string(parent.join("cgroup.subtree_control")).map_err(|error| {
+            CgroupError::Controllers {
+                parent: parent.clone(),
+                error,
+            }
+        })?;
     for c in ["pids", "memory"] {
         if !enabled.split_whitespace().any(|x| x == c) {
-            return Err(format!(
-                "the {c} controller is not enabled for children of {} (cgroup.subtree_control: '{}')",
-                parent.display(),
-                enabled.trim()
-            ));
+            return Err(CgroupError::NotDelegated {
+                controller: c,
+                parent,
+                enabled: enabled.trim().into(),
+            });
         }
     }
     let dir = parent.join(format!("yamba-stress-{}", std::process::id()));
-    std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let set = |file: &str, v: String| {
-        std::fs::write(dir.join(file), v).map_err(|e| format!("cannot set {file}: {e}"))
+    std::fs::create_dir(&dir).map_err(|error| CgroupError::Create {
+        dir: dir.clone(),
+        error,
+    })?;
+    let set = |file: &'static str, v: String| {
+        std::fs::write(dir.join(file), v).map_err(|error| CgroupError::Set { file, error })
     };
     let ok = set("pids.max", pids.to_string())
         .and_then(|_| set("memory.max", memory.to_string()))

@@ -390,8 +390,48 @@ fn worker_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summar
 
 /// Kernel memory, free memory, and what is left of the run.
 fn machine_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summary) {
+    cleanup_invariant(ctx, out, sum);
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let refreshed = std::fs::metadata("/proc/sys/vm/stat_refresh").is_ok() && root;
+    for (name, unit_desc) in [
+        (
+            "kernel_memory",
+            "unreclaimable kernel memory (slab, kernel stacks, page tables) above its baseline",
+        ),
+        (
+            "free_memory",
+            "memory in use that no live process holds (MemTotal − MemAvailable, netted) above its baseline",
+        ),
+    ] {
+        let mut r = result(&format!("invariant.{name}"), Unit::Bytes, unit_desc.into());
+        let (Some(b), Some(a)) = (ctx.before, ctx.after) else {
+            r.status = Status::Skipped;
+            r.reason = Some("cannot read /proc/meminfo".into());
+            out.push(r);
+            continue;
+        };
+        let kernel = name == "kernel_memory";
+        memory_timeline(ctx, &mut r, kernel, &b, unit_desc);
+        let change = MemoryChange::of(kernel, &b, &a);
+        judge_memory(&mut r, kernel, &b, &a, &change, refreshed);
+        settle_status(&mut r);
+        sum.invariants.push((
+            name.to_string(),
+            r.status == Status::Ok,
+            format!(
+                "{} (tolerance {})",
+                mib(change.after_minus_baseline),
+                mib(change.tolerance).trim_start_matches('+')
+            ),
+        ));
+        out.push(r);
+    }
+}
+
+/// invariant.cleanup: no process left in the run's process groups.
+fn cleanup_invariant(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summary) {
     let sup = ctx.sup;
-    let t0 = sup.timeline.first().map_or(0.0, |s| s.t_s);
     let mut left = result(
         "invariant.cleanup",
         Unit::Count,
@@ -419,141 +459,138 @@ fn machine_invariants(ctx: &Context, out: &mut Vec<BenchResult>, sum: &mut Summa
         format!("{} left", ctx.left.len()),
     ));
     out.push(left);
+}
 
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    let refreshed = std::fs::metadata("/proc/sys/vm/stat_refresh").is_ok() && root;
-    for (name, unit_desc) in [
-        (
-            "kernel_memory",
-            "unreclaimable kernel memory (slab, kernel stacks, page tables) above its baseline",
-        ),
-        (
-            "free_memory",
-            "memory in use that no live process holds (MemTotal − MemAvailable, netted) above its baseline",
-        ),
-    ] {
-        let mut r = result(&format!("invariant.{name}"), Unit::Bytes, unit_desc.into());
-        let (Some(b), Some(a)) = (ctx.before, ctx.after) else {
-            r.status = Status::Skipped;
-            r.reason = Some("cannot read /proc/meminfo".into());
-            out.push(r);
-            continue;
-        };
-        let kernel = name == "kernel_memory";
-        let spt = b.stack_per_thread;
-        let dev = |s: &crate::supervise::Sample| match s.memory {
-            Some(m) if kernel => m.kernel_net(spt) - b.kernel,
-            Some(m) => m.unowned(spt) - b.unowned,
-            None => f64::NAN,
-        };
-        let obs: Vec<f64> = sup
-            .timeline
+/// The observations and the plotted series of a memory invariant: its
+/// deviation from the baseline `b` at each sample of the stress.
+fn memory_timeline(ctx: &Context, r: &mut BenchResult, kernel: bool, b: &Memory, unit_desc: &str) {
+    let timeline = &ctx.sup.timeline;
+    let t0 = timeline.first().map_or(0.0, |s| s.t_s);
+    let spt = b.stack_per_thread;
+    let dev = |s: &crate::supervise::Sample| match s.memory {
+        Some(m) if kernel => m.kernel_net(spt) - b.kernel,
+        Some(m) => m.unowned(spt) - b.unowned,
+        None => f64::NAN,
+    };
+    let obs: Vec<f64> = timeline.iter().map(dev).filter(|v| v.is_finite()).collect();
+    r.set_observations(obs);
+    r.series = Some(Series {
+        x_label: "time".into(),
+        x_unit: "s".into(),
+        y_label: unit_desc.into(),
+        y_unit: "B".into(),
+        log_x: false,
+        log_y: false,
+        points: timeline
             .iter()
-            .map(dev)
-            .filter(|v| v.is_finite())
-            .collect();
-        r.set_observations(obs);
-        r.series = Some(Series {
-            x_label: "time".into(),
-            x_unit: "s".into(),
-            y_label: unit_desc.into(),
-            y_unit: "B".into(),
-            log_x: false,
-            log_y: false,
-            points: sup
-                .timeline
-                .iter()
-                .map(|s| [s.t_s - t0, dev(s)])
-                .filter(|p| p[1].is_finite())
-                .collect(),
-        });
-        r.param(
-            "timeline",
-            "a reading every 250 ms during the stress, without /proc/sys/vm/stat_refresh (it can wait seconds for a kernel worker then): off by up to the CPUs' unfolded counter deltas; the baseline and the after reading are refreshed",
-        );
-        let (final_dev, tol, within, spread) = if kernel {
-            (
-                a.kernel - b.kernel,
-                kernel_tolerance(&b),
-                kernel_within(&b, &a),
-                b.kernel_spread,
-            )
-        } else {
-            (
-                a.unowned - b.unowned,
-                unowned_tolerance(&b),
-                unowned_within(&b, &a),
-                b.unowned_spread,
-            )
-        };
-        r.extra.insert(
-            "baseline_bytes".into(),
-            (if kernel { b.kernel } else { b.unowned }).into(),
-        );
-        r.extra.insert(
-            "after_bytes".into(),
-            (if kernel { a.kernel } else { a.unowned }).into(),
-        );
-        r.extra
-            .insert("after_minus_baseline_bytes".into(), final_dev.into());
-        r.extra.insert("tolerance_bytes".into(), tol.into());
-        r.extra
-            .insert("baseline_spread_bytes".into(), spread.into());
-        r.extra.insert(
-            "raw".into(),
-            serde_json::json!({"before": b.raw, "after": a.raw, "stack_per_thread": spt}),
-        );
-        r.param(
-            "netting",
-            if kernel {
-                "SUnreclaim + KernelStack + PageTables − Σ VmPTE − Σ threads × stack per thread, over every process"
-            } else {
-                "MemTotal − MemAvailable − Σ RssAnon − Σ VmPTE − Σ threads × stack per thread, over every process"
-            },
-        );
-        let floor = if kernel {
-            KERNEL_FLOOR_BYTES
-        } else {
-            AVAILABLE_FLOOR_BYTES
-        };
-        r.add_evidence(
-            format!(
-                "back to its baseline after every object was destroyed (tolerance: the larger of {:.0} MiB and 4 × the spread of the baseline's readings)",
-                floor / 1048576.0
-            ),
-            format!("≤ {} above", mib(tol)),
-            format!("{} ({} baseline spread)", mib(final_dev), mib(spread)),
-            within,
-        );
-        if !kernel {
-            r.add_note_evidence(
-                "MemTotal change (a VM's balloon driver returning memory to the host or taking it back): netted out",
-                "any",
-                mib(a.raw.total - b.raw.total),
-                true,
-            );
-        }
+            .map(|s| [s.t_s - t0, dev(s)])
+            .filter(|p| p[1].is_finite())
+            .collect(),
+    });
+    r.param(
+        "timeline",
+        "a reading every 250 ms during the stress, without /proc/sys/vm/stat_refresh (it can wait seconds for a kernel worker then): off by up to the CPUs' unfolded counter deltas; the baseline and the after reading are refreshed",
+    );
+}
+
+/// A memory invariant's reading after the run against its baseline.
+struct MemoryChange {
+    after_minus_baseline: f64,
+    tolerance: f64,
+    within: bool,
+    baseline_spread: f64,
+}
+
+impl MemoryChange {
+    fn of(kernel: bool, b: &Memory, a: &Memory) -> MemoryChange {
         if kernel {
-            r.add_note_evidence(
-                "reclaimable slab (dentries and inodes of deleted files: a cache, not a leak)",
-                "any",
-                mib(a.reclaimable - b.reclaimable),
-                true,
-            );
-            yamba_suite::space::measure::refresh_evidence(&mut r, refreshed);
+            MemoryChange {
+                after_minus_baseline: a.kernel - b.kernel,
+                tolerance: kernel_tolerance(b),
+                within: kernel_within(b, a),
+                baseline_spread: b.kernel_spread,
+            }
+        } else {
+            MemoryChange {
+                after_minus_baseline: a.unowned - b.unowned,
+                tolerance: unowned_tolerance(b),
+                within: unowned_within(b, a),
+                baseline_spread: b.unowned_spread,
+            }
         }
-        settle_status(&mut r);
-        sum.invariants.push((
-            name.to_string(),
-            r.status == Status::Ok,
-            format!(
-                "{} (tolerance {})",
-                mib(final_dev),
-                mib(tol).trim_start_matches('+')
-            ),
-        ));
-        out.push(r);
+    }
+}
+
+/// A memory invariant's numbers, netting and evidence: back within its
+/// tolerance of the baseline `b` after the run (`a`).
+fn judge_memory(
+    r: &mut BenchResult,
+    kernel: bool,
+    b: &Memory,
+    a: &Memory,
+    change: &MemoryChange,
+    refreshed: bool,
+) {
+    let (final_dev, tol, spread) = (
+        change.after_minus_baseline,
+        change.tolerance,
+        change.baseline_spread,
+    );
+    r.extra.insert(
+        "baseline_bytes".into(),
+        (if kernel { b.kernel } else { b.unowned }).into(),
+    );
+    r.extra.insert(
+        "after_bytes".into(),
+        (if kernel { a.kernel } else { a.unowned }).into(),
+    );
+    r.extra
+        .insert("after_minus_baseline_bytes".into(), final_dev.into());
+    r.extra.insert("tolerance_bytes".into(), tol.into());
+    r.extra
+        .insert("baseline_spread_bytes".into(), spread.into());
+    r.extra.insert(
+        "raw".into(),
+        serde_json::json!({"before": b.raw, "after": a.raw, "stack_per_thread": b.stack_per_thread}),
+    );
+    r.param(
+        "netting",
+        if kernel {
+            "SUnreclaim + KernelStack + PageTables − Σ VmPTE − Σ threads × stack per thread, over every process"
+        } else {
+            "MemTotal − MemAvailable − Σ RssAnon − Σ VmPTE − Σ threads × stack per thread, over every process"
+        },
+    );
+    let floor = if kernel {
+        KERNEL_FLOOR_BYTES
+    } else {
+        AVAILABLE_FLOOR_BYTES
+    };
+    r.add_evidence(
+        format!(
+            "back to its baseline after every object was destroyed (tolerance: the larger of {:.0} MiB and 4 × the spread of the baseline's readings)",
+            floor / 1048576.0
+        ),
+        format!("≤ {} above", mib(tol)),
+        format!("{} ({} baseline spread)", mib(final_dev), mib(spread)),
+        change.within,
+    );
+    if !kernel {
+        r.add_note_evidence(
+            "MemTotal change (a VM's balloon driver returning memory to the host or taking it back): netted out",
+            "any",
+            mib(a.raw.total - b.raw.total),
+            true,
+        );
+    }
+    if kernel {
+        r.add_note_evidence(
+            "reclaimable slab (dentries and inodes of deleted files: a cache, not a leak)",
+            "any",
+            mib(a.reclaimable - b.reclaimable),
+            true,
+        );
+        yamba_suite::space::measure::refresh_evidence(r, refreshed);
     }
 }
 

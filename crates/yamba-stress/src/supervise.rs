@@ -14,10 +14,11 @@ use crate::errors::{self, Board, CaseCounts, ErrorSpec, Finding, FindingKind, Me
 use crate::limits::Confinement;
 use crate::shared::{now_ns, Control, DONE, DRAINING, RUNNING, STARTING};
 use crate::sys;
+use crate::StressError;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use yamba_os::Shared;
+use yamba_os::{OsError, Shared};
 
 /// What to run.
 pub struct Plan {
@@ -84,11 +85,11 @@ fn spawn(
     slot: &crate::shared::Slot,
     confinement: &Confinement,
     body: impl FnOnce(Vec<String>),
-) -> Result<(i32, i32), String> {
+) -> Result<(i32, i32), OsError> {
     let mut p = [0i32; 2];
     // SAFETY: p is a valid 2-int array.
     if unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("pipe2: {}", std::io::Error::last_os_error()));
+        return Err(OsError::last("pipe2"));
     }
     slot.state.store(STARTING, Ordering::Release);
     slot.since_ns.store(now_ns(), Ordering::Release);
@@ -102,7 +103,7 @@ fn spawn(
             libc::close(p[0]);
             libc::close(p[1]);
         }
-        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+        return Err(OsError::last("fork"));
     }
     if pid == 0 {
         // SAFETY: freshly forked child.
@@ -374,7 +375,7 @@ pub fn supervise<R: Send>(
     plan: &Plan,
     during: Option<&(dyn Fn() -> R + Sync)>,
     sample_every: Duration,
-) -> Result<(Supervision, Option<R>), String> {
+) -> Result<(Supervision, Option<R>), StressError> {
     let control = Shared::<Control>::new_zeroed()?;
     let counts = Shared::<CaseCounts>::new_zeroed()?;
     let board = Shared::<Board>::new_zeroed()?;
@@ -395,165 +396,13 @@ pub fn supervise<R: Send>(
         started: Instant::now(),
         errors_next: None,
     };
-    for spec in &plan.churn {
-        let slot = &control.slots[spec.index];
-        let c = &*control;
-        match spawn(slot, &plan.confinement, |failed| {
-            churn::worker_main(spec, c, failed)
-        }) {
-            Ok((pid, fd)) => {
-                st.groups.push(pid);
-                st.children.push(Child {
-                    pid,
-                    slot: spec.index,
-                    role: Role::Churn(spec.index),
-                    fd,
-                    buf: Vec::new(),
-                    done_next: None,
-                    report: None,
-                });
-            }
-            Err(e) => {
-                control.stop.store(1, Ordering::SeqCst);
-                st.notes
-                    .push(format!("could not start worker {}: {e}", spec.index));
-            }
-        }
-    }
+    st.start_workers();
     if let Some(e) = &plan.errors {
         st.start_errors(e.first);
     }
-    let mut timeline = Vec::new();
-    let mut last_sample: Option<Instant> = None;
-    let mut zombie_seen: BTreeMap<i32, (Instant, i32)> = BTreeMap::new();
-    let mut lingering: Vec<String> = Vec::new();
-    let mut stop_at: Option<Instant> = None;
-    let mut interrupted = false;
-    let mut measured_at = None;
-    let mut result = None;
-    let grace = plan.hang_timeout.max(Duration::from_secs(5));
-    std::thread::scope(|scope| {
-        let mut handle: Option<(std::thread::ScopedJoinHandle<'_, R>, Duration)> = None;
-        let mut measuring_done = during.is_none();
-        loop {
-            // Wait for output (or 25 ms).
-            let mut pfds: Vec<libc::pollfd> = st
-                .children
-                .iter()
-                .map(|c| libc::pollfd {
-                    fd: c.fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                })
-                .collect();
-            // SAFETY: pfds is a valid array of pollfd.
-            unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, 25) };
-            for i in 0..st.children.len() {
-                drain(&mut st.children[i]);
-                st.parse_lines(i);
-            }
-            st.reap();
-            if stop_at.is_none() {
-                st.check_hangs();
-                if let Some(next) = st.errors_next {
-                    st.start_errors(next);
-                }
-            }
-            // The cost measurement: once every worker runs, in a thread.
-            if let (Some(f), None, false) = (during, &handle, measuring_done) {
-                let all_running = plan
-                    .churn
-                    .iter()
-                    .all(|s| control.slots[s.index].state.load(Ordering::Acquire) == RUNNING)
-                    && (plan.churn.is_empty() || st.started.elapsed() > Duration::from_millis(300));
-                if all_running && stop_at.is_none() {
-                    let at = st.started.elapsed();
-                    handle = Some((scope.spawn(f), at));
-                } else if stop_at.is_some() {
-                    measuring_done = true;
-                    st.notes.push(
-                        "the stress ended before the measurement under stress could start".into(),
-                    );
-                }
-            }
-            if handle.as_ref().is_some_and(|(h, _)| h.is_finished()) {
-                let (h, at) = handle.take().unwrap();
-                measured_at = Some((at, st.started.elapsed()));
-                result = h.join().ok();
-                measuring_done = true;
-            }
-            // Samples of the machine.
-            if last_sample.is_none_or(|t| t.elapsed() >= sample_every) {
-                last_sample = Some(Instant::now());
-                let procs = sys::processes(&st.groups, None);
-                let now = Instant::now();
-                let mut zombies = 0;
-                for p in &procs {
-                    if p.state == 'Z' {
-                        zombies += 1;
-                        let e = zombie_seen.entry(p.pid).or_insert((now, p.ppid));
-                        if now - e.0 > Duration::from_secs(2)
-                            && !lingering
-                                .iter()
-                                .any(|l| l.starts_with(&format!("pid {} ", p.pid)))
-                        {
-                            lingering.push(format!(
-                                "pid {} (child of {}) stayed a zombie for over 2 s",
-                                p.pid, p.ppid
-                            ));
-                        }
-                    }
-                }
-                zombie_seen.retain(|pid, _| procs.iter().any(|p| p.pid == *pid && p.state == 'Z'));
-                timeline.push(Sample {
-                    t_s: st.started.elapsed().as_secs_f64(),
-                    memory: sys::read_memory_once(false).map(|(m, _)| m),
-                    processes: procs.len(),
-                    zombies,
-                });
-            }
-            // When to stop.
-            if stop_at.is_none() {
-                let time_up = plan.deadline.is_some_and(|d| Instant::now() >= d) && measuring_done;
-                let ops_done =
-                    plan.deadline.is_none() && st.children.is_empty() && st.errors_next.is_none();
-                if yamba_core::interrupt::interrupted() {
-                    interrupted = true;
-                }
-                if time_up || ops_done || interrupted {
-                    control.stop.store(1, Ordering::SeqCst);
-                    stop_at = Some(Instant::now());
-                }
-            }
-            if let Some(t) = stop_at {
-                if st.children.is_empty() && handle.is_none() {
-                    break;
-                }
-                if t.elapsed() > grace {
-                    for c in &st.children {
-                        // SAFETY: killing our own children's groups.
-                        unsafe { libc::killpg(c.pid, libc::SIGKILL) };
-                    }
-                }
-                if yamba_core::interrupt::interrupted() {
-                    interrupted = true;
-                }
-            }
-        }
-    });
-    // Anything still around (a child of a child that left its group) dies now.
-    for &g in &st.groups {
-        // SAFETY: the run's own process groups.
-        unsafe { libc::killpg(g, libc::SIGKILL) };
-    }
-    for (index, spec) in plan.churn.iter().enumerate() {
-        st.reports
-            .entry(spec.index)
-            .or_insert_with(|| WorkerReport {
-                index,
-                ..WorkerReport::default()
-            });
-    }
+    let mut sampler = Sampler::default();
+    let watched = st.watch(during, &mut sampler, sample_every);
+    st.end_all();
     let case_counts = (0..errors::MAX_CASES)
         .map(|i| {
             (
@@ -572,14 +421,237 @@ pub fn supervise<R: Send>(
             error_restarts: st.restarts,
             elapsed: st.started.elapsed(),
             worker_end: st.worker_end,
-            lingering_zombies: lingering,
-            timeline,
-            interrupted,
+            lingering_zombies: sampler.lingering,
+            timeline: sampler.timeline,
+            interrupted: watched.interrupted,
             groups: st.groups,
             notes: st.notes,
             case_counts,
-            measured: measured_at,
+            measured: watched.measured_at,
         },
-        result,
+        watched.result,
     ))
+}
+
+/// How the watch ended: interrupted or not, and the measurement under
+/// stress with when it ran.
+struct Watched<R> {
+    interrupted: bool,
+    measured_at: Option<(Duration, Duration)>,
+    result: Option<R>,
+}
+
+impl State<'_> {
+    /// Forks every churn worker; one that cannot start stops the run (noted).
+    fn start_workers(&mut self) {
+        let plan = self.plan;
+        for spec in &plan.churn {
+            let slot = &self.control.slots[spec.index];
+            let c: &Control = self.control;
+            match spawn(slot, &plan.confinement, |failed| {
+                churn::worker_main(spec, c, failed)
+            }) {
+                Ok((pid, fd)) => {
+                    self.groups.push(pid);
+                    self.children.push(Child {
+                        pid,
+                        slot: spec.index,
+                        role: Role::Churn(spec.index),
+                        fd,
+                        buf: Vec::new(),
+                        done_next: None,
+                        report: None,
+                    });
+                }
+                Err(e) => {
+                    self.control.stop.store(1, Ordering::SeqCst);
+                    self.notes
+                        .push(format!("could not start worker {}: {e}", spec.index));
+                }
+            }
+        }
+    }
+
+    /// The supervisor's loop: reads the children, restarts the error
+    /// tests, starts the measurement once the stress is up, samples the
+    /// machine, and stops everything on a bound or an interruption
+    /// (killing what has not stopped after a grace period).
+    fn watch<R: Send>(
+        &mut self,
+        during: Option<&(dyn Fn() -> R + Sync)>,
+        sampler: &mut Sampler,
+        sample_every: Duration,
+    ) -> Watched<R> {
+        let mut stop_at: Option<Instant> = None;
+        let mut interrupted = false;
+        let mut measured_at = None;
+        let mut result = None;
+        let grace = self.plan.hang_timeout.max(Duration::from_secs(5));
+        std::thread::scope(|scope| {
+            let mut handle: Option<(std::thread::ScopedJoinHandle<'_, R>, Duration)> = None;
+            let mut measuring_done = during.is_none();
+            loop {
+                self.read_children();
+                if stop_at.is_none() {
+                    self.check_hangs();
+                    if let Some(next) = self.errors_next {
+                        self.start_errors(next);
+                    }
+                }
+                // The cost measurement: once every worker runs, in a thread.
+                if let (Some(f), None, false) = (during, &handle, measuring_done) {
+                    if self.all_running() && stop_at.is_none() {
+                        let at = self.started.elapsed();
+                        handle = Some((scope.spawn(f), at));
+                    } else if stop_at.is_some() {
+                        measuring_done = true;
+                        self.notes.push(
+                            "the stress ended before the measurement under stress could start"
+                                .into(),
+                        );
+                    }
+                }
+                if handle.as_ref().is_some_and(|(h, _)| h.is_finished()) {
+                    let (h, at) = handle.take().unwrap();
+                    measured_at = Some((at, self.started.elapsed()));
+                    result = h.join().ok();
+                    measuring_done = true;
+                }
+                sampler.sample_if_due(sample_every, &self.groups, self.started);
+                // When to stop.
+                if stop_at.is_none() {
+                    let plan = self.plan;
+                    let time_up =
+                        plan.deadline.is_some_and(|d| Instant::now() >= d) && measuring_done;
+                    let ops_done = plan.deadline.is_none()
+                        && self.children.is_empty()
+                        && self.errors_next.is_none();
+                    if yamba_core::interrupt::interrupted() {
+                        interrupted = true;
+                    }
+                    if time_up || ops_done || interrupted {
+                        self.control.stop.store(1, Ordering::SeqCst);
+                        stop_at = Some(Instant::now());
+                    }
+                }
+                if let Some(t) = stop_at {
+                    if self.children.is_empty() && handle.is_none() {
+                        break;
+                    }
+                    if t.elapsed() > grace {
+                        for c in &self.children {
+                            // SAFETY: killing our own children's groups.
+                            unsafe { libc::killpg(c.pid, libc::SIGKILL) };
+                        }
+                    }
+                    if yamba_core::interrupt::interrupted() {
+                        interrupted = true;
+                    }
+                }
+            }
+        });
+        Watched {
+            interrupted,
+            measured_at,
+            result,
+        }
+    }
+
+    /// Waits for output (or 25 ms), reads what every child sent, and
+    /// reaps those that ended.
+    fn read_children(&mut self) {
+        let mut pfds: Vec<libc::pollfd> = self
+            .children
+            .iter()
+            .map(|c| libc::pollfd {
+                fd: c.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: pfds is a valid array of pollfd.
+        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, 25) };
+        for i in 0..self.children.len() {
+            drain(&mut self.children[i]);
+            self.parse_lines(i);
+        }
+        self.reap();
+    }
+
+    /// Whether every churn worker runs (and, with workers, 300 ms have
+    /// passed): when the measurement under stress may start.
+    fn all_running(&self) -> bool {
+        let plan = self.plan;
+        plan.churn
+            .iter()
+            .all(|s| self.control.slots[s.index].state.load(Ordering::Acquire) == RUNNING)
+            && (plan.churn.is_empty() || self.started.elapsed() > Duration::from_millis(300))
+    }
+
+    /// Kills anything still around (a child of a child that left its
+    /// group), and gives every worker a report, empty if it sent none.
+    fn end_all(&mut self) {
+        for &g in &self.groups {
+            // SAFETY: the run's own process groups.
+            unsafe { libc::killpg(g, libc::SIGKILL) };
+        }
+        for (index, spec) in self.plan.churn.iter().enumerate() {
+            self.reports
+                .entry(spec.index)
+                .or_insert_with(|| WorkerReport {
+                    index,
+                    ..WorkerReport::default()
+                });
+        }
+    }
+}
+
+/// Samples of the machine while the stress runs, and the zombies that
+/// stayed.
+#[derive(Default)]
+struct Sampler {
+    timeline: Vec<Sample>,
+    last: Option<Instant>,
+    /// Each zombie of the run's groups: when first seen, and its parent.
+    zombie_seen: BTreeMap<i32, (Instant, i32)>,
+    lingering: Vec<String>,
+}
+
+impl Sampler {
+    /// A sample of the run's `groups` (and of memory), if `every` has
+    /// passed since the last.
+    fn sample_if_due(&mut self, every: Duration, groups: &[i32], started: Instant) {
+        if self.last.is_some_and(|t| t.elapsed() < every) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        let procs = sys::processes(groups, None);
+        let now = Instant::now();
+        let mut zombies = 0;
+        for p in &procs {
+            if p.state == 'Z' {
+                zombies += 1;
+                let e = self.zombie_seen.entry(p.pid).or_insert((now, p.ppid));
+                if now - e.0 > Duration::from_secs(2)
+                    && !self
+                        .lingering
+                        .iter()
+                        .any(|l| l.starts_with(&format!("pid {} ", p.pid)))
+                {
+                    self.lingering.push(format!(
+                        "pid {} (child of {}) stayed a zombie for over 2 s",
+                        p.pid, p.ppid
+                    ));
+                }
+            }
+        }
+        self.zombie_seen
+            .retain(|pid, _| procs.iter().any(|p| p.pid == *pid && p.state == 'Z'));
+        self.timeline.push(Sample {
+            t_s: started.elapsed().as_secs_f64(),
+            memory: sys::read_memory_once(false).map(|(m, _)| m),
+            processes: procs.len(),
+            zombies,
+        });
+    }
 }

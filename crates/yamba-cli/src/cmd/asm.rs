@@ -65,12 +65,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .collect();
     if args.disasm {
         for s in &specs {
-            let prog = yamba_lang::asm::program(s).map_err(anyhow::Error::msg)?;
+            let prog = yamba_lang::asm::program(s)?;
             let n = s.unroll.unwrap_or(4) as i64;
             for f in ["benchmark", "benchmark_dummy"] {
                 let t =
-                    yamba_lang::disasm(&prog, "asm_sequence", f, &[n], &Default::default(), false)
-                        .map_err(anyhow::Error::msg)?;
+                    yamba_lang::disasm(&prog, "asm_sequence", f, &[n], &Default::default(), false)?;
                 println!("{t}");
             }
         }
@@ -80,8 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .iter()
         .enumerate()
         .map(|(i, s)| asm_benchmark(s, i + 1))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(anyhow::Error::msg)?;
+        .collect::<Result<Vec<_>, _>>()?;
     let mut config = if args.quick {
         RunConfig::quick()
     } else {
@@ -103,8 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         &benches,
         std::env::args().collect(),
         Some(&output),
-    )
-    .map_err(anyhow::Error::msg)?;
+    )?;
     let saved = saved.expect("a file was asked for");
     print!("{}", yamba_report::table::render(&file.results));
     let first = file.results.first().and_then(|r| r.median());

@@ -133,8 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                         .ok_or_else(|| anyhow::anyhow!("--arg {a}: expected an integer"))
                 })
                 .collect::<anyhow::Result<_>>()?;
-            let text = yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)
-                .map_err(anyhow::Error::msg)?;
+            let text = yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)?;
             print!("{text}");
             Ok(0)
         }
@@ -154,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         } => {
             let prog = load(&files)?;
             let job = yamba_lang::runner::Job::new(prog, &class, settings(&s)?);
-            let bench = yamba_lang::runner::benchmark(job).map_err(anyhow::Error::msg)?;
+            let bench = yamba_lang::runner::benchmark(job)?;
             let mut config = if quick {
                 RunConfig::quick()
             } else {
@@ -200,8 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 &[bench],
                 std::env::args().collect(),
                 Some(&output),
-            )
-            .map_err(anyhow::Error::msg)?;
+            )?;
             let saved = saved.expect("a file was asked for");
             if json {
                 println!("{}", serde_json::to_string_pretty(&file)?);

@@ -148,7 +148,7 @@ fn config_from(a: &Args) -> anyhow::Result<StressConfig> {
         c.cpus = parse_cpus(cpu)?;
     }
     if let Some(s) = &a.stressors {
-        c.stressors = parse_list(s).map_err(anyhow::Error::msg)?;
+        c.stressors = parse_list(s)?;
     }
     c.error_tests = !a.no_errors;
     c.measure = a.measure.clone();
@@ -200,7 +200,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if let Some(s) = config.seed {
         eprintln!("yamba stress: seed {s}");
     }
-    let outcome = yamba_stress::run(&config).map_err(anyhow::Error::msg)?;
+    let outcome = yamba_stress::run(&config)?;
     if config.seed.is_none() {
         eprintln!(
             "yamba stress: seed {} (replay with --seed {})",

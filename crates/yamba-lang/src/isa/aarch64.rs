@@ -1,15 +1,18 @@
 //! aarch64: assembly lines through asm-rs (a runtime text assembler),
 //! listings through yaxpeax-arm (an independent disassembler).
 
-use super::Insn;
+use super::{AsmError, Insn};
 use yaxpeax_arch::{Decoder, U8Reader};
 
 /// Assembles one line of aarch64 assembly (already free of comments).
-pub fn assemble_line(line: &str) -> Result<Vec<u8>, String> {
+pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
     if line.trim_end().ends_with(':') {
-        return Err(format!("'{line}': labels are not supported in asm blocks"));
+        return Err(AsmError::Label(line.into()));
     }
-    asm_rs::assemble(line, asm_rs::Arch::Aarch64).map_err(|e| format!("'{}': {e}", line.trim()))
+    asm_rs::assemble(line, asm_rs::Arch::Aarch64).map_err(|e| AsmError::Aarch64 {
+        line: line.trim().into(),
+        message: e.to_string(),
+    })
 }
 
 /// Decodes `bytes` into a listing, one 4-byte word per instruction.

@@ -2,7 +2,10 @@
 //! One adapter shape per ISA; the rest of the language does not look inside.
 
 mod aarch64;
+mod error;
 mod x86_64;
+
+pub use error::{AsmError, MemoryError};
 
 /// One decoded instruction of a listing.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,7 +42,7 @@ impl Isa {
     }
 
     /// Assembles one instruction (no comments, no separators).
-    pub fn assemble_line(self, line: &str) -> Result<Vec<u8>, String> {
+    pub fn assemble_line(self, line: &str) -> Result<Vec<u8>, AsmError> {
         match self {
             Isa::X86_64 => x86_64::assemble_line(line),
             Isa::Aarch64 => aarch64::assemble_line(line),

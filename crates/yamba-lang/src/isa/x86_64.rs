@@ -8,7 +8,7 @@
 //! (`add rax, 1`: imm8 or imm32), the shortest encoding wins, as an
 //! assembler would choose.
 
-use super::Insn;
+use super::{AsmError, Insn, MemoryError};
 use iced_x86::{
     Code, Decoder, DecoderOptions, Encoder, Formatter, Instruction, IntelFormatter, MemoryOperand,
     Mnemonic, OpCodeOperandKind as K, Register,
@@ -70,7 +70,7 @@ fn tables() -> &'static Tables {
 }
 
 /// Assembles one line of Intel syntax (already free of comments).
-pub fn assemble_line(line: &str) -> Result<Vec<u8>, String> {
+pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
     let line = line.trim();
     let (mnemonic, rest) = match line.find(char::is_whitespace) {
         Some(i) => (&line[..i], line[i..].trim()),
@@ -81,7 +81,7 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, String> {
     let forms = t
         .forms
         .get(&mnemonic)
-        .ok_or_else(|| format!("unknown x86-64 instruction '{mnemonic}'"))?;
+        .ok_or_else(|| AsmError::UnknownInstruction(mnemonic.clone()))?;
     let operands: Vec<Operand> = if rest.is_empty() {
         Vec::new()
     } else {
@@ -127,9 +127,7 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, String> {
         }
     }
     if mem_sizes.len() > 1 {
-        return Err(format!(
-            "'{line}': the memory operand's size is ambiguous; say byte, word, dword or qword ptr"
-        ));
+        return Err(AsmError::AmbiguousSize(line.into()));
     }
     best.ok_or_else(|| {
         if operands.iter().any(|o| matches!(o, Operand::Imm(_)))
@@ -140,9 +138,12 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, String> {
                     .any(|k| matches!(k, K::br16_1 | K::br32_1 | K::br64_1 | K::br32_4 | K::br64_4))
             })
         {
-            format!("'{line}': branches to addresses or labels are not supported in asm blocks")
+            AsmError::Branch(line.into())
         } else {
-            format!("'{line}': no x86-64 form of {mnemonic} takes these operands")
+            AsmError::NoForm {
+                line: line.into(),
+                mnemonic: mnemonic.clone(),
+            }
         }
     })
 }
@@ -185,7 +186,7 @@ fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-fn operand(text: &str, t: &Tables) -> Result<Operand, String> {
+fn operand(text: &str, t: &Tables) -> Result<Operand, AsmError> {
     let lower = text.to_lowercase();
     let mut s = lower.trim();
     let mut bytes = None;
@@ -209,26 +210,27 @@ fn operand(text: &str, t: &Tables) -> Result<Operand, String> {
     if let Some(inner) = s.strip_prefix('[') {
         let inner = inner
             .strip_suffix(']')
-            .ok_or_else(|| format!("'{text}': memory operand never closed (missing ])"))?;
+            .ok_or_else(|| AsmError::Unclosed(text.into()))?;
         return Ok(Operand::Mem {
-            mem: memory(inner, t).map_err(|e| format!("'{text}': {e}"))?,
+            mem: memory(inner, t).map_err(|why| AsmError::Memory {
+                operand: text.into(),
+                why,
+            })?,
             bytes,
         });
     }
     if bytes.is_some() {
-        return Err(format!(
-            "'{text}': a size (ptr) needs a memory operand [..]"
-        ));
+        return Err(AsmError::SizeWithoutMemory(text.into()));
     }
     if let Some(&r) = t.registers.get(s) {
         return Ok(Operand::Reg(r));
     }
     parse_int(s)
         .map(Operand::Imm)
-        .ok_or_else(|| format!("'{text}' is not a register, an immediate or a memory operand"))
+        .ok_or_else(|| AsmError::NotAnOperand(text.into()))
 }
 
-fn memory(inner: &str, t: &Tables) -> Result<MemOp, String> {
+fn memory(inner: &str, t: &Tables) -> Result<MemOp, MemoryError> {
     let mut m = MemOp {
         base: Register::None,
         index: Register::None,
@@ -258,31 +260,29 @@ fn memory(inner: &str, t: &Tables) -> Result<MemOp, String> {
             let (reg, scale) = match (t.registers.get(a.trim()), t.registers.get(b.trim())) {
                 (Some(&r), None) => (r, b),
                 (None, Some(&r)) => (r, a),
-                _ => return Err(format!("'{term}' is not register*scale")),
+                _ => return Err(MemoryError::NotScaled(term)),
             };
             let sc = parse_int(scale).filter(|s| [1, 2, 4, 8].contains(s));
             if neg || m.index != Register::None || sc.is_none() {
-                return Err(format!(
-                    "'{term}': one index register, scaled by 1, 2, 4 or 8"
-                ));
+                return Err(MemoryError::BadIndex(term));
             }
             m.index = reg;
             m.scale = sc.unwrap() as u32;
         } else if let Some(&r) = t.registers.get(term.as_str()) {
             if neg {
-                return Err(format!("a register cannot be subtracted ('-{term}')"));
+                return Err(MemoryError::Subtracted(term));
             }
             if m.base == Register::None {
                 m.base = r;
             } else if m.index == Register::None {
                 m.index = r;
             } else {
-                return Err("at most a base and an index register".into());
+                return Err(MemoryError::TooManyRegisters);
             }
         } else if let Some(v) = parse_int(&term) {
             m.disp = m.disp.wrapping_add(if neg { v.wrapping_neg() } else { v });
         } else {
-            return Err(format!("'{term}' is not a register or a number"));
+            return Err(MemoryError::NotATerm(term));
         }
     }
     Ok(m)
@@ -492,16 +492,23 @@ mod tests {
     fn bad_lines_say_why() {
         assert!(assemble_line("frobnicate rax")
             .unwrap_err()
+            .to_string()
             .contains("unknown"));
         assert!(assemble_line("inc [rax]")
             .unwrap_err()
+            .to_string()
             .contains("ambiguous"));
         assert!(assemble_line("mov eax, rbx")
             .unwrap_err()
+            .to_string()
             .contains("no x86-64 form"));
-        assert!(assemble_line("jmp 5").unwrap_err().contains("branches"));
+        assert!(assemble_line("jmp 5")
+            .unwrap_err()
+            .to_string()
+            .contains("branches"));
         assert!(assemble_line("mov eax, [rbx")
             .unwrap_err()
+            .to_string()
             .contains("never closed"));
     }
 }

@@ -2,7 +2,7 @@
 //! /proc/self/smaps_rollup, posix_fadvise and /proc/sys/vm/drop_caches.
 
 use super::{Faults, Readahead};
-use crate::os_err;
+use crate::OsError;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
@@ -41,7 +41,7 @@ unsafe impl Send for Anon {}
 impl Anon {
     /// Maps `len` bytes (rounded up to a page). `populate` faults every page
     /// in now (MAP_POPULATE), so later passes do not pay first-touch faults.
-    pub fn new(len: usize, pages: Pages, populate: bool) -> Result<Anon, String> {
+    pub fn new(len: usize, pages: Pages, populate: bool) -> Result<Anon, OsError> {
         let ps = page_size();
         // A huge-page request covers whole huge pages, so even a small
         // working set lies inside one.
@@ -49,7 +49,8 @@ impl Anon {
         let len = len.max(1).div_ceil(align) * align;
         let total = len + align - ps;
         // Populate after madvise, so a huge-page request is honoured.
-        let base = crate::mmap::map_anon(total).map_err(|e| format!("mmap of {len} bytes: {e}"))?;
+        let base =
+            crate::mmap::map_anon(total).map_err(OsError::call(format!("mmap of {len} bytes")))?;
         let start = ((base as usize).div_ceil(align) * align) as *mut u8;
         let a = Anon {
             base,
@@ -63,7 +64,7 @@ impl Anon {
         };
         // SAFETY: advising our own mapping.
         if unsafe { libc::madvise(a.base.cast(), a.total, advice) } != 0 {
-            return Err(os_err("madvise(huge page policy)"));
+            return Err(OsError::last("madvise(huge page policy)"));
         }
         if populate {
             // MADV_POPULATE_WRITE (Linux 5.14+) faults pages in writable;
@@ -150,9 +151,9 @@ pub struct FileMap {
 }
 
 impl FileMap {
-    pub fn new(file: &File, len: usize, ra: Readahead) -> Result<FileMap, String> {
+    pub fn new(file: &File, len: usize, ra: Readahead) -> Result<FileMap, OsError> {
         let ptr = crate::mmap::map_file_read(file, len)
-            .map_err(|e| format!("mmap of the scratch file: {e}"))?;
+            .map_err(OsError::call("mmap of the scratch file"))?;
         let m = FileMap { ptr, len };
         let advice = match ra {
             Readahead::Kernel => libc::MADV_NORMAL,
@@ -160,7 +161,7 @@ impl FileMap {
         };
         // SAFETY: our own mapping.
         if unsafe { libc::madvise(m.ptr.cast(), len, advice) } != 0 {
-            return Err(os_err("madvise(readahead)"));
+            return Err(OsError::last("madvise(readahead)"));
         }
         Ok(m)
     }
@@ -178,30 +179,30 @@ impl FileMap {
     }
 
     /// msync(MS_INVALIDATE), as lmbench's lat_pagefault does to "page out".
-    pub fn msync_invalidate(&self) -> Result<(), String> {
+    pub fn msync_invalidate(&self) -> Result<(), OsError> {
         // SAFETY: our own mapping.
         if unsafe { libc::msync(self.ptr.cast(), self.len, libc::MS_INVALIDATE) } != 0 {
-            return Err(os_err("msync(MS_INVALIDATE)"));
+            return Err(OsError::last("msync(MS_INVALIDATE)"));
         }
         Ok(())
     }
 
     /// msync(MS_SYNC): write back anything dirty before eviction.
-    pub fn msync_sync(&self) -> Result<(), String> {
+    pub fn msync_sync(&self) -> Result<(), OsError> {
         // SAFETY: our own mapping.
         if unsafe { libc::msync(self.ptr.cast(), self.len, libc::MS_SYNC) } != 0 {
-            return Err(os_err("msync(MS_SYNC)"));
+            return Err(OsError::last("msync(MS_SYNC)"));
         }
         Ok(())
     }
 
     /// Pages of the file in memory (page cache), by mincore.
-    pub fn resident_pages(&self) -> Result<usize, String> {
+    pub fn resident_pages(&self) -> Result<usize, OsError> {
         resident_pages(self.ptr, self.len)
     }
 
     /// Pages with a present page-table entry (/proc/self/pagemap bit 63).
-    pub fn mapped_pages(&self) -> Result<usize, String> {
+    pub fn mapped_pages(&self) -> Result<usize, OsError> {
         mapped_pages(self.ptr, self.len)
     }
 }
@@ -213,27 +214,27 @@ impl Drop for FileMap {
 }
 
 /// Pages of [ptr, ptr+len) in memory, by mincore(2).
-pub fn resident_pages(ptr: *const u8, len: usize) -> Result<usize, String> {
+pub fn resident_pages(ptr: *const u8, len: usize) -> Result<usize, OsError> {
     let ps = page_size();
     let mut vec = vec![0u8; len.div_ceil(ps)];
     // SAFETY: vec has one byte per page of the range.
     if unsafe { libc::mincore(ptr as *mut libc::c_void, len, vec.as_mut_ptr()) } != 0 {
-        return Err(os_err("mincore"));
+        return Err(OsError::last("mincore"));
     }
     Ok(vec.iter().filter(|&&b| b & 1 != 0).count())
 }
 
 /// Pages of [ptr, ptr+len) whose page-table entry is present, from
 /// /proc/self/pagemap (readable without privilege for the present bit).
-pub fn mapped_pages(ptr: *const u8, len: usize) -> Result<usize, String> {
+pub fn mapped_pages(ptr: *const u8, len: usize) -> Result<usize, OsError> {
     let ps = page_size();
     let pages = len.div_ceil(ps);
-    let mut f = File::open("/proc/self/pagemap").map_err(|e| format!("/proc/self/pagemap: {e}"))?;
+    const PAGEMAP: &str = "/proc/self/pagemap";
+    let mut f = File::open(PAGEMAP).map_err(OsError::call(PAGEMAP))?;
     f.seek(SeekFrom::Start((ptr as usize / ps * 8) as u64))
-        .map_err(|e| format!("/proc/self/pagemap: {e}"))?;
+        .map_err(OsError::call(PAGEMAP))?;
     let mut buf = vec![0u8; pages * 8];
-    f.read_exact(&mut buf)
-        .map_err(|e| format!("/proc/self/pagemap: {e}"))?;
+    f.read_exact(&mut buf).map_err(OsError::call(PAGEMAP))?;
     Ok(buf
         .chunks_exact(8)
         .filter(|c| u64::from_le_bytes((*c).try_into().unwrap()) >> 63 == 1)
@@ -242,14 +243,14 @@ pub fn mapped_pages(ptr: *const u8, len: usize) -> Result<usize, String> {
 
 /// The filesystem holding `path`, and why its file pages cannot be paged
 /// out if they cannot (tmpfs and ramfs keep them in memory by design).
-pub fn filesystem(path: &Path) -> Result<(String, Option<String>), String> {
+pub fn filesystem(path: &Path) -> Result<(String, Option<String>), OsError> {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| format!("bad path {}", path.display()))?;
+        .map_err(|_| OsError::BadPath(path.to_path_buf()))?;
     // SAFETY: st is a valid statfs to fill; c is a valid C string.
     let magic = unsafe {
         let mut st: libc::statfs = std::mem::zeroed();
         if libc::statfs(c.as_ptr(), &mut st) != 0 {
-            return Err(os_err(&format!("statfs {}", path.display())));
+            return Err(OsError::last(format!("statfs {}", path.display())));
         }
         st.f_type as u64
     };
@@ -283,17 +284,17 @@ pub struct PageOut {
 /// fdatasync, posix_fadvise(DONTNEED), and — when pages survive that and we
 /// are root, or `always_drop` — `echo 1 > /proc/sys/vm/drop_caches`.
 /// Residency is then read with mincore on a fresh mapping.
-pub fn page_out(file: &File, len: usize, always_drop: bool) -> Result<PageOut, String> {
+pub fn page_out(file: &File, len: usize, always_drop: bool) -> Result<PageOut, OsError> {
     let fd = file.as_raw_fd();
     let mut out = PageOut::default();
     // SAFETY: fd is an open file.
     if unsafe { libc::fdatasync(fd) } != 0 {
-        return Err(os_err("fdatasync"));
+        return Err(OsError::last("fdatasync"));
     }
     // SAFETY: fd is an open file.
     let rc = unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
     if rc != 0 {
-        return Err(format!("posix_fadvise(DONTNEED): error {rc}"));
+        return Err(OsError::Fadvise(rc));
     }
     out.steps.push("fdatasync + posix_fadvise(DONTNEED)".into());
     let count = || FileMap::new(file, len, Readahead::Off).and_then(|m| m.resident_pages());
@@ -311,13 +312,13 @@ pub fn page_out(file: &File, len: usize, always_drop: bool) -> Result<PageOut, S
 }
 
 /// Drops the whole clean page cache (root only).
-pub fn drop_caches() -> Result<(), String> {
+pub fn drop_caches() -> Result<(), OsError> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Err("needs root".into());
+        return Err(OsError::NeedsRoot);
     }
-    std::fs::write("/proc/sys/vm/drop_caches", "1")
-        .map_err(|e| format!("/proc/sys/vm/drop_caches: {e}"))
+    const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+    std::fs::write(DROP_CACHES, "1").map_err(OsError::call(DROP_CACHES))
 }
 
 /// Whether this process is root.
@@ -345,7 +346,7 @@ pub fn readahead_kb(file: &File) -> Option<u64> {
 /// lat_mmap does; the timed operation itself, so nothing else is done
 /// here (no madvise). Unmap with [`unmap_file`].
 #[inline]
-pub fn map_file_rw(file: &File, len: usize) -> Result<*mut u8, String> {
+pub fn map_file_rw(file: &File, len: usize) -> Result<*mut u8, OsError> {
     // SAFETY: mapping a file we hold open; the caller unmaps it.
     let p = unsafe {
         libc::mmap(
@@ -358,7 +359,7 @@ pub fn map_file_rw(file: &File, len: usize) -> Result<*mut u8, String> {
         )
     };
     if p == libc::MAP_FAILED {
-        return Err(os_err(
+        return Err(OsError::last(
             "mmap(PROT_READ|PROT_WRITE, MAP_SHARED) of the scratch file",
         ));
     }

@@ -3,6 +3,7 @@
 //! fault in, and page out.
 
 use super::page_size;
+use crate::OsError;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -30,7 +31,7 @@ impl ScratchFile {
         path: &Path,
         pages: usize,
         pages_per_write: usize,
-    ) -> Result<ScratchFile, String> {
+    ) -> Result<ScratchFile, OsError> {
         let per = pages_per_write.max(1);
         let ps = page_size();
         let mut file = std::fs::OpenOptions::new()
@@ -39,18 +40,16 @@ impl ScratchFile {
             .create(true)
             .truncate(true)
             .open(path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            .map_err(file_error("create", path))?;
         let mut chunk = Vec::with_capacity(per * ps);
         for start in (0..pages).step_by(per) {
             chunk.clear();
             for i in start..(start + per).min(pages) {
                 chunk.extend(std::iter::repeat_n(Self::byte(i), ps));
             }
-            file.write_all(&chunk)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            file.write_all(&chunk).map_err(file_error("write", path))?;
         }
-        file.sync_all()
-            .map_err(|e| format!("cannot fsync {}: {e}", path.display()))?;
+        file.sync_all().map_err(file_error("fsync", path))?;
         Ok(ScratchFile {
             file,
             pages,
@@ -61,5 +60,15 @@ impl ScratchFile {
     /// Sum of the bytes a pass over `targets` must read.
     pub fn expected_sum(targets: &[usize]) -> u64 {
         targets.iter().map(|&i| Self::byte(i) as u64).sum()
+    }
+}
+
+/// `map_err` for a failed `action` on the file at `path`.
+fn file_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> OsError {
+    let path = path.to_path_buf();
+    move |error| OsError::File {
+        action,
+        path,
+        error,
     }
 }

@@ -5,14 +5,15 @@
 //! file to `<os>.rs`, implement it, and select it in `mod.rs`.
 
 use super::{Faults, Readahead};
+use crate::OsError;
 use std::fs::File;
 use std::path::Path;
 
 pub const NAME: &str = crate::NO_ADAPTER;
 pub const HUGE_PAGE: usize = 2 << 20;
 
-fn unsupported<T>() -> Result<T, String> {
-    Err(crate::no_adapter_reason())
+fn unsupported<T>() -> Result<T, OsError> {
+    Err(OsError::NoAdapter)
 }
 
 pub fn page_size() -> usize {
@@ -28,7 +29,7 @@ pub enum Pages {
 pub struct Anon(Vec<u64>);
 
 impl Anon {
-    pub fn new(_len: usize, _pages: Pages, _populate: bool) -> Result<Anon, String> {
+    pub fn new(_len: usize, _pages: Pages, _populate: bool) -> Result<Anon, OsError> {
         unsupported()
     }
     pub fn as_ptr(&self) -> *mut u8 {
@@ -62,7 +63,7 @@ impl Faults {
 pub struct FileMap(Vec<u8>);
 
 impl FileMap {
-    pub fn new(_file: &File, _len: usize, _ra: Readahead) -> Result<FileMap, String> {
+    pub fn new(_file: &File, _len: usize, _ra: Readahead) -> Result<FileMap, OsError> {
         unsupported()
     }
     pub fn as_ptr(&self) -> *const u8 {
@@ -74,29 +75,29 @@ impl FileMap {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-    pub fn msync_invalidate(&self) -> Result<(), String> {
+    pub fn msync_invalidate(&self) -> Result<(), OsError> {
         unsupported()
     }
-    pub fn msync_sync(&self) -> Result<(), String> {
+    pub fn msync_sync(&self) -> Result<(), OsError> {
         unsupported()
     }
-    pub fn resident_pages(&self) -> Result<usize, String> {
+    pub fn resident_pages(&self) -> Result<usize, OsError> {
         unsupported()
     }
-    pub fn mapped_pages(&self) -> Result<usize, String> {
+    pub fn mapped_pages(&self) -> Result<usize, OsError> {
         unsupported()
     }
 }
 
-pub fn resident_pages(_ptr: *const u8, _len: usize) -> Result<usize, String> {
+pub fn resident_pages(_ptr: *const u8, _len: usize) -> Result<usize, OsError> {
     unsupported()
 }
 
-pub fn mapped_pages(_ptr: *const u8, _len: usize) -> Result<usize, String> {
+pub fn mapped_pages(_ptr: *const u8, _len: usize) -> Result<usize, OsError> {
     unsupported()
 }
 
-pub fn filesystem(_path: &Path) -> Result<(String, Option<String>), String> {
+pub fn filesystem(_path: &Path) -> Result<(String, Option<String>), OsError> {
     unsupported()
 }
 
@@ -106,11 +107,11 @@ pub struct PageOut {
     pub resident_after: usize,
 }
 
-pub fn page_out(_file: &File, _len: usize, _always_drop: bool) -> Result<PageOut, String> {
+pub fn page_out(_file: &File, _len: usize, _always_drop: bool) -> Result<PageOut, OsError> {
     unsupported()
 }
 
-pub fn drop_caches() -> Result<(), String> {
+pub fn drop_caches() -> Result<(), OsError> {
     unsupported()
 }
 
@@ -122,7 +123,7 @@ pub fn readahead_kb(_file: &File) -> Option<u64> {
     None
 }
 
-pub fn map_file_rw(_file: &File, _len: usize) -> Result<*mut u8, String> {
+pub fn map_file_rw(_file: &File, _len: usize) -> Result<*mut u8, OsError> {
     unsupported()
 }
 

@@ -65,9 +65,9 @@ pub fn map_file_read(file: &std::fs::File, len: usize) -> std::io::Result<*mut u
 
 /// Anonymous memory shared with children forked after this call (the
 /// kernel zeroes it). Release it with [`unmap`].
-pub fn map_shared(bytes: usize) -> Result<*mut u8, String> {
+pub fn map_shared(bytes: usize) -> Result<*mut u8, crate::OsError> {
     mmap(0, bytes, RW, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1)
-        .map_err(|e| format!("mmap(MAP_SHARED): {e}"))
+        .map_err(crate::OsError::call("mmap(MAP_SHARED)"))
 }
 
 /// Unmaps memory from one of the `map_*` helpers above.

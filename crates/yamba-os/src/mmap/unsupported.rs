@@ -27,8 +27,8 @@ pub fn map_file_read(_file: &std::fs::File, _len: usize) -> std::io::Result<*mut
     Err(why())
 }
 
-pub fn map_shared(_bytes: usize) -> Result<*mut u8, String> {
-    Err(crate::no_adapter_reason())
+pub fn map_shared(_bytes: usize) -> Result<*mut u8, crate::OsError> {
+    Err(crate::OsError::NoAdapter)
 }
 
 pub fn unmap(_p: *mut u8, _bytes: usize) {}

@@ -3,7 +3,7 @@
 //! kernel (/proc/meminfo) and this process (VmRSS, smaps_rollup) account.
 
 use super::Kernel;
-use crate::{os_err, Kind};
+use crate::{Kind, OsError};
 use std::os::fd::{FromRawFd, OwnedFd};
 
 pub const NAME: &str = "linux-procfs";
@@ -189,19 +189,19 @@ pub struct Batch {
     paths: Vec<std::ffi::CString>,
 }
 
-fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
+fn pipe() -> Result<(OwnedFd, OwnedFd), OsError> {
     let mut p = [0i32; 2];
     // SAFETY: p is a valid 2-int array.
     if unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(os_err("pipe2 failed"));
+        return Err(OsError::last("pipe2 failed"));
     }
     // SAFETY: fresh fds we own.
     Ok(unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) })
 }
 
-fn fd(r: i32, what: &str) -> Result<OwnedFd, String> {
+fn fd(r: i32, what: &str) -> Result<OwnedFd, OsError> {
     if r < 0 {
-        Err(os_err(what))
+        Err(OsError::last(what))
     } else {
         // SAFETY: a fresh fd we own.
         Ok(unsafe { OwnedFd::from_raw_fd(r) })
@@ -232,7 +232,7 @@ impl Batch {
     /// children are blocked in read(2), not merely started). A socketpair
     /// is AF_UNIX SOCK_STREAM; a mapping (`MmapAnon`) is one anonymous
     /// page on its own (its own VMA), touched.
-    pub fn create(kind: Kind, n: usize, page: usize) -> Result<Batch, String> {
+    pub fn create(kind: Kind, n: usize, page: usize) -> Result<Batch, OsError> {
         use std::os::fd::AsRawFd;
         let mut b = Batch::empty(page);
         // Room for every descriptor up front: no reallocation among the creates.
@@ -242,14 +242,14 @@ impl Batch {
             Kind::Pipe => (0..n).try_for_each(|_| {
                 let (r, w) = pipe()?;
                 b.fds.extend([r, w]);
-                Ok::<(), String>(())
+                Ok::<(), OsError>(())
             })?,
             Kind::Socketpair => (0..n).try_for_each(|_| {
                 let mut p = [0i32; 2];
                 let t = libc::SOCK_STREAM | libc::SOCK_CLOEXEC;
                 // SAFETY: p is a valid 2-element array.
                 if unsafe { libc::socketpair(libc::AF_UNIX, t, 0, p.as_mut_ptr()) } != 0 {
-                    return Err(os_err("socketpair failed"));
+                    return Err(OsError::last("socketpair failed"));
                 }
                 b.fds
                     .extend([fd(p[0], "socketpair")?, fd(p[1], "socketpair")?]);
@@ -262,7 +262,7 @@ impl Batch {
                     "eventfd failed",
                 )?;
                 b.fds.push(f);
-                Ok::<(), String>(())
+                Ok::<(), OsError>(())
             })?,
             Kind::Epoll => (0..n).try_for_each(|_| {
                 let f = fd(
@@ -271,13 +271,13 @@ impl Batch {
                     "epoll_create1 failed",
                 )?;
                 b.fds.push(f);
-                Ok::<(), String>(())
+                Ok::<(), OsError>(())
             })?,
             Kind::Timerfd => (0..n).try_for_each(|_| {
                 // SAFETY: timerfd_create takes no pointers.
                 let r = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
                 b.fds.push(fd(r, "timerfd_create failed")?);
-                Ok::<(), String>(())
+                Ok::<(), OsError>(())
             })?,
             Kind::MmapAnon => b.map_pages(n)?,
             Kind::Thread => {
@@ -293,38 +293,38 @@ impl Batch {
                         libc::pthread_create(&mut t, std::ptr::null(), blocked_thread, arg)
                     };
                     if e != 0 {
-                        return Err(format!(
-                            "pthread_create failed after {} threads: {}",
-                            b.threads.len(),
-                            std::io::Error::from_raw_os_error(e)
-                        ));
+                        return Err(OsError::Call {
+                            what: format!(
+                                "pthread_create failed after {} threads",
+                                b.threads.len()
+                            ),
+                            error: std::io::Error::from_raw_os_error(e),
+                        });
                     }
                     b.threads.push(t);
                 }
                 wait_blocked_threads()?;
             }
             Kind::Process => b.fork_children(n)?,
-            Kind::File => return Err("a file needs a directory: Batch::files".into()),
-            Kind::MmapFile | Kind::Signal | Kind::Cpu => {
-                return Err(format!("the space adapter does not create {}", kind.name()))
-            }
+            Kind::File => return Err(OsError::FileNeedsDirectory),
+            Kind::MmapFile | Kind::Signal | Kind::Cpu => return Err(OsError::NotCreated(kind)),
         }
         Ok(b)
     }
 
     /// One page per mapping, each with a free page after it so the kernel
     /// cannot merge neighbours into one VMA; every page touched.
-    fn map_pages(&mut self, n: usize) -> Result<(), String> {
+    fn map_pages(&mut self, n: usize) -> Result<(), OsError> {
         let page = self.page;
         let span = 2 * n * page;
         // Reserve a span, release it, then map inside it with
         // MAP_FIXED_NOREPLACE (fails rather than clobbering anything).
         let base =
-            crate::mmap::reserve(span).map_err(|e| format!("cannot reserve address space: {e}"))?;
+            crate::mmap::reserve(span).map_err(OsError::call("cannot reserve address space"))?;
         crate::mmap::unmap(base, span);
         for i in 0..n {
             let p = crate::mmap::map_anon_at(base as usize + 2 * i * page, page)
-                .map_err(|e| format!("mmap of one page failed: {e}"))?;
+                .map_err(OsError::call("mmap of one page failed"))?;
             self.pages.push(p as usize);
             // SAFETY: p is a fresh, writable page of our own.
             unsafe { std::ptr::write_volatile(p, 1) };
@@ -332,7 +332,7 @@ impl Batch {
         Ok(())
     }
 
-    fn fork_children(&mut self, n: usize) -> Result<(), String> {
+    fn fork_children(&mut self, n: usize) -> Result<(), OsError> {
         use std::os::fd::AsRawFd;
         let (release_r, release_w) = pipe()?;
         let (ready_r, ready_w) = pipe()?;
@@ -347,7 +347,7 @@ impl Batch {
             // SAFETY: the child runs only async-signal-safe calls, then _exits.
             let pid = unsafe { libc::fork() };
             if pid < 0 {
-                return Err(os_err(&format!(
+                return Err(OsError::last(format!(
                     "fork failed after {} children",
                     self.children.len()
                 )));
@@ -384,7 +384,10 @@ impl Batch {
             // SAFETY: reading into our buffer.
             let r = unsafe { libc::read(ready_r.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
             if r <= 0 {
-                return Err(format!("only {got} of {n} children reported ready"));
+                return Err(OsError::ChildrenNotReady {
+                    ready: got,
+                    asked: n,
+                });
             }
             got += r as usize;
         }
@@ -395,7 +398,7 @@ impl Batch {
     /// held open for writing: a Kind::File is a dentry, an inode and a
     /// descriptor. Dropping closes them, then unlinks them. The names are
     /// the caller's, built before, so creating is only the system calls.
-    pub fn files(names: Vec<std::ffi::CString>) -> Result<Batch, String> {
+    pub fn files(names: Vec<std::ffi::CString>) -> Result<Batch, OsError> {
         let mut b = Batch::empty(0);
         b.fds.reserve(names.len());
         b.paths = names;
@@ -404,7 +407,7 @@ impl Batch {
             // SAFETY: the name is NUL-terminated.
             let r = unsafe { libc::open(b.paths[i].as_ptr(), flags, 0o600) };
             if r < 0 {
-                let e = os_err(&format!("open(O_CREAT|O_EXCL) failed after {i} files"));
+                let e = OsError::last(format!("open(O_CREAT|O_EXCL) failed after {i} files"));
                 // Only the names created so far are ours to unlink.
                 b.paths.truncate(i);
                 return Err(e);
@@ -426,12 +429,12 @@ impl Batch {
 
 /// Waits until every thread but this one sleeps (state S in
 /// /proc/self/task/*/stat: blocked in read), at most 10 s.
-fn wait_blocked_threads() -> Result<(), String> {
+fn wait_blocked_threads() -> Result<(), OsError> {
     let me = gettid().to_string();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         let others: Vec<bool> = std::fs::read_dir("/proc/self/task")
-            .map_err(|e| format!("cannot list threads: {e}"))?
+            .map_err(OsError::call("cannot list threads"))?
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name().to_string_lossy() != me)
             .map(|e| {
@@ -446,10 +449,10 @@ fn wait_blocked_threads() -> Result<(), String> {
             return Ok(());
         }
         if std::time::Instant::now() > deadline {
-            return Err(format!(
-                "only {sleeping} of {} threads blocked after 10 s",
-                others.len()
-            ));
+            return Err(OsError::ThreadsNotBlocked {
+                blocked: sleeping,
+                threads: others.len(),
+            });
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }

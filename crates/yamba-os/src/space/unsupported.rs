@@ -41,11 +41,11 @@ pub fn raise_nofile(_need: u64) -> u64 {
 pub struct Batch;
 
 impl Batch {
-    pub fn create(_kind: Kind, _n: usize, _page: usize) -> Result<Batch, String> {
-        Err(crate::no_adapter_reason())
+    pub fn create(_kind: Kind, _n: usize, _page: usize) -> Result<Batch, crate::OsError> {
+        Err(crate::OsError::NoAdapter)
     }
-    pub fn files(_names: Vec<std::ffi::CString>) -> Result<Batch, String> {
-        Err(crate::no_adapter_reason())
+    pub fn files(_names: Vec<std::ffi::CString>) -> Result<Batch, crate::OsError> {
+        Err(crate::OsError::NoAdapter)
     }
 
     pub fn children(&self) -> &[i32] {

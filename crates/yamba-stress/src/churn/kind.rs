@@ -16,6 +16,8 @@
 
 pub use yamba_os::Kind;
 
+use crate::StressError;
+
 /// What churning does with each kind (the kinds themselves are yamba-os's,
 /// shared with the `space` area).
 pub trait Churned {
@@ -91,7 +93,7 @@ pub fn op_name(code: u64) -> String {
 }
 
 /// Parses a comma-separated list of kinds (`all` for the default set).
-pub fn parse_list(s: &str) -> Result<Vec<Kind>, String> {
+pub fn parse_list(s: &str) -> Result<Vec<Kind>, StressError> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if part == "all" {
@@ -105,11 +107,9 @@ pub fn parse_list(s: &str) -> Result<Vec<Kind>, String> {
         if part == "none" {
             continue;
         }
-        let k = Kind::parse(part).ok_or_else(|| {
-            format!(
-                "unknown stressor '{part}' (one of: all, none, {})",
-                Kind::ALL.map(Kind::name).join(", ")
-            )
+        let k = Kind::parse(part).ok_or_else(|| StressError::UnknownStressor {
+            name: part.into(),
+            known: Kind::ALL.map(Kind::name).join(", "),
         })?;
         if !out.contains(&k) {
             out.push(k);
@@ -136,6 +136,7 @@ mod tests {
         assert_eq!(parse_list("all").unwrap(), Kind::default_set());
         assert!(parse_list("pipes")
             .unwrap_err()
+            .to_string()
             .contains("unknown stressor 'pipes'"));
     }
 }

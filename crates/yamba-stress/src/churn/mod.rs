@@ -30,6 +30,7 @@ pub mod signals;
 use crate::rng::{self, Domain, Rng};
 use crate::shared::{Slot, DRAINING, RUNNING};
 use crate::sys;
+use crate::StressError;
 pub use kind::{op_code, op_name, Action, Churned, Kind};
 use objects::Object;
 use rand::Rng as _;
@@ -152,7 +153,7 @@ impl<'a> Worker<'a> {
         spec: &'a WorkerSpec,
         slot: &'a Slot,
         stop: &'a std::sync::atomic::AtomicU32,
-    ) -> Result<Worker<'a>, String> {
+    ) -> Result<Worker<'a>, StressError> {
         let child_counts = yamba_os::Shared::<[AtomicU64; objects::CHILD_SLOTS]>::new_zeroed()?;
         signals::CHILD_COUNTS.store(child_counts.as_ptr() as *mut AtomicU64, Ordering::SeqCst);
         signals::install();
@@ -529,7 +530,7 @@ pub fn worker_main(
             violations: vec![Violation {
                 invariant: "setup".into(),
                 op: 0,
-                detail: e,
+                detail: e.to_string(),
             }],
             ..WorkerReport::default()
         },

@@ -4,6 +4,7 @@
 use super::signals;
 use super::{Kind, Worker};
 use crate::sys::{self, errno};
+use crate::StressError;
 use rand::Rng as _;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -126,11 +127,13 @@ pub fn spin(ns: u64) {
 }
 
 /// The worker's backing file for shared file mappings.
-pub fn create_backing(path: &std::path::Path, page: usize) -> Result<(), String> {
-    let f = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+pub fn create_backing(path: &std::path::Path, page: usize) -> Result<(), StressError> {
+    let f = std::fs::File::create(path).map_err(StressError::create(path))?;
     f.set_len((FILE_SLOTS * SLICE_PAGES * page) as u64)
-        .map_err(|e| format!("cannot size {}: {e}", path.display()))
+        .map_err(|error| StressError::Size {
+            path: path.to_path_buf(),
+            error,
+        })
 }
 
 fn close(fd: i32) {
@@ -195,151 +198,183 @@ impl Worker<'_> {
                     ))?;
                     Ok(Object::Eventfd { fd, count })
                 }
-                Kind::Epoll => {
-                    let fd = fd_or_errno(libc::epoll_create1(libc::EPOLL_CLOEXEC))?;
-                    let candidates: Vec<i32> =
-                        self.pool.iter().filter_map(Object::pollable).collect();
-                    let mut watched = 0;
-                    if !candidates.is_empty() {
-                        let n = self.rng.gen_range(0..=3usize.min(candidates.len()));
-                        let mut chosen: Vec<i32> = Vec::new();
-                        for _ in 0..n {
-                            let c = candidates[self.rng.gen_range(0..candidates.len())];
-                            if !chosen.contains(&c) {
-                                chosen.push(c);
-                            }
-                        }
-                        for c in chosen {
-                            let mut ev = libc::epoll_event {
-                                events: libc::EPOLLIN as u32,
-                                u64: c as u64,
-                            };
-                            if libc::epoll_ctl(fd, libc::EPOLL_CTL_ADD, c, &mut ev) == 0 {
-                                watched += 1;
-                            } else {
-                                let d = format!(
-                                    "epoll create: epoll_ctl(ADD) of live fd {c} failed: {}",
-                                    sys::errno_name(errno())
-                                );
-                                self.violation("data", d);
-                            }
-                        }
-                    }
-                    Ok(Object::Epoll { fd, watched })
-                }
-                Kind::Timerfd => {
-                    let fd = fd_or_errno(libc::timerfd_create(
-                        libc::CLOCK_MONOTONIC,
-                        libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
-                    ))?;
-                    let delay_ns = self.rng.gen_range(1_000..200_000u64);
-                    if let Err(e) = arm(fd, delay_ns) {
-                        close(fd);
-                        return Err(e);
-                    }
-                    Ok(Object::Timerfd {
-                        fd,
-                        armed_ns: crate::shared::now_ns(),
-                        delay_ns,
-                    })
-                }
-                Kind::MmapAnon => {
-                    let pages = self.rng.gen_range(1..=32usize);
-                    let p = libc::mmap(
-                        std::ptr::null_mut(),
-                        pages * self.page,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                        -1,
-                        0,
-                    );
-                    if p == libc::MAP_FAILED {
-                        return Err(errno());
-                    }
-                    let token = self.token();
-                    for i in 0..pages {
-                        std::ptr::write_volatile(
-                            p.cast::<u8>().add(i * self.page).cast::<u64>(),
-                            token,
-                        );
-                    }
-                    Ok(Object::MmapAnon {
-                        addr: p as usize,
-                        pages,
-                        token,
-                    })
-                }
-                Kind::MmapFile => {
-                    let slice = self.free_file_slots.pop().ok_or(libc::EAGAIN)?;
-                    let pages = self.rng.gen_range(1..=SLICE_PAGES);
-                    let path = CString::new(self.backing.as_os_str().as_bytes()).unwrap();
-                    let fd = libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
-                    if fd < 0 {
-                        let e = errno();
-                        self.free_file_slots.push(slice);
-                        return Err(e);
-                    }
-                    let p = libc::mmap(
-                        std::ptr::null_mut(),
-                        pages * self.page,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_SHARED,
-                        fd,
-                        (slice * SLICE_PAGES * self.page) as libc::off_t,
-                    );
-                    let e = errno();
-                    // The mapping holds the file; the fd is not needed.
-                    close(fd);
-                    if p == libc::MAP_FAILED {
-                        self.free_file_slots.push(slice);
-                        return Err(e);
-                    }
-                    let token = self.token();
-                    for i in 0..pages {
-                        std::ptr::write_volatile(
-                            p.cast::<u8>().add(i * self.page).cast::<u64>(),
-                            token,
-                        );
-                    }
-                    Ok(Object::MmapFile {
-                        addr: p as usize,
-                        slice,
-                        pages,
-                        token,
-                    })
-                }
-                Kind::File => {
-                    self.file_seq += 1;
-                    let name = format!("f{}", self.file_seq);
-                    let path =
-                        CString::new(self.spec.scratch.join(&name).as_os_str().as_bytes()).unwrap();
-                    let fd = fd_or_errno(libc::open(
-                        path.as_ptr(),
-                        libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
-                        0o600,
-                    ))?;
-                    let len = self.rng.gen_range(1..=16384usize);
-                    let mut data = vec![0u8; len];
-                    self.rng.fill(&mut data[..]);
-                    let n = libc::pwrite(fd, data.as_ptr().cast(), len, 0);
-                    if n != len as isize {
-                        let e = if n < 0 { errno() } else { libc::EIO };
-                        close(fd);
-                        libc::unlink(path.as_ptr());
-                        return Err(e);
-                    }
-                    Ok(Object::File {
-                        fd,
-                        name,
-                        sum: fnv(&data),
-                        len,
-                    })
-                }
+                Kind::Epoll => self.create_epoll(),
+                Kind::Timerfd => self.create_timerfd(),
+                Kind::MmapAnon => self.create_mmap_anon(),
+                Kind::MmapFile => self.create_mmap_file(),
+                Kind::File => self.create_file(),
                 Kind::Thread => self.create_thread(),
                 Kind::Process => self.create_process(),
                 Kind::Signal | Kind::Cpu => Err(libc::EINVAL),
             }
         }
+    }
+
+    /// An epoll instance watching up to 3 of the pool's pollable fds.
+    fn create_epoll(&mut self) -> Result<Object, i32> {
+        // SAFETY: epoll_create1 takes no pointers.
+        let fd = fd_or_errno(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
+        let candidates: Vec<i32> = self.pool.iter().filter_map(Object::pollable).collect();
+        let mut watched = 0;
+        if !candidates.is_empty() {
+            let n = self.rng.gen_range(0..=3usize.min(candidates.len()));
+            let mut chosen: Vec<i32> = Vec::new();
+            for _ in 0..n {
+                let c = candidates[self.rng.gen_range(0..candidates.len())];
+                if !chosen.contains(&c) {
+                    chosen.push(c);
+                }
+            }
+            for c in chosen {
+                let mut ev = libc::epoll_event {
+                    events: libc::EPOLLIN as u32,
+                    u64: c as u64,
+                };
+                // SAFETY: fd is our epoll instance, c a live fd of the pool, ev valid.
+                if unsafe { libc::epoll_ctl(fd, libc::EPOLL_CTL_ADD, c, &mut ev) } == 0 {
+                    watched += 1;
+                } else {
+                    let d = format!(
+                        "epoll create: epoll_ctl(ADD) of live fd {c} failed: {}",
+                        sys::errno_name(errno())
+                    );
+                    self.violation("data", d);
+                }
+            }
+        }
+        Ok(Object::Epoll { fd, watched })
+    }
+
+    /// A timerfd armed to fire once, 1–200 µs from now.
+    fn create_timerfd(&mut self) -> Result<Object, i32> {
+        // SAFETY: timerfd_create takes no pointers.
+        let fd = fd_or_errno(unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
+        })?;
+        let delay_ns = self.rng.gen_range(1_000..200_000u64);
+        if let Err(e) = arm(fd, delay_ns) {
+            close(fd);
+            return Err(e);
+        }
+        Ok(Object::Timerfd {
+            fd,
+            armed_ns: crate::shared::now_ns(),
+            delay_ns,
+        })
+    }
+
+    /// 1–32 private anonymous pages, each stamped with a token.
+    fn create_mmap_anon(&mut self) -> Result<Object, i32> {
+        let pages = self.rng.gen_range(1..=32usize);
+        // SAFETY: a fresh anonymous mapping, the kernel chooses where.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                pages * self.page,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(errno());
+        }
+        let token = self.token();
+        for i in 0..pages {
+            // SAFETY: p is the fresh writable mapping of `pages` pages just made.
+            unsafe {
+                std::ptr::write_volatile(p.cast::<u8>().add(i * self.page).cast::<u64>(), token)
+            };
+        }
+        Ok(Object::MmapAnon {
+            addr: p as usize,
+            pages,
+            token,
+        })
+    }
+
+    /// 1–SLICE_PAGES pages of a free slice of the backing file, shared,
+    /// each stamped with a token.
+    fn create_mmap_file(&mut self) -> Result<Object, i32> {
+        let slice = self.free_file_slots.pop().ok_or(libc::EAGAIN)?;
+        let pages = self.rng.gen_range(1..=SLICE_PAGES);
+        let path = CString::new(self.backing.as_os_str().as_bytes()).unwrap();
+        // SAFETY: path is NUL-terminated.
+        let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+        if fd < 0 {
+            let e = errno();
+            self.free_file_slots.push(slice);
+            return Err(e);
+        }
+        // SAFETY: a fresh shared mapping of a file we opened, inside its length.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                pages * self.page,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                (slice * SLICE_PAGES * self.page) as libc::off_t,
+            )
+        };
+        let e = errno();
+        // The mapping holds the file; the fd is not needed.
+        close(fd);
+        if p == libc::MAP_FAILED {
+            self.free_file_slots.push(slice);
+            return Err(e);
+        }
+        let token = self.token();
+        for i in 0..pages {
+            // SAFETY: p is the fresh writable mapping of `pages` pages just made.
+            unsafe {
+                std::ptr::write_volatile(p.cast::<u8>().add(i * self.page).cast::<u64>(), token)
+            };
+        }
+        Ok(Object::MmapFile {
+            addr: p as usize,
+            slice,
+            pages,
+            token,
+        })
+    }
+
+    /// A new file in the worker's folder, open, with 1–16384 random bytes
+    /// (their checksum kept).
+    fn create_file(&mut self) -> Result<Object, i32> {
+        self.file_seq += 1;
+        let name = format!("f{}", self.file_seq);
+        let path = CString::new(self.spec.scratch.join(&name).as_os_str().as_bytes()).unwrap();
+        // SAFETY: path is NUL-terminated.
+        let fd = fd_or_errno(unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+                0o600,
+            )
+        })?;
+        let len = self.rng.gen_range(1..=16384usize);
+        let mut data = vec![0u8; len];
+        self.rng.fill(&mut data[..]);
+        // SAFETY: data holds len bytes; fd is the file just opened.
+        let n = unsafe { libc::pwrite(fd, data.as_ptr().cast(), len, 0) };
+        if n != len as isize {
+            let e = if n < 0 { errno() } else { libc::EIO };
+            close(fd);
+            // SAFETY: path is NUL-terminated; the file this call created.
+            unsafe { libc::unlink(path.as_ptr()) };
+            return Err(e);
+        }
+        Ok(Object::File {
+            fd,
+            name,
+            sum: fnv(&data),
+            len,
+        })
     }
 
     fn create_thread(&mut self) -> Result<Object, i32> {

@@ -8,8 +8,10 @@
 
 use crate::rng::Rng;
 use crate::sys::{self, errno};
+use crate::StressError;
 use rand::Rng as _;
 use std::ffi::CString;
+use yamba_os::OsError;
 
 /// One argument of a call.
 #[derive(Debug, Clone)]
@@ -113,9 +115,9 @@ pub struct Env {
 }
 
 impl Env {
-    pub fn new(scratch: &std::path::Path) -> Result<Env, String> {
+    pub fn new(scratch: &std::path::Path) -> Result<Env, StressError> {
         let page = sys::page_size();
-        let map = |pages: usize, prot: i32| -> Result<usize, String> {
+        let map = |pages: usize, prot: i32| -> Result<usize, OsError> {
             // SAFETY: a fresh anonymous mapping.
             let p = unsafe {
                 libc::mmap(
@@ -128,7 +130,7 @@ impl Env {
                 )
             };
             if p == libc::MAP_FAILED {
-                Err(format!("mmap: {}", std::io::Error::last_os_error()))
+                Err(OsError::last("mmap"))
             } else {
                 Ok(p as usize)
             }
@@ -143,8 +145,7 @@ impl Env {
         }
         let arena = map(8, libc::PROT_READ | libc::PROT_WRITE)?;
         let dir = scratch.join("d");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(StressError::create(&dir))?;
         // SAFETY: rlimit is plain data; all-zero is a valid value.
         let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
         // SAFETY: rl is valid for getrlimit.

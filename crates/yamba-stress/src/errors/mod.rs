@@ -346,7 +346,7 @@ pub fn errors_main(
                 syscall: String::new(),
                 raw: String::new(),
                 expected: "a working test environment".into(),
-                got: e,
+                got: e.to_string(),
                 doc: String::new(),
                 occurrences: 1,
             }));

@@ -86,7 +86,7 @@ pub fn measure_size(
         let p = match map_file_rw(file, size) {
             Ok(p) => p,
             Err(e) => {
-                pt.failed.get_or_insert(e);
+                pt.failed.get_or_insert_with(|| e.to_string());
                 return;
             }
         };

@@ -176,10 +176,11 @@ fn per_object(kind: Kind) -> u64 {
 /// Creates K of `kind`; a file's names are built here, before the clock
 /// starts (`names`), and kept for the next batch.
 fn create(kind: Kind, k: usize, page: usize, names: Vec<CString>) -> Result<Batch, String> {
-    match kind {
+    let batch = match kind {
         Kind::File => Batch::files(names),
         _ => Batch::create(kind, k, page),
-    }
+    };
+    Ok(batch?)
 }
 
 /// K names in `dir`, for a batch of files.

@@ -1,0 +1,44 @@
+//! Why one line of assembly does not assemble: the text an asm block's
+//! diagnostic shows after `<isa> asm: `, naming the line, operand or term.
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AsmError {
+    #[error("unknown x86-64 instruction '{0}'")]
+    UnknownInstruction(String),
+    /// A memory operand without a size, where forms of several sizes fit.
+    #[error("'{0}': the memory operand's size is ambiguous; say byte, word, dword or qword ptr")]
+    AmbiguousSize(String),
+    #[error("'{0}': branches to addresses or labels are not supported in asm blocks")]
+    Branch(String),
+    #[error("'{line}': no x86-64 form of {mnemonic} takes these operands")]
+    NoForm { line: String, mnemonic: String },
+    #[error("'{0}': memory operand never closed (missing ])")]
+    Unclosed(String),
+    /// A memory operand `[..]` whose inside does not address memory.
+    #[error("'{operand}': {why}")]
+    Memory { operand: String, why: MemoryError },
+    #[error("'{0}': a size (ptr) needs a memory operand [..]")]
+    SizeWithoutMemory(String),
+    #[error("'{0}' is not a register, an immediate or a memory operand")]
+    NotAnOperand(String),
+    #[error("'{0}': labels are not supported in asm blocks")]
+    Label(String),
+    /// An aarch64 line asm-rs refuses, with its message.
+    #[error("'{line}': {message}")]
+    Aarch64 { line: String, message: String },
+}
+
+/// What is wrong inside the brackets of an x86-64 memory operand.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MemoryError {
+    #[error("'{0}' is not register*scale")]
+    NotScaled(String),
+    #[error("'{0}': one index register, scaled by 1, 2, 4 or 8")]
+    BadIndex(String),
+    #[error("a register cannot be subtracted ('-{0}')")]
+    Subtracted(String),
+    #[error("at most a base and an index register")]
+    TooManyRegisters,
+    #[error("'{0}' is not a register or a number")]
+    NotATerm(String),
+}
