@@ -229,6 +229,51 @@ fn list_shows_adapters_and_whether_each_runs_here() {
     );
 }
 
+/// Every benchmark says whether it has a cold mode, or why a cold case
+/// would not mean something for it: the table's last column, the JSON's
+/// `no_cold` (null exactly when "cold" is among the modes); a cold run of
+/// a hot-only benchmark is skipped with that reason in the results file.
+#[test]
+fn list_states_cold_or_why_not_and_a_cold_run_skips_with_it() {
+    let o = yamba().args(["list"]).output().unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.lines().next().unwrap().ends_with("cold"), "{text}");
+    let row = |id: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no row {id}"))
+            .to_string()
+    };
+    assert!(row("cpu.syscall.getppid").ends_with("  yes"));
+    assert!(row("fs.meta.stat").ends_with("  yes"));
+    let why = "no: the working-set sizes are the experiment";
+    assert!(row("mem.latency").contains(why), "{}", row("mem.latency"));
+
+    let o = yamba().args(["list", "--format", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let all = v.as_array().unwrap();
+    assert!(all.len() > 100, "{} benchmarks", all.len());
+    for b in all {
+        let cold = b["modes"].as_array().unwrap().iter().any(|m| m == "cold");
+        match &b["no_cold"] {
+            serde_json::Value::Null => assert!(cold, "{b}"),
+            serde_json::Value::String(why) => assert!(!cold && !why.is_empty(), "{b}"),
+            other => panic!("no_cold is {other}"),
+        }
+    }
+    let latency = all.iter().find(|b| b["id"] == "mem.latency").unwrap();
+    let reason = latency["no_cold"].as_str().unwrap().to_string();
+
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = run_ok(
+        dir.path(),
+        &["run", "--quick", "--mode", "cold", "mem.latency"],
+    );
+    let r = &file["results"][0];
+    assert_eq!(r["status"], "skipped", "{r}");
+    assert_eq!(r["reason"], format!("has no cold mode: {reason}"), "{r}");
+}
+
 /// Ctrl-C: the benchmark in progress is killed, what finished is kept in
 /// the results file (marked incomplete), and the exit status says so.
 #[test]

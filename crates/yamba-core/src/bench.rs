@@ -30,8 +30,10 @@ pub struct Benchmark {
     pub unit: Unit,
     /// One line: what operation P is.
     pub description: &'static str,
-    /// Modes it can measure. Hot is the tight loop; cold evicts caches first.
-    pub modes: &'static [Mode],
+    /// Whether it has a worst case (`--mode cold`), or why one would not
+    /// mean something for it: every benchmark chooses (see [`Cold`]). Its
+    /// modes follow ([`Benchmark::modes`]).
+    pub cold: Cold,
     /// Part of the default suite (`yamba run` with no names).
     pub default: bool,
     /// Test-only: listed and runnable only with YAMBA_TEST_BENCHMARKS=1.
@@ -58,7 +60,7 @@ impl Benchmark {
         area: "",
         unit: Unit::Nanoseconds,
         description: "",
-        modes: &[Mode::Hot],
+        cold: Cold::Unchosen,
         default: true,
         hidden: false,
         adapter: "generic",
@@ -69,8 +71,26 @@ impl Benchmark {
         run: |_| Err("no run function".into()),
     };
 
+    /// The modes it measures: hot always, cold when [`Cold::Measured`].
+    pub fn modes(&self) -> &'static [Mode] {
+        match self.cold {
+            Cold::Measured => &[Mode::Hot, Mode::Cold],
+            Cold::NotMeaningful(_) | Cold::Unchosen => &[Mode::Hot],
+        }
+    }
+
     pub fn supports(&self, mode: Mode) -> bool {
-        self.modes.contains(&mode)
+        self.modes().contains(&mode)
+    }
+
+    /// Why it has no cold mode (None when it has one): what `yamba list`
+    /// shows and a cold run's skip says.
+    pub fn no_cold(&self) -> Option<&'static str> {
+        match self.cold {
+            Cold::Measured => None,
+            Cold::NotMeaningful(why) => Some(why),
+            Cold::Unchosen => Some(Cold::UNCHOSEN),
+        }
     }
 
     /// Whether it can run here: Err says why not — no adapter for this
@@ -81,6 +101,30 @@ impl Benchmark {
         }
         (self.requires)(machine, config)
     }
+}
+
+/// A benchmark's worst case (seed 001: caches and branch predictors
+/// flushed before each operation): cold mode times one operation alone
+/// after [`crate::cold::Evictor`] swept the caches and disturbed branch
+/// history ([`Ctx::measure_single`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cold {
+    /// It measures a cold case beside the hot one.
+    Measured,
+    /// A cold case would not mean something for it — why, in one line
+    /// (the working-set sizes are the experiment; one operation cannot
+    /// be timed alone; …).
+    NotMeaningful(&'static str),
+    /// Not chosen: [`Benchmark::TEMPLATE`]'s value, so that a new
+    /// benchmark must choose; measured hot only, and refused by the
+    /// suite's test of every registered benchmark.
+    Unchosen,
+}
+
+impl Cold {
+    /// What an unchosen benchmark says for its missing cold mode.
+    pub const UNCHOSEN: &'static str =
+        "no cold case chosen (the benchmark states neither a cold mode nor why not)";
 }
 
 /// The adapter name of an area's `unsupported` adapter, and why a benchmark

@@ -2,6 +2,17 @@
 //! data out of every cache level and scramble the branch predictor.
 
 use crate::machine::Machine;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Evictions done in this process, by every evictor: what a test reads to
+/// see that a cold benchmark did evict before its operations.
+static EVICTIONS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times an [`Evictor`] of this process has evicted
+/// ([`Evictor::evict`]).
+pub fn evictions() -> u64 {
+    EVICTIONS.load(Ordering::Relaxed)
+}
 
 /// Evicts caches by sweeping a buffer larger than the last-level cache and
 /// disturbs branch history with data-dependent branches.
@@ -77,6 +88,7 @@ impl Evictor {
     pub fn evict(&mut self) {
         self.evict_caches();
         self.disturb_branches();
+        EVICTIONS.fetch_add(1, Ordering::Relaxed);
     }
 }
 

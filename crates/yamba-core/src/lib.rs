@@ -33,7 +33,7 @@ pub mod stop;
 pub mod time_block;
 pub mod unroll;
 
-pub use bench::{Benchmark, Ctx, Replication, RunConfig, Session};
+pub use bench::{Benchmark, Cold, Ctx, Replication, RunConfig, Session};
 pub use clock::Clock;
 pub use harness::{Measured, Plan};
 pub use machine::{Describe, Machine};

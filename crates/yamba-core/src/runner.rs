@@ -472,7 +472,10 @@ pub fn run_one(
     if !bench.supports(mode) {
         let mut r = failed(session, bench, mode, String::new());
         r.status = Status::Skipped;
-        r.reason = Some(format!("has no {} mode", mode.as_str()));
+        r.reason = Some(match bench.no_cold() {
+            Some(why) if mode == Mode::Cold => format!("has no cold mode: {why}"),
+            _ => format!("has no {} mode", mode.as_str()),
+        });
         return vec![r];
     }
     if let Err(why) = bench.runnable(&session.machine, &session.config) {

@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Mode, Unit};
 
 /// What to run: a class of a loaded program, with `--set` values.
 pub struct Job {
@@ -85,7 +85,7 @@ pub fn benchmark(job: Job) -> Result<&'static Benchmark, LangError> {
                 files.join(", ")
             )
         })),
-        modes: &[Mode::Hot, Mode::Cold],
+        cold: Cold::Measured,
         default: false,
         adapter: leak(format!("yamba-lang {}", isa.name())),
         timeout_s: 600,

@@ -30,6 +30,11 @@ use yamba_core::Benchmark;
 /// when YAMBA_TEST_BENCHMARKS=1.
 pub fn all() -> Vec<&'static Benchmark> {
     let show_hidden = std::env::var("YAMBA_TEST_BENCHMARKS").is_ok_and(|v| v == "1");
+    registered().filter(|b| show_hidden || !b.hidden).collect()
+}
+
+/// Every benchmark registered, test-only ones included.
+fn registered() -> impl Iterator<Item = &'static Benchmark> {
     [
         cpu::BENCHMARKS,
         proc::BENCHMARKS,
@@ -45,8 +50,6 @@ pub fn all() -> Vec<&'static Benchmark> {
     .into_iter()
     .flatten()
     .copied()
-    .filter(|b| show_hidden || !b.hidden)
-    .collect()
 }
 
 /// The benchmark with this exact id (test-only ones included when shown).
@@ -85,6 +88,7 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Benchmark>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use yamba_core::{Cold, Mode};
 
     #[test]
     fn ids_are_unique_and_in_their_area() {
@@ -128,6 +132,33 @@ mod tests {
         // only with YAMBA_TEST_BENCHMARKS=1.
         let keys = yamba_core::settings::declared(&all);
         assert!(keys.len() >= 21, "{} settings declared", keys.len());
+    }
+
+    /// Every benchmark, test-only ones included, chose: a cold mode, or a
+    /// one-line reason why a cold case would not mean something for it —
+    /// never the template's unchosen state, never an empty reason.
+    #[test]
+    fn every_benchmark_measures_cold_or_says_why_not() {
+        let mut measured = 0;
+        for b in registered() {
+            match b.cold {
+                Cold::Measured => {
+                    measured += 1;
+                    assert!(b.supports(Mode::Cold) && b.no_cold().is_none(), "{}", b.id);
+                }
+                Cold::NotMeaningful(why) => {
+                    assert!(!b.supports(Mode::Cold), "{}", b.id);
+                    assert!(
+                        why.len() >= 20 && !why.contains('\n') && !why.ends_with('.'),
+                        "{}: a one-line reason, not {why:?}",
+                        b.id
+                    );
+                }
+                Cold::Unchosen => panic!("{} chose neither a cold mode nor a reason", b.id),
+            }
+            assert!(b.supports(Mode::Hot), "{}", b.id);
+        }
+        assert!(measured >= 35, "{measured} benchmarks measure cold");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ground truth for the certainty tests. Hidden unless
 //! YAMBA_TEST_BENCHMARKS=1.
 
-use yamba_core::{Benchmark, Ctx, Kind, Setting, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Kind, Setting, Unit};
 
 pub static CRASH: Benchmark = Benchmark {
     id: "testing.crash",
@@ -18,6 +18,7 @@ pub static CRASH: Benchmark = Benchmark {
         let v = unsafe { std::ptr::read_volatile(16 as *const u8) };
         Err(format!("survived reading address 16: {v}"))
     },
+    cold: Cold::NotMeaningful("test only: crashes before measuring"),
     ..Benchmark::TEMPLATE
 };
 
@@ -31,6 +32,7 @@ pub static HANG: Benchmark = Benchmark {
     run: |_| loop {
         std::thread::sleep(std::time::Duration::from_secs(1));
     },
+    cold: Cold::NotMeaningful("test only: never returns"),
     ..Benchmark::TEMPLATE
 };
 
@@ -83,6 +85,9 @@ pub static WORK: Benchmark = Benchmark {
     hidden: true,
     settings: &[EXTRA_PCT, PROCESS_SPREAD],
     run: run_work,
+    cold: Cold::NotMeaningful(
+        "test only: a planted chain of known cost, hot by design",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -119,6 +124,9 @@ pub static OFFSET: Benchmark = Benchmark {
     hidden: true,
     settings: &[SIGMA],
     run: run_offset,
+    cold: Cold::NotMeaningful(
+        "test only: a known value with no timing",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -177,6 +185,9 @@ pub static PLACED: Benchmark = Benchmark {
         }
     },
     run: run_placed,
+    cold: Cold::NotMeaningful(
+        "test only: a cost set by code placement, hot by design",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -1,5 +1,6 @@
 //! `yamba list`: every benchmark, its adapter, whether it is in the default
-//! suite and whether it can run here; with `--settings`, the `--set`
+//! suite, whether it has a cold mode (or why one would not mean something
+//! for it) and whether it can run here; with `--settings`, the `--set`
 //! settings the benchmarks declare.
 
 use yamba_core::settings::declared;
@@ -49,7 +50,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                         "id": b.id,
                         "area": b.area,
                         "unit": b.unit.symbol(),
-                        "modes": b.modes.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+                        "modes": b.modes().iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+                        "no_cold": b.no_cold(),
                         "default": b.default,
                         "adapter": b.adapter,
                         "runnable": here.is_ok(),
@@ -66,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 .iter()
                 .zip(&runs_here)
                 .map(|(b, here)| {
-                    let modes: Vec<&str> = b.modes.iter().map(|m| m.as_str()).collect();
+                    let modes: Vec<&str> = b.modes().iter().map(|m| m.as_str()).collect();
                     vec![
                         b.id.to_string(),
                         b.area.to_string(),
@@ -79,6 +81,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                             Err(why) => format!("no: {why}"),
                         },
                         b.description.to_string(),
+                        b.no_cold()
+                            .map_or("yes".to_string(), |why| format!("no: {why}")),
                     ]
                 })
                 .collect();
@@ -91,9 +95,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 "adapter",
                 "runs here",
                 "description",
+                "cold",
             ];
             print!("{}", columns(&header, &rows));
             println!("\ndefault: in the default suite (`yamba run` with no names)");
+            println!("cold: a worst case (`--mode cold`: caches evicted and branch history disturbed before each operation), or why one would not mean something for it");
         }
     }
     Ok(0)

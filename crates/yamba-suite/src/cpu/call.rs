@@ -27,14 +27,14 @@
 
 use super::adapter::{self, calls};
 use std::sync::atomic::{AtomicU64, Ordering};
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Mode, Unit};
 
 pub static CALL: Benchmark = Benchmark {
     id: "cpu.call",
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "procedure call and return with 0 to 7 integer arguments, latency: each call's arguments are the previous call's result (cpu.call.N; 0 arguments: a chain through memory); cpu.call.N.throughput: independent calls",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_calls,
     ..Benchmark::TEMPLATE

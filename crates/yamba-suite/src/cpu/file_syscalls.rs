@@ -13,7 +13,7 @@
 
 use std::ffi::CString;
 use std::os::fd::AsRawFd;
-use yamba_core::{Benchmark, Ctx, Kind, Mode, Setting, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Kind, Setting, Unit};
 
 /// `--set cpu.syscall.path`: the file `cpu.syscall.fstat` and `.open` use.
 pub const PATH: Setting = Setting {
@@ -29,7 +29,7 @@ pub static WRITE_DEVNULL: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "cheap real system call: write(2) of 1 byte to /dev/null, through libc",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: "posix",
     run: run_write,
     ..Benchmark::TEMPLATE
@@ -40,7 +40,7 @@ pub static FSTAT: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "fstat(2) of an open regular file, through libc",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: "posix",
     settings: &[PATH],
     run: run_fstat,
@@ -52,7 +52,7 @@ pub static OPEN: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "open(2) + close(2) of a regular file 4 path components deep, through libc",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: "posix",
     settings: &[PATH],
     run: run_open,

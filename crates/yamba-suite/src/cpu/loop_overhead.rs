@@ -3,7 +3,7 @@
 //! the size of what was subtracted is known.
 
 use yamba_core::unroll::run_unrolled;
-use yamba_core::{Benchmark, Ctx, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static LOOP: Benchmark = Benchmark {
     id: "cpu.loop",
@@ -12,6 +12,9 @@ pub static LOOP: Benchmark = Benchmark {
     description: "loop overhead: one iteration of the empty counted loop F (BASE subtracted)",
     adapter: "generic",
     run: run_loop,
+    cold: Cold::NotMeaningful(
+        "the overhead of one iteration of the empty loop F exists only inside the loop: one iteration cannot be timed alone",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -19,16 +19,18 @@
 use super::adapter::chains;
 use crate::shared::interleave::{shared_plan, time_interleaved};
 use serde_json::json;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static MHZ: Benchmark = Benchmark {
     id: "cpu.mhz",
     area: "cpu",
     unit: Unit::PerSecond,
     description: "core clock in cycles per second (Hz), from a chain of dependent one-cycle adds; the time-stamp counter's rate beside it",
-    modes: &[Mode::Hot],
     adapter: super::adapter::NAME,
     run: run_mhz,
+    cold: Cold::NotMeaningful(
+        "a clock rate read from a long chain of one-cycle adds: a rate has no cold case, and adds touch no memory",
+    ),
     ..Benchmark::TEMPLATE
 };
 

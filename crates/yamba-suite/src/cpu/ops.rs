@@ -30,16 +30,18 @@
 use super::adapter::{chains, opaque::Opaque};
 
 use crate::shared::interleave::{shared_plan, time_interleaved, Timed};
-use yamba_core::{Benchmark, Ctx, Mode, Series, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Series, Unit};
 
 pub static OPS: Benchmark = Benchmark {
     id: "cpu.ops",
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "latency of dependent integer and floating-point operations: xor, add, mul, div, mod (cpu.ops.TYPE.OP)",
-    modes: &[Mode::Hot],
     adapter: super::adapter::NAME,
     run: run_latency,
+    cold: Cold::NotMeaningful(
+        "one instruction's latency (about a ns) is below what one timed operation can resolve, and register arithmetic reads no memory a cold cache would slow",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -48,9 +50,11 @@ pub static PARALLEL: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Ratio,
     description: "parallelism of integer and floating-point operations: how many independent chains of one operation overlap (cpu.ops.parallel.TYPE.OP)",
-    modes: &[Mode::Hot],
     adapter: super::adapter::NAME,
     run: run_parallel,
+    cold: Cold::NotMeaningful(
+        "how many independent chains overlap is a throughput: one operation timed alone has nothing to overlap with",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -24,7 +24,7 @@
 use std::fs::File;
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
-use yamba_core::{BenchResult, Benchmark, Ctx, Measured, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Measured, Unit};
 
 pub static SELECT: Benchmark = Benchmark {
     id: "cpu.syscall.select",
@@ -33,6 +33,7 @@ pub static SELECT: Benchmark = Benchmark {
     description: "select(2) over N ready descriptors (N = 10, 100, 250; regular files and loopback TCP sockets), zero timeout (lmbench's lat_select)",
     adapter: "posix",
     run: run_select,
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -43,6 +44,7 @@ pub static POLL: Benchmark = Benchmark {
     description: "poll(2) over N ready descriptors (N = 10, 100, 250; regular files and loopback TCP sockets), zero timeout",
     adapter: "posix",
     run: run_poll,
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 

@@ -29,7 +29,7 @@
 
 use super::adapter::{self, opaque::Opaque, shapes};
 use serde_json::json;
-use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Machine, Measured, Mode, Setting, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Kind, Machine, Measured, Mode, Setting, Unit};
 
 /// `--set cpu.syscall.getppid.extra_muls=N` (test only): N dependent
 /// 64-bit multiplies after each getppid call, in every shape.
@@ -49,7 +49,7 @@ pub static GETPPID: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "null system call getppid(2): raw instruction inline; .call through a `syscall; ret` function; .libc through libc's wrapper",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_getppid,
     settings: &[EXTRA_MULS],
@@ -61,7 +61,7 @@ pub static READ_DEVZERO: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "cheap real system call: read(2) of 1 byte from /dev/zero; raw instruction inline, .call, .libc",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_read_devzero,
     ..Benchmark::TEMPLATE

@@ -6,7 +6,7 @@
 
 use super::adapter;
 use yamba_core::base::measure_base;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static BASE: Benchmark = Benchmark {
     id: "cpu.base",
@@ -16,6 +16,9 @@ pub static BASE: Benchmark = Benchmark {
         "BASE: two consecutive timestamps on the harness clock (the cost of measuring nothing)",
     adapter: "clock",
     run: run_base,
+    cold: Cold::NotMeaningful(
+        "BASE is the harness's own cost of reading the clock, subtracted from every timing, cold ones too: it has no operation to be cold",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -43,7 +46,7 @@ pub static CLOCK_GETTIME: Benchmark = Benchmark {
     area: "cpu",
     unit: Unit::Nanoseconds,
     description: "clock_gettime(CLOCK_MONOTONIC) through libc and the vDSO",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_clock_gettime,
     ..Benchmark::TEMPLATE

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Clock, Ctx, Kind, Mode, Replication, Series, Setting, Unit};
+use yamba_core::{Benchmark, Clock, Cold, Ctx, Kind, Replication, Series, Setting, Unit};
 
 /// `--set fs.cache_size.max_bytes`: the largest file tried.
 pub const MAX_BYTES: Setting = Setting {
@@ -41,11 +41,13 @@ pub static CACHE_SIZE: Benchmark = Benchmark {
     unit: Unit::Bytes,
     description:
         "file cache size: largest file re-read from memory (knee of read bandwidth vs file size)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 300,
     run,
     settings: &[MAX_BYTES],
+    cold: Cold::NotMeaningful(
+        "the file sizes are the experiment: the knee where the page cache stops holding the file",
+    ),
     ..Benchmark::TEMPLATE
 };
 

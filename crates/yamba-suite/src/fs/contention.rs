@@ -17,7 +17,7 @@ use serde_json::json;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Ctx, Mode, Replication, Series, Status, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Replication, Series, Status, Unit};
 
 pub static CONTENTION: Benchmark = Benchmark {
     id: "fs.contention",
@@ -27,10 +27,12 @@ pub static CONTENTION: Benchmark = Benchmark {
     area: "fs",
     unit: Unit::GigabytesPerSecond,
     description: "random 4 KiB reads of one process's own file while 1..32 processes read theirs",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 300,
     run,
+    cold: Cold::NotMeaningful(
+        "a curve over 1–32 competing readers: the competitors, not an eviction, are the experiment",
+    ),
     ..Benchmark::TEMPLATE
 };
 

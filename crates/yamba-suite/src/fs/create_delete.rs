@@ -17,7 +17,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Instant;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Unit};
 
 macro_rules! create_delete {
     ($name:ident, $id:literal, $bytes:expr, $what:literal) => {
@@ -30,7 +30,9 @@ macro_rules! create_delete {
                 $what,
                 " created (open O_CREAT + write + close) and deleted (unlink) per second (.create, .delete)"
             ),
-            modes: &[Mode::Hot],
+            cold: Cold::NotMeaningful(
+                "files per second over batches of many files: a rate; one file created or removed cold is fs.meta.create and fs.meta.unlink",
+            ),
             adapter: adapter::NAME,
             run: |ctx| run(ctx, $bytes),
             ..Benchmark::TEMPLATE

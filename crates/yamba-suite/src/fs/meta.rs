@@ -7,13 +7,17 @@
 //! the opposite operation runs untimed between batches, so the directory
 //! never grows. Stat and open+close repeat on one file with the loop
 //! method. Fsync is timed singly, after a 4 KiB write made the file dirty.
+//!
+//! Cold (every one of them): one operation timed alone after the caches
+//! were evicted and branch history disturbed; create and unlink then
+//! work on one name, the opposite operation untimed before each.
 
 use super::adapter;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Instant;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Mode, Unit};
 
 macro_rules! meta_bench {
     ($name:ident, $id:expr, $desc:expr, $run:expr) => {
@@ -22,7 +26,7 @@ macro_rules! meta_bench {
             area: "fs",
             unit: Unit::Nanoseconds,
             description: $desc,
-            modes: &[Mode::Hot],
+            cold: Cold::Measured,
             adapter: adapter::NAME,
             run: $run,
             ..Benchmark::TEMPLATE
@@ -97,6 +101,9 @@ fn entries(dir: &Path) -> usize {
 fn run_batch(ctx: &mut Ctx, op: Op) -> Result<(), String> {
     let dir = ctx.scratch_dir().join("meta");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if ctx.mode == Mode::Cold {
+        return run_single(ctx, op, &dir);
+    }
     // k is a size (the directory holds k entries); batches are amounts.
     let k = if ctx.quick() { 64 } else { 256 };
     let names: Vec<CString> = (0..k)
@@ -158,6 +165,59 @@ fn run_batch(ctx: &mut Ctx, op: Op) -> Result<(), String> {
         format!("{want} entries after each of the first batches"),
         format!("{count_after:?}"),
         count_after.iter().all(|&c| c == want),
+    );
+    ctx.push(r);
+    Ok(())
+}
+
+/// Cold: one create (or unlink) of one name at a time, timed alone after
+/// the eviction; the opposite operation, untimed, before it.
+fn run_single(ctx: &mut Ctx, op: Op, dir: &Path) -> Result<(), String> {
+    let name = cpath(&dir.join("f00000"));
+    let (mut calls, mut failed, mut setups, mut setups_failed) = (0u64, 0u64, 0u64, 0u64);
+    let mut entries_seen = Vec::new();
+    let m = ctx.measure_single(
+        || {
+            // The state the operation needs: no file (create; none is
+            // there before the first) or one (unlink).
+            let ready = match op {
+                Op::Create => unlink(&name) || setups == 0,
+                Op::Unlink => create(&name),
+            };
+            setups += 1;
+            setups_failed += u64::from(!ready);
+            if entries_seen.len() < 3 {
+                entries_seen.push(entries(dir));
+            }
+        },
+        || {
+            calls += 1;
+            let ok = match op {
+                Op::Create => create(&name),
+                Op::Unlink => unlink(&name),
+            };
+            failed += u64::from(!ok);
+        },
+    );
+    failed += setups_failed;
+    let mut r = ctx.measured_result(None, m);
+    r.param("batch", 1).param("file_bytes", 0);
+    r.add_evidence(
+        "every call succeeded",
+        format!("{} calls", calls * 2),
+        format!("{failed} failed"),
+        failed == 0 && calls > 0,
+    );
+    let need = match op {
+        Op::Create => 0,
+        Op::Unlink => 1,
+    };
+    let want = vec![need; entries_seen.len()];
+    r.add_evidence(
+        "the directory held exactly what each operation needed before it (no file to create, one to unlink)",
+        format!("{want:?} entries before the first operations"),
+        format!("{entries_seen:?}"),
+        entries_seen == want,
     );
     ctx.push(r);
     Ok(())

@@ -17,7 +17,7 @@ use super::files::{self, Caching};
 use super::point::{self, Pattern, Point, Spec};
 use serde_json::json;
 use std::time::Duration;
-use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Mode, Series, Setting, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Kind, Series, Setting, Status, Unit};
 
 /// `--set fs.uncached`: how an uncached pass avoids the page cache.
 pub const UNCACHED: Setting = Setting {
@@ -33,11 +33,13 @@ pub static SEQ: Benchmark = Benchmark {
     area: "fs",
     unit: Unit::GigabytesPerSecond,
     description: "sequential file read: bandwidth and time per block, by file and block size, cached and uncached",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 400,
     run: |ctx| run(ctx, Pattern::Seq),
     settings: &[UNCACHED],
+    cold: Cold::NotMeaningful(
+        "its uncached results (.uncached: O_DIRECT, or the file evicted before each pass) are the cold case, by file and block size",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -46,11 +48,13 @@ pub static RANDOM: Benchmark = Benchmark {
     area: "fs",
     unit: Unit::GigabytesPerSecond,
     description: "random-offset file read: bandwidth and time per block, by file and block size, cached and uncached",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 400,
     run: |ctx| run(ctx, Pattern::Random),
     settings: &[UNCACHED],
+    cold: Cold::NotMeaningful(
+        "its uncached results (.uncached: O_DIRECT, or the file evicted before each pass) are the cold case, by file and block size",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -13,7 +13,7 @@ use crate::remote::{Agent, AgentHandle, Client, ServerConfig, Target, AGENT_TIME
 use crate::shared::peer::{self, PEER_CPU};
 use rand::Rng;
 use std::time::Instant;
-use yamba_core::{Benchmark, Ctx, Kind, Series, Setting, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Kind, Series, Setting, Unit};
 use yamba_stats::Summary;
 
 /// `--set fs.remote.file`: the file read from a remote agent.
@@ -45,6 +45,9 @@ pub static REMOTE_READ: Benchmark = Benchmark {
     adapter: crate::remote::NAME,
     run: run_whole,
     settings: &[FILE, SIZE, PEER_CPU],
+    cold: Cold::NotMeaningful(
+        "the file is served by an agent process, whose caches (remote, or on its own CPU) the client's eviction does not reach",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -57,6 +60,9 @@ pub static REMOTE_BLOCK: Benchmark = Benchmark {
     adapter: crate::remote::NAME,
     run: run_block,
     settings: &[FILE, SIZE, PEER_CPU],
+    cold: Cold::NotMeaningful(
+        "the file is served by an agent process, whose caches (remote, or on its own CPU) the client's eviction does not reach",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -23,7 +23,7 @@ use serde_json::json;
 use std::fs::File;
 use std::path::Path;
 use std::time::Duration;
-use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Mode, Series, Setting, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Kind, Series, Setting, Status, Unit};
 
 /// `--set fs.write_size`: the largest file written, the headline's.
 pub const WRITE_SIZE: Setting = Setting {
@@ -41,12 +41,14 @@ pub static SEQ: Benchmark = Benchmark {
     id: "fs.write.seq",
     area: "fs",
     unit: Unit::GigabytesPerSecond,
-    description: "sequential file overwrite: bandwidth and time per block, by file and block size; buffered and O_DIRECT, with and without fsync (hot only: a write has no cold cache to miss, .direct and .fsync are the device-bound cases)",
-    modes: &[Mode::Hot],
+    description: "sequential file overwrite: bandwidth and time per block, by file and block size; buffered and O_DIRECT, with and without fsync",
     adapter: adapter::NAME,
     timeout_s: 400,
     run: |ctx| run(ctx, Pattern::Seq),
     settings: &[WRITE_SIZE],
+    cold: Cold::NotMeaningful(
+        "a write has no cold cache to miss: .direct and .fsync are the device-bound cases",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -54,12 +56,14 @@ pub static RANDOM: Benchmark = Benchmark {
     id: "fs.write.random",
     area: "fs",
     unit: Unit::GigabytesPerSecond,
-    description: "random-offset file overwrite: bandwidth and time per block, by file and block size; buffered and O_DIRECT, with and without fsync (hot only: a write has no cold cache to miss, .direct and .fsync are the device-bound cases)",
-    modes: &[Mode::Hot],
+    description: "random-offset file overwrite: bandwidth and time per block, by file and block size; buffered and O_DIRECT, with and without fsync",
     adapter: adapter::NAME,
     timeout_s: 400,
     run: |ctx| run(ctx, Pattern::Random),
     settings: &[WRITE_SIZE],
+    cold: Cold::NotMeaningful(
+        "a write has no cold cache to miss: .direct and .fsync are the device-bound cases",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -32,17 +32,19 @@ use super::peer::Shared;
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Series, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Series, Unit};
 
 pub static SWEEP: Benchmark = Benchmark {
     id: "ipc.ctxsw.sweep",
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "context switch among 2 to 96 processes on one CPU, each touching 0, 16 or 64 KiB (ipc.ctxsw.sweep.SIZE: curve over processes, headline at 2)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_sweep,
     timeout_s: 300,
+    cold: Cold::NotMeaningful(
+        "the working sets each process touches (0, 16, 64 KiB over 2–96 processes) are the experiment: each size is its own cache case",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -28,7 +28,7 @@ use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use yamba_core::harness::Measured;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Unit};
 
 /// Allowed switches per round trip per party: at least one; a few more
 /// for preemptions by the rest of the (shared) machine.
@@ -39,7 +39,7 @@ pub static PIPE: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "context switch between two processes on one CPU passing a token through pipes, pipe cost subtracted",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_pipe,
     ..Benchmark::TEMPLATE
@@ -50,7 +50,7 @@ pub static FUTEX: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "context switch between two threads on one CPU passing a token through futexes, futex cost subtracted",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_futex,
     ..Benchmark::TEMPLATE

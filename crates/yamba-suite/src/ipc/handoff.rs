@@ -25,7 +25,7 @@ use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use yamba_core::{Benchmark, Clock, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Clock, Cold, Ctx, Unit};
 use yamba_results::results::Method;
 
 /// How long the owner keeps the lock after the waiter announced itself:
@@ -36,11 +36,12 @@ pub static HANDOFF: Benchmark = Benchmark {
     id: "ipc.lock.handoff",
     area: "ipc",
     unit: Unit::Nanoseconds,
-    description: "contended futex lock handed between two threads on two CPUs: from the owner's release (FUTEX_WAKE) to the sleeping waiter running as owner (hot only: the waiter's caches are on the other CPU, out of the eviction's reach)",
-    // No cold mode: see the description.
-    modes: &[Mode::Hot],
+    description: "contended futex lock handed between two threads on two CPUs: from the owner's release (FUTEX_WAKE) to the sleeping waiter running as owner",
     adapter: adapter::NAME,
     run: run_handoff,
+    cold: Cold::NotMeaningful(
+        "the waiter's caches are on the other CPU, out of the eviction's reach",
+    ),
     ..Benchmark::TEMPLATE
 };
 

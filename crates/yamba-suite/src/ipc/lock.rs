@@ -18,7 +18,7 @@
 use super::adapter;
 use super::cold;
 use std::sync::atomic::{AtomicU32, Ordering};
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Mode, Unit};
 
 pub static MUTEX: Benchmark = Benchmark {
     id: "ipc.lock.mutex",
@@ -26,7 +26,7 @@ pub static MUTEX: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "uncontended pthread mutex: lock + unlock by one thread, no other thread touching it",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_mutex,
     ..Benchmark::TEMPLATE
@@ -37,7 +37,7 @@ pub static FUTEX: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "uncontended futex lock (0 free, 1 held, 2 waited for): lock + unlock by one thread, its system calls counted (none)",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_futex,
     ..Benchmark::TEMPLATE

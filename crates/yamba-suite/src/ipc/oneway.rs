@@ -23,7 +23,7 @@ use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use yamba_core::cold::Evictor;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Mode, Status, Unit};
 use yamba_results::results::Method;
 
 /// Largest clock-offset bound accepted, as a share of the median latency.
@@ -34,7 +34,7 @@ pub static ONEWAY: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "one-way transfer: from the send to the receiving process running (pipe, futex, shared-memory spin; same CPU and across CPUs)",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_oneway,
     ..Benchmark::TEMPLATE

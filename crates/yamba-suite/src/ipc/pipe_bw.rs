@@ -15,16 +15,18 @@ use super::peer::{add_cpu_evidence, CpuShare, Peer, PeerStats, Shared};
 use super::rtt::Placement;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Status, Unit};
 
 pub static PIPE_BW: Benchmark = Benchmark {
     id: "ipc.bw.pipe",
     area: "ipc",
     unit: Unit::GigabytesPerSecond,
     description: "pipe bandwidth: a peer process writes 64 KiB chunks, the benchmark reads them (same CPU and across CPUs); GB = 10^9 bytes",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_pipe_bw,
+    cold: Cold::NotMeaningful(
+        "a bandwidth over many 64 KiB chunks: a rate, with no single operation to time after an eviction",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -27,7 +27,7 @@ use serde_json::json;
 use std::sync::atomic::Ordering;
 use yamba_core::harness::Measured;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Status, Unit};
 
 /// Where the peer runs relative to the initiator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,7 +258,7 @@ pub static RTT: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "null-RPC round trip (1-byte request and reply, peer process) over pipe, FIFO, UNIX stream/datagram sockets, eventfd, futex, POSIX mq, shared-memory spin; same CPU and across CPUs",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_rtt,
     timeout_s: 300,
@@ -336,6 +336,9 @@ pub static PEER_DELAY: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_peer_delay,
     settings: &[DELAY_US],
+    cold: Cold::NotMeaningful(
+        "test only: ground truth for ipc.rtt's peer delay, hot by design",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -35,7 +35,7 @@ use super::transport::Transport;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use yamba_core::harness::Measured;
-use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Mode, Setting, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Kind, Setting, Status, Unit};
 
 /// The initiator's semaphore (lmbench's 1) and the peer's (lmbench's 0).
 const INITIATOR: u16 = 1;
@@ -56,7 +56,7 @@ pub static SYSV: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "System V semaphore round trip between two processes, lmbench's lat_sem: each step one semop taking the token and giving it on; same CPU and across CPUs",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_sysv,
     settings: &[PLANT],
@@ -68,7 +68,7 @@ pub static POSIX: Benchmark = Benchmark {
     area: "ipc",
     unit: Unit::Nanoseconds,
     description: "POSIX semaphore round trip between two processes (process-shared sem_t, sem_post / sem_wait); same CPU and across CPUs",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_posix,
     ..Benchmark::TEMPLATE

@@ -14,7 +14,7 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 use yamba_core::harness::{measure_loop, Plan};
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Replication, Unit};
+use yamba_core::{BenchResult, Benchmark, Clock, Cold, Ctx, Replication, Unit};
 use yamba_results::results::Method;
 
 /// `--set mem.bw_size`: bytes per array.
@@ -42,7 +42,9 @@ macro_rules! bandwidth {
                 $what,
                 ", arrays ≫ last-level cache; GB/s with GB = 10^9 bytes"
             ),
-            modes: &[Mode::Hot],
+            cold: Cold::NotMeaningful(
+                "arrays many times the last-level cache are already the uncached case, and a bandwidth is a rate over whole arrays, not one operation",
+            ),
             adapter: adapter::NAME,
             replication: Replication::OneProcess {
                 why: "arrays many times the last-level cache: costly to build again",

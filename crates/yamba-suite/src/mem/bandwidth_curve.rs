@@ -29,20 +29,22 @@ use super::curve::sizes;
 use super::kernels::{pattern, Arrays, Kernel};
 use serde_json::json;
 use std::time::Duration;
-use yamba_core::{Benchmark, Ctx, Machine, Mode, Replication, Series, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Machine, Replication, Series, Unit};
 
 pub static READ_CURVE: Benchmark = Benchmark {
     id: "mem.bandwidth.read.curve",
     area: "mem",
     unit: Unit::GigabytesPerSecond,
     description: "read bandwidth by working-set size, 8 KiB to ≫ the last-level cache (sum of 64-bit words); plateaus named by cache level; GB/s with GB = 10^9 bytes",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     replication: Replication::OneProcess {
         why: "a curve of working-set sizes to past the last-level cache: costly to repeat",
     },
     run,
     settings: &[super::bandwidth::SIZE],
+    cold: Cold::NotMeaningful(
+        "the working-set sizes are the experiment: each size is its own cache case, the largest the uncached one",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -19,7 +19,7 @@ use super::plateau::{capacity, detect, Plateau};
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, Replication, Series, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Machine, Replication, Series, Unit};
 
 pub static LATENCY: Benchmark = Benchmark {
     id: "mem.latency",
@@ -29,11 +29,13 @@ pub static LATENCY: Benchmark = Benchmark {
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "load-to-use latency by working-set size: dependent pointer chase over a random cycle, base pages",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 600,
     run: |ctx| run(ctx, Pages::Base),
     settings: SETTINGS,
+    cold: Cold::NotMeaningful(
+        "the working-set sizes are the experiment: each size is its own cache case, the largest the uncached one",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -45,7 +47,6 @@ pub static LATENCY_HUGE: Benchmark = Benchmark {
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "load-to-use latency by working-set size on 2 MiB transparent huge pages (TLB misses removed)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 600,
     requires: |m, _| match adapter::thp_unavailable(m.transparent_hugepages.as_deref()) {
@@ -54,6 +55,9 @@ pub static LATENCY_HUGE: Benchmark = Benchmark {
     },
     run: |ctx| run(ctx, Pages::Huge),
     settings: SETTINGS,
+    cold: Cold::NotMeaningful(
+        "the working-set sizes are the experiment: each size is its own cache case, the largest the uncached one",
+    ),
     ..Benchmark::TEMPLATE
 };
 

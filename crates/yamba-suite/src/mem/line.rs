@@ -15,16 +15,18 @@ use rand::seq::SliceRandom;
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::harness::Plan;
-use yamba_core::{Benchmark, Ctx, Mode, Series, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Series, Unit};
 
 pub static LINE: Benchmark = Benchmark {
     id: "mem.line",
     area: "mem",
     unit: Unit::Bytes,
     description: "cache line size from a stride sweep: pairs of loads s bytes apart miss together once s reaches a line (lmbench's line)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run,
+    cold: Cold::NotMeaningful(
+        "the strides are the experiment: a line size is found from which loads miss together, cold by construction",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -16,7 +16,7 @@ use super::adapter::{self, page_out, FileMap, Readahead, ScratchFile};
 use super::touch::{touch_pass, Pass};
 use serde_json::json;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Replication, Status, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Replication, Status, Unit};
 use yamba_results::results::Method;
 
 /// `--set mem.fault_pages`: pages of the scratch file.
@@ -48,11 +48,13 @@ pub static MAJOR: Benchmark = Benchmark {
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "major page fault: first read of a file page paged out to the device (verified by mincore and ru_majflt)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 300,
     run: run_major,
     settings: &[FAULT_PAGES, EVICT],
+    cold: Cold::NotMeaningful(
+        "a major fault reads its page from the device, paged out before each pass: the uncached case by construction",
+    ),
     ..Benchmark::TEMPLATE
 };
 

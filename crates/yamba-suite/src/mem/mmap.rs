@@ -3,7 +3,8 @@
 //! 16 KiB of its first tenth, so the mapping is really made and not only
 //! promised; munmap. By file size (512 KiB, 4 MiB, 32 MiB: mem.mmap.SIZE),
 //! the file cached in memory. Each observation is one operation, timed
-//! alone, BASE subtracted.
+//! alone, BASE subtracted; cold, each after the caches were evicted and
+//! branch history disturbed (the file stays in the page cache).
 //!
 //! The cost grows with the pages touched (a write fault each, and their
 //! page-table entries to tear down): the fit of cost against pages
@@ -24,16 +25,17 @@ use super::adapter::{self, map_file_rw, unmap_file, Faults, ScratchFile};
 use serde_json::json;
 use std::fs::File;
 use std::time::{Duration, Instant};
-use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Mode, Series, Unit};
+use yamba_core::cold::Evictor;
+use yamba_core::{BenchResult, Benchmark, Clock, Cold, Ctx, Mode, Series, Unit};
 
 pub static MMAP: Benchmark = Benchmark {
     id: "mem.mmap",
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "mmap a cached file (shared, read-write), write 1 byte per 16 KiB of its first tenth, munmap — by file size (mem.mmap.SIZE)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_mmap,
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -62,14 +64,15 @@ pub struct SizePoint {
 }
 
 /// Times map + touches + unmap of the first `size` bytes of `file`,
-/// `min_obs` times at least and then until `budget`.
+/// `min_obs` times at least and then until `budget`; with an `evictor`
+/// (cold), each after an eviction.
 pub fn measure_size(
     clock: &Clock,
     base_ns: f64,
     file: &File,
     size: usize,
-    min_obs: usize,
-    budget: Duration,
+    (min_obs, budget): (usize, Duration),
+    mut evictor: Option<&mut Evictor>,
 ) -> SizePoint {
     let n = touches(size);
     let value = (size & 0xff) as u8 | 1;
@@ -80,7 +83,10 @@ pub fn measure_size(
         faults: Vec::new(),
         failed: None,
     };
-    let one = |pt: &mut SizePoint, keep: bool| {
+    let mut one = |pt: &mut SizePoint, keep: bool| {
+        if let Some(e) = evictor.as_deref_mut() {
+            e.evict();
+        }
         let f0 = Faults::now();
         let t0 = clock.start();
         let p = match map_file_rw(file, size) {
@@ -134,6 +140,7 @@ fn run_mmap(ctx: &mut Ctx) -> Result<(), String> {
         .unwrap_or_else(|e| format!("unknown: {e}"));
     // Per size: a third of the block's budget (itself scaled by effort).
     let (min_obs, budget) = (ctx.scaled(20), ctx.plan().budget / 3);
+    let mut evictor = (ctx.mode == Mode::Cold).then(|| Evictor::new(ctx.machine()));
     let started = Instant::now();
     let points: Vec<SizePoint> = SIZES
         .iter()
@@ -143,8 +150,8 @@ fn run_mmap(ctx: &mut Ctx) -> Result<(), String> {
                 ctx.base_ns(),
                 &file.file,
                 size,
-                min_obs,
-                budget,
+                (min_obs, budget),
+                evictor.as_mut(),
             )
         })
         .collect();

@@ -10,16 +10,18 @@ use super::adapter::{self, FileMap, Readahead, ScratchFile};
 use super::touch::touch_pass;
 use rand::seq::SliceRandom;
 use serde_json::json;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static NAIVE_MSYNC: Benchmark = Benchmark {
     id: "mem.pagefault.naive_msync",
     area: "mem",
     unit: Unit::Nanoseconds,
     description: "lmbench's lat_pagefault method (msync MS_INVALIDATE as page-out) — a counter-example, withheld unless pages really were evicted",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_naive,
+    cold: Cold::NotMeaningful(
+        "a counter-example (lat_pagefault's msync method), withheld unless pages were really paged out: nothing to make cold",
+    ),
     ..Benchmark::TEMPLATE
 };
 

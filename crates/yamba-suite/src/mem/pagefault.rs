@@ -14,7 +14,7 @@ use super::touch::{touch_pass, Pass};
 use serde_json::json;
 use std::time::Instant;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Unit};
 
 /// `--set mem.cached_stride`: pages between the cached faults' pages.
 pub const CACHED_STRIDE: Setting = Setting {
@@ -34,9 +34,11 @@ pub static ANON: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "minor page fault: first write to an anonymous page (allocate, zero and map a page)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_anon,
+    cold: Cold::NotMeaningful(
+        "each observation is a pass of faults over fresh pages timed against the same loop over present pages (P'' − F): one fault is never timed alone",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -46,10 +48,12 @@ pub static CACHED: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "minor page fault: first read of a file page that is in the page cache (mapping only)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_cached,
     settings: &[CACHED_STRIDE],
+    cold: Cold::NotMeaningful(
+        "each observation is a pass of faults over fresh pages timed against the same loop over present pages (P'' − F): one fault is never timed alone",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -26,7 +26,7 @@ use super::chase::{rng, Chain, Order, Rng};
 use crate::shared::interleave::{shared_plan, time_interleaved};
 use rand::Rng as _;
 use serde_json::json;
-use yamba_core::{Benchmark, Ctx, Kind, Mode, Series, Setting, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Kind, Series, Setting, Unit};
 
 /// `--set mem.parallelism.size`: the chases' working set.
 pub const SIZE: Setting = Setting {
@@ -54,11 +54,13 @@ pub static PARALLELISM: Benchmark = Benchmark {
     area: "mem",
     unit: Unit::Ratio,
     description: "memory-level parallelism: how many independent pointer chases through memory the core overlaps (par(K) = K·T(1)/T(K), largest over K ≤ 24)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     timeout_s: 300,
     settings: &[SIZE, PAGES],
     run: run_parallelism,
+    cold: Cold::NotMeaningful(
+        "pointer chases through memory far larger than the last-level cache: every load already misses",
+    ),
     ..Benchmark::TEMPLATE
 };
 

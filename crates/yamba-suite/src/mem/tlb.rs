@@ -19,14 +19,13 @@ use rand::seq::SliceRandom;
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::harness::Plan;
-use yamba_core::{Benchmark, Ctx, Mode, Series, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Series, Unit};
 
 pub static TLB: Benchmark = Benchmark {
     id: "mem.tlb",
     area: "mem",
     unit: Unit::Count,
     description: "data TLB reach in 4 KiB pages (where the TLB's share first rises): one line per page chased on 4 KiB vs 2 MiB pages (lmbench's tlb)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     requires: |m, _| match adapter::thp_unavailable(m.transparent_hugepages.as_deref()) {
         Some(why) => Err(format!("needs 2 MiB pages to compare with: {why}")),
@@ -34,6 +33,9 @@ pub static TLB: Benchmark = Benchmark {
     },
     run,
     timeout_s: 300,
+    cold: Cold::NotMeaningful(
+        "the pages chased are the experiment: each count is its own TLB case, past the TLB's reach the missing one",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -18,7 +18,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Instant;
-use yamba_core::{Benchmark, Ctx, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 use yamba_stats::Summary;
 
 pub static TCP_BW_1: Benchmark = Benchmark {
@@ -29,6 +29,9 @@ pub static TCP_BW_1: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: |ctx| run_tcp(ctx, 1),
     settings: &[BYTES, PEER_CPU],
+    cold: Cold::NotMeaningful(
+        "a bandwidth over a stream of megabytes: a rate, with no single operation to time after an eviction",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -40,6 +43,9 @@ pub static TCP_BW_N: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_tcp_n,
     settings: &[BYTES, STREAMS, PEER_CPU],
+    cold: Cold::NotMeaningful(
+        "a bandwidth over streams of megabytes: a rate, with no single operation to time after an eviction",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -52,6 +58,9 @@ pub static UNIX_BW: Benchmark = Benchmark {
     requires: super::local_only,
     run: run_unix,
     settings: &[BYTES, PEER_CPU],
+    cold: Cold::NotMeaningful(
+        "a bandwidth over a stream of megabytes: a rate, with no single operation to time after an eviction",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -12,8 +12,9 @@ use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
-use yamba_core::{Benchmark, Ctx, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Mode, Unit};
 
 pub static TCP_CONNECT: Benchmark = Benchmark {
     id: "net.tcp.connect",
@@ -23,6 +24,7 @@ pub static TCP_CONNECT: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_connect,
     settings: &[super::PEER_CPU],
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -39,6 +41,9 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
     let mut failures = 0u64;
     let mut first_error: Option<String> = None;
     let mut attempts = 0u64;
+    // Cold: each connection after the client's caches were evicted and
+    // its branch history disturbed.
+    let mut evictor = (ctx.mode == Mode::Cold).then(|| Evictor::new(ctx.machine()));
     let (m, accepted, what) = match &target {
         Target::Local => {
             let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
@@ -60,7 +65,7 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
                 &clock,
                 base,
                 &plan,
-                None,
+                evictor.as_mut(),
                 || {},
                 || {
                     attempts += 1;
@@ -94,7 +99,7 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
                 &clock,
                 base,
                 &plan,
-                None,
+                evictor.as_mut(),
                 || {},
                 || {
                     attempts += 1;

@@ -28,8 +28,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
-use yamba_core::{BenchResult, Benchmark, Ctx, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Mode, Unit};
 
 pub static CONNECT_CLOSE: Benchmark = Benchmark {
     id: "net.tcp.connect_close",
@@ -40,6 +41,7 @@ pub static CONNECT_CLOSE: Benchmark = Benchmark {
     requires: local_only,
     settings: &[PEER_CPU],
     run: run_connect_close,
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -52,6 +54,7 @@ pub static UNIX_CONNECT_CLOSE: Benchmark = Benchmark {
     requires: local_only,
     settings: &[PEER_CPU],
     run: run_unix_connect_close,
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -63,6 +66,9 @@ pub static REFUSED_NAIVE: Benchmark = Benchmark {
     adapter: adapter::NAME,
     requires: local_only,
     run: run_refused,
+    cold: Cold::NotMeaningful(
+        "a counter-example (lat_connect with no server), withheld because no connection is made: nothing to make cold",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -111,16 +117,19 @@ impl Endpoint {
     }
 }
 
-/// Times socket + connect + close to `to`, one at a time.
+/// Times socket + connect + close to `to`, one at a time (cold: each
+/// after the client's caches were evicted and its branch history
+/// disturbed).
 fn time_connects(ctx: &Ctx, to: &Endpoint) -> (yamba_core::Measured, Outcome) {
     let mut plan = ctx.plan();
     plan.max_observations = plan.max_observations.min(MAX_CONNECTIONS);
     let mut o = Outcome::default();
+    let mut evictor = (ctx.mode == Mode::Cold).then(|| Evictor::new(ctx.machine()));
     let m = measure_single(
         ctx.clock(),
         ctx.base_ns(),
         &plan,
-        None,
+        evictor.as_mut(),
         || {},
         || {
             o.attempts += 1;

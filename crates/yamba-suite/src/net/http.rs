@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Setting, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Kind, Setting, Unit};
 
 pub static HTTP_GET: Benchmark = Benchmark {
     id: "net.http.get",
@@ -45,6 +45,9 @@ pub static HTTP_GET: Benchmark = Benchmark {
     requires: local_only,
     settings: &[SIZES, PEER_CPU],
     run: run_http,
+    cold: Cold::NotMeaningful(
+        "a request is served by a thread on its own CPU, whose caches the client's eviction does not reach; net.tcp.connect_close is the cold connection",
+    ),
     ..Benchmark::TEMPLATE
 };
 

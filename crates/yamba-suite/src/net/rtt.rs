@@ -7,7 +7,7 @@ use super::{adapter, label, peer, Target, AGENT_TIMEOUT, MSG_BYTES, PEER_CPU};
 use crate::remote::Client;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, UdpSocket};
-use yamba_core::{Benchmark, Ctx, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static TCP_RTT: Benchmark = Benchmark {
     id: "net.tcp.rtt",
@@ -17,6 +17,7 @@ pub static TCP_RTT: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_tcp_rtt,
     settings: &[MSG_BYTES, PEER_CPU],
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -32,6 +33,7 @@ pub static UDP_RTT: Benchmark = Benchmark {
     },
     run: run_udp_rtt,
     settings: &[MSG_BYTES, PEER_CPU],
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 

@@ -9,7 +9,7 @@ use super::check::{add_tail, tail_plan, Tally};
 use crate::shared::CpuWait;
 use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
-use yamba_core::{BenchResult, Benchmark, Ctx, Machine, Mode, RunConfig, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Machine, Mode, RunConfig, Unit};
 
 /// Candidates for the tiny program, first found wins.
 const TINY: &[&str] = &["/bin/true", "/usr/bin/true"];
@@ -31,7 +31,7 @@ pub static VFORK: Benchmark = Benchmark {
     area: "proc",
     unit: Unit::Nanoseconds,
     description: "vfork + _exit + wait (clone with CLONE_VM|CLONE_VFORK: no address space copy)",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_vfork,
     ..Benchmark::TEMPLATE
@@ -43,10 +43,10 @@ pub static SPAWN: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "posix_spawn of /bin/true + wait (exec and run of a tiny dynamically linked program)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     requires: needs_tiny,
     run: run_spawn,
+    cold: Cold::Measured,
     ..Benchmark::TEMPLATE
 };
 
@@ -55,10 +55,12 @@ pub static FORK_EXEC: Benchmark = Benchmark {
     area: "proc",
     unit: Unit::Nanoseconds,
     description: "fork + execve of /bin/true + wait",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     requires: needs_tiny,
     run: run_fork_exec,
+    cold: Cold::NotMeaningful(
+        "fork would copy the evictor's sweep buffer (2× the last-level cache, written) before the exec, as in proc.fork.light; proc.posix_spawn is the cold exec",
+    ),
     ..Benchmark::TEMPLATE
 };
 

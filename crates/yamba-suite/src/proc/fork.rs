@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{Benchmark, Ctx, Measured, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Measured, Mode, Unit};
 
 /// Exit status of every measured child: only a child that ran returns it.
 const CHILD_STATUS: i32 = 7;
@@ -48,12 +48,12 @@ pub static LIGHT: Benchmark = Benchmark {
     area: "proc",
     unit: Unit::Nanoseconds,
     description: "fork + _exit + wait of a small process (median and tail)",
-    // No cold mode: the evictor's sweep buffer (2× the LLC, written) would
-    // sit in the forked address space and make every "light" fork heavy.
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_light,
     settings: &[CHILD_SPIN_US],
+    cold: Cold::NotMeaningful(
+        "the evictor's sweep buffer (2× the last-level cache, written) would be in the forked address space and make every light fork heavy",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -63,10 +63,12 @@ pub static HEAVY: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "fork + _exit + wait of a process with a large touched heap (256 MiB; 64 MiB quick)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_heavy,
     settings: &[HEAVY_MIB],
+    cold: Cold::NotMeaningful(
+        "the evictor's sweep buffer (2× the last-level cache, written) would be forked with the heap, changing the size being measured",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -76,9 +78,11 @@ pub static PHASES: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "fork split in two: fork→child running (.create), child exit→reaped by wait (.exit_reap)",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_phases,
+    cold: Cold::NotMeaningful(
+        "fork's halves: the evictor's sweep buffer (2× the last-level cache, written) would be copied by every fork, as in proc.fork.light",
+    ),
     ..Benchmark::TEMPLATE
 };
 

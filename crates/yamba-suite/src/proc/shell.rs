@@ -10,7 +10,7 @@ use super::check::{add_tail, tail_plan, Tally};
 use crate::shared::CpuWait;
 use std::ffi::CString;
 use yamba_core::harness::measure_single;
-use yamba_core::{Benchmark, Ctx, Machine, Mode, RunConfig, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Machine, RunConfig, Unit};
 
 const SHELL: &str = "/bin/sh";
 /// What the shell is asked to run, and the status that proves it did.
@@ -22,10 +22,12 @@ pub static SHELL_BENCH: Benchmark = Benchmark {
     area: "proc",
     unit: Unit::Nanoseconds,
     description: "fork + exec of /bin/sh -c 'exit 7' + wait: starting a shell to run a command",
-    modes: &[Mode::Hot],
     adapter: adapter::NAME,
     requires: needs_shell,
     run: run_shell,
+    cold: Cold::NotMeaningful(
+        "fork would copy the evictor's sweep buffer (2× the last-level cache, written) before the exec, as in proc.fork.light; proc.posix_spawn is the cold exec",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -7,14 +7,14 @@ use super::adapter;
 use super::check::add_tail;
 use crate::shared::CpuWait;
 use std::sync::atomic::{AtomicU64, Ordering};
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static THREAD: Benchmark = Benchmark {
     id: "proc.thread",
     area: "proc",
     unit: Unit::Nanoseconds,
     description: "pthread_create + pthread_join of a thread that does nothing but count itself",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_thread,
     ..Benchmark::TEMPLATE

@@ -20,7 +20,7 @@ use super::gaps::{self, Recording};
 use serde::Serialize;
 use serde_json::json;
 use std::time::Duration;
-use yamba_core::{BenchResult, Benchmark, Clock, Ctx, Replication, Unit};
+use yamba_core::{BenchResult, Benchmark, Clock, Cold, Ctx, Replication, Unit};
 use yamba_results::results::Method;
 
 /// Gaps kept at most per pass (a precise run's 1.8 s pass at 1 kHz ticks has ~1800).
@@ -37,6 +37,9 @@ pub static INTERRUPTIONS: Benchmark = Benchmark {
         "interruptions of a CPU-bound loop: gap lengths, gaps per second, share of time lost",
     adapter: adapter::NAME,
     run: run_interruptions,
+    cold: Cold::NotMeaningful(
+        "counts the gaps in a CPU-bound loop over its whole run: there is no operation to time after an eviction",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -36,7 +36,7 @@ use super::gaps::{self, Gap, Recording};
 use serde_json::json;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
-use yamba_core::{Benchmark, Clock, Ctx, Unit};
+use yamba_core::{Benchmark, Clock, Cold, Ctx, Unit};
 use yamba_results::results::Method;
 
 pub static PREEMPTION: Benchmark = Benchmark {
@@ -46,6 +46,9 @@ pub static PREEMPTION: Benchmark = Benchmark {
     description: "CPU time lost per preemption between two CPU-bound threads on one CPU",
     adapter: adapter::NAME,
     run: run_preemption,
+    cold: Cold::NotMeaningful(
+        "time lost per preemption, inferred from many time slices of two CPU-bound threads: no single operation to time after an eviction",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -34,7 +34,7 @@
 
 use super::adapter;
 use serde_json::json;
-use yamba_core::{BenchResult, Benchmark, Ctx, Kind, Setting, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Kind, Setting, Unit};
 use yamba_results::results::Method;
 
 /// The periods slept: (result suffix, D in ns, wake-ups in a quick pass).
@@ -85,10 +85,13 @@ pub static NANOSLEEP: Benchmark = Benchmark {
     id: "sched.wakeup.nanosleep",
     area: "sched",
     unit: Unit::Nanoseconds,
-    description: "wake-up lateness of clock_nanosleep to absolute deadlines 10 µs, 100 µs, 1 ms apart (median, p99, max); timer slack at its least (hot only: every wake-up already follows a sleep)",
+    description: "wake-up lateness of clock_nanosleep to absolute deadlines 10 µs, 100 µs, 1 ms apart (median, p99, max); timer slack at its least",
     adapter: adapter::NAME,
     run: run_nanosleep,
     settings: &[PLANT],
+    cold: Cold::NotMeaningful(
+        "every wake-up already follows a sleep, after which the caches hold whatever ran meanwhile: evicting before the sleep would time the eviction's disturbance, not the timer's",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -100,6 +103,9 @@ pub static TIMERFD: Benchmark = Benchmark {
     default: false,
     adapter: adapter::NAME,
     run: run_timerfd,
+    cold: Cold::NotMeaningful(
+        "every wake-up already follows a sleep, after which the caches hold whatever ran meanwhile: evicting before the sleep would time the eviction's disturbance, not the timer's",
+    ),
     ..Benchmark::TEMPLATE
 };
 
@@ -111,6 +117,9 @@ pub static ITIMER: Benchmark = Benchmark {
     default: false,
     adapter: adapter::NAME,
     run: run_itimer,
+    cold: Cold::NotMeaningful(
+        "every wake-up already follows a sleep, after which the caches hold whatever ran meanwhile: evicting before the sleep would time the eviction's disturbance, not the timer's",
+    ),
     ..Benchmark::TEMPLATE
 };
 

@@ -6,14 +6,14 @@
 use super::adapter::{self, Handler};
 use super::check::exact_count;
 use crate::shared::CpuWait;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static SELF: Benchmark = Benchmark {
     id: "signal.self",
     area: "signal",
     unit: Unit::Nanoseconds,
     description: "signal to oneself: tgkill(self, SIGUSR1) → handler → return",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_self,
     ..Benchmark::TEMPLATE

@@ -8,14 +8,14 @@
 use super::adapter::{self, Handler, ProtPage};
 use super::check::exact_count;
 use crate::shared::CpuWait;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static FAULT: Benchmark = Benchmark {
     id: "signal.fault",
     area: "signal",
     unit: Unit::Nanoseconds,
     description: "protection fault: store to a PROT_NONE page → SIGSEGV handler mprotects it → store restarts",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_fault,
     ..Benchmark::TEMPLATE

@@ -5,14 +5,14 @@
 use super::adapter::{self, Handler};
 use super::check::exact_count;
 use crate::shared::CpuWait;
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 pub static SIGACTION: Benchmark = Benchmark {
     id: "signal.sigaction",
     area: "signal",
     unit: Unit::Nanoseconds,
     description: "install a signal handler: sigaction(2) for SIGUSR2",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_sigaction,
     ..Benchmark::TEMPLATE

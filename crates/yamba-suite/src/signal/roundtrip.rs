@@ -11,7 +11,7 @@ use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;
 use yamba_core::affinity::pin_current_thread;
 use yamba_core::settings::{Kind, Setting};
-use yamba_core::{Benchmark, Ctx, Mode, Unit};
+use yamba_core::{Benchmark, Cold, Ctx, Unit};
 
 /// `--set signal.peer_delay_us`: a known delay in the peer.
 pub const PEER_DELAY_US: Setting = Setting {
@@ -28,7 +28,7 @@ pub static ROUNDTRIP: Benchmark = Benchmark {
     unit: Unit::Nanoseconds,
     description:
         "signal round trip to a peer process and back (.same_cpu, .other_cpu; one way = half)",
-    modes: &[Mode::Hot, Mode::Cold],
+    cold: Cold::Measured,
     adapter: adapter::NAME,
     timeout_s: 60,
     run: run_roundtrip,

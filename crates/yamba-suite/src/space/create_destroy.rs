@@ -38,7 +38,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yamba_core::settings::Setting;
-use yamba_core::{BenchResult, Benchmark, Ctx, Mode, Unit};
+use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Unit};
 
 /// `--set space.create_destroy.batch`: objects per timed batch.
 pub const BATCH: Setting = Setting {
@@ -80,7 +80,9 @@ macro_rules! create_destroy {
             area: "space",
             unit: Unit::Nanoseconds,
             description: $desc,
-            modes: &[Mode::Hot],
+            cold: Cold::NotMeaningful(
+                "timed in batches of K objects, so an eviction before a batch would make only its first object cold",
+            ),
             adapter: adapter::NAME,
             run: |ctx| run(ctx, kind_of($id)?),
             settings: &[BATCH],

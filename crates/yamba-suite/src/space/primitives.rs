@@ -3,7 +3,7 @@
 
 use super::adapter::{self, Kind};
 use super::measure::run_space;
-use yamba_core::{Benchmark, Mode, Replication, Unit};
+use yamba_core::{Benchmark, Cold, Replication, Unit};
 
 macro_rules! primitive {
     ($name:ident, $id:literal, $kind:expr, $desc:literal) => {
@@ -12,7 +12,9 @@ macro_rules! primitive {
             area: "space",
             unit: Unit::Bytes,
             description: $desc,
-            modes: &[Mode::Hot],
+            cold: Cold::NotMeaningful(
+                "a count of bytes from the kernel's accounting, not a time: caches do not change it",
+            ),
             adapter: adapter::NAME,
             replication: Replication::OneProcess {
                 why: "a count of bytes from the kernel's accounting, not a timing",
