@@ -46,6 +46,7 @@ pub static CACHE_SIZE: Benchmark = Benchmark {
     timeout_s: 300,
     run,
     settings: &[MAX_BYTES],
+    one_copy_only: Some(crate::shared::one_copy_only::WHOLE_MACHINE),
     ..Benchmark::TEMPLATE
 };
 

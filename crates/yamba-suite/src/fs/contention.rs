@@ -31,6 +31,7 @@ pub static CONTENTION: Benchmark = Benchmark {
     adapter: adapter::NAME,
     timeout_s: 300,
     run,
+    one_copy_only: Some("it runs up to 32 contending processes of its own"),
     ..Benchmark::TEMPLATE
 };
 

@@ -45,6 +45,7 @@ pub static REMOTE_READ: Benchmark = Benchmark {
     adapter: crate::remote::NAME,
     run: run_whole,
     settings: &[FILE, SIZE, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -57,6 +58,7 @@ pub static REMOTE_BLOCK: Benchmark = Benchmark {
     adapter: crate::remote::NAME,
     run: run_block,
     settings: &[FILE, SIZE, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -41,6 +41,7 @@ pub static HANDOFF: Benchmark = Benchmark {
     modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_handoff,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -25,6 +25,7 @@ pub static PIPE_BW: Benchmark = Benchmark {
     modes: &[Mode::Hot],
     adapter: adapter::NAME,
     run: run_pipe_bw,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

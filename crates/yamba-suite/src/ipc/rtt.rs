@@ -263,6 +263,7 @@ pub static RTT: Benchmark = Benchmark {
     run: run_rtt,
     timeout_s: 300,
     settings: &[TRANSPORTS],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -336,6 +337,7 @@ pub static PEER_DELAY: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_peer_delay,
     settings: &[DELAY_US],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

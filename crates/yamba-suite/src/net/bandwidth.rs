@@ -29,6 +29,7 @@ pub static TCP_BW_1: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: |ctx| run_tcp(ctx, 1),
     settings: &[BYTES, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -40,6 +41,7 @@ pub static TCP_BW_N: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_tcp_n,
     settings: &[BYTES, STREAMS, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -52,6 +54,7 @@ pub static UNIX_BW: Benchmark = Benchmark {
     requires: super::local_only,
     run: run_unix,
     settings: &[BYTES, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

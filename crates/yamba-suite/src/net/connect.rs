@@ -23,6 +23,7 @@ pub static TCP_CONNECT: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_connect,
     settings: &[super::PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -40,6 +40,7 @@ pub static CONNECT_CLOSE: Benchmark = Benchmark {
     requires: local_only,
     settings: &[PEER_CPU],
     run: run_connect_close,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -52,6 +53,7 @@ pub static UNIX_CONNECT_CLOSE: Benchmark = Benchmark {
     requires: local_only,
     settings: &[PEER_CPU],
     run: run_unix_connect_close,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -63,6 +65,7 @@ pub static REFUSED_NAIVE: Benchmark = Benchmark {
     adapter: adapter::NAME,
     requires: local_only,
     run: run_refused,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

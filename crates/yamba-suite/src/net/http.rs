@@ -45,6 +45,7 @@ pub static HTTP_GET: Benchmark = Benchmark {
     requires: local_only,
     settings: &[SIZES, PEER_CPU],
     run: run_http,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

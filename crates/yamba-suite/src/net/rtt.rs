@@ -17,6 +17,7 @@ pub static TCP_RTT: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_tcp_rtt,
     settings: &[MSG_BYTES, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -32,6 +33,7 @@ pub static UDP_RTT: Benchmark = Benchmark {
     },
     run: run_udp_rtt,
     settings: &[MSG_BYTES, PEER_CPU],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
