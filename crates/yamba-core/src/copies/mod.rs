@@ -192,6 +192,75 @@ mod tests {
         assert!(!unpinned.contains('\n') && !too_many.contains('\n'));
     }
 
+    /// Reports the CPU it runs on as its only observation: each copy's
+    /// value is then where it ran. It lasts 0.3 s, so that the copies'
+    /// start spread (a few ms when a test runs at idle priority beside
+    /// builds) is well within a tenth of it.
+    static WHERE: Benchmark = Benchmark {
+        id: "test.where",
+        area: "test",
+        unit: crate::Unit::Count,
+        description: "the CPU this process runs on",
+        run: |ctx| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let mut r = ctx.result(None);
+            let cpu = crate::affinity::current_cpu().ok_or("no current CPU")?;
+            r.set_observations(vec![cpu as f64]);
+            ctx.push(r);
+            Ok(())
+        },
+        ..Benchmark::TEMPLATE
+    };
+
+    static ALONE: Benchmark = Benchmark {
+        id: "test.alone",
+        area: "test",
+        description: "cannot run as copies",
+        one_copy_only: Some("it needs the machine to itself"),
+        run: |_| panic!("a benchmark that cannot run as copies must not run as copies"),
+        ..Benchmark::TEMPLATE
+    };
+
+    /// Forked copies (a library caller's, no executable): each ran where
+    /// the block says, on distinct CPUs, its value its own CPU.
+    #[test]
+    fn forked_copies_run_where_the_block_says() {
+        if crate::affinity::usable_cpus().len() < 2 {
+            return; // the CLI's copies test skips (and CI lists no such skip) on one CPU
+        }
+        let session = Session::prepare(crate::RunConfig {
+            copies: 2,
+            ..crate::RunConfig::quick()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let rs = run_copies(&session, &WHERE, Mode::Hot, dir.path());
+        assert_eq!(rs.len(), 1, "{rs:#?}");
+        let r = &rs[0];
+        assert_eq!(
+            (r.id.as_str(), r.status),
+            ("test.where.copies2", Status::Ok),
+            "{r:#?}"
+        );
+        let block = &r.copies.as_ref().unwrap().blocks[0];
+        assert_ne!(block.cpus[0], block.cpus[1]);
+        assert_eq!(
+            block.cpus[0],
+            session.cpu.unwrap(),
+            "copy 1 on the run's CPU"
+        );
+        let seen: Vec<Option<f64>> = block.cpus.iter().map(|&c| Some(c as f64)).collect();
+        assert_eq!(block.values, seen);
+        assert!(r.evidence.iter().all(|e| e.ok), "{:#?}", r.evidence);
+
+        let skipped = run_copies(&session, &ALONE, Mode::Hot, dir.path());
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].status, Status::Skipped);
+        assert_eq!(
+            skipped[0].reason.as_deref(),
+            Some("cannot run as simultaneous copies: it needs the machine to itself")
+        );
+    }
+
     #[test]
     fn a_copy_report_travels_in_extra_and_is_taken_off() {
         let mut r = BenchResult::new("a.b", "a.b", "a", crate::Unit::Nanoseconds, Mode::Hot, "t");

@@ -337,7 +337,6 @@ pub static PEER_DELAY: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_peer_delay,
     settings: &[DELAY_US],
-    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
