@@ -301,7 +301,8 @@ pub fn attach_scaling(results: &mut [BenchResult]) {
         })
         .collect();
     for r in results.iter_mut() {
-        let ok = r.status == Status::Ok;
+        // A withheld result keeps its numbers for diagnosis; so its scaling.
+        let ok = matches!(r.status, Status::Ok | Status::Withheld);
         let mode = r.mode;
         let Some(c) = r.copies.as_mut() else { continue };
         let one = ones.get(&format!("{}@{}", c.one_copy_id, mode.as_str()));
