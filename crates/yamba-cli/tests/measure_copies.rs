@@ -30,7 +30,10 @@ fn scaling(bench: &str) -> Result<f64, String> {
         .current_dir(dir.path())
         .env("YAMBA_TEST_BENCHMARKS", "1")
         .args(["run", "--quick", "--no-history", "--format", "json"])
-        .args(["--copies", "2", bench])
+        // Half a second's sampling: a copy measures for ~0.1 s, and the
+        // copies' start-together check allows a tenth of it (a quick
+        // pass's 36 ms left 3.6 ms, which a busy guest's wake-ups exceed).
+        .args(["--budget", "0.5", "--copies", "2", bench])
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
@@ -56,8 +59,11 @@ fn two_cpus() -> bool {
     yamba_core::affinity::usable_cpus().len() >= 2
 }
 
-/// Two copies of CPU-bound work on two CPUs: scaling in [1.8, 2.1] (2 by
-/// construction; measured 2.00–2.02 on the Zen 4 guest).
+/// Two copies of CPU-bound work on two CPUs: scaling in [1.8, 2.2] — 2 by
+/// construction. The scaling comes from means, which a disturbance moves
+/// more than a median: beside other builds on the Zen 4 guest single
+/// attempts gave 1.58–2.38, their median 2.003–2.005 (31 attempts); alone,
+/// 2.00–2.02. Copies on one CPU give ~1.0.
 #[test]
 fn cpu_bound_work_scales_with_the_copies() {
     if !two_cpus() {
@@ -65,7 +71,7 @@ fn cpu_bound_work_scales_with_the_copies() {
     }
     check!(
         "testing.work: scaling of 2 copies",
-        Accept::between(1.8, 2.1)
+        Accept::between(1.8, 2.2)
     )
     .run(|| scaling("testing.work"));
 }
@@ -74,8 +80,8 @@ fn cpu_bound_work_scales_with_the_copies() {
 /// construction, less the lock's hand-over (a waiter woken on an idle
 /// vCPU), plus what a copy does outside its timed loops (calibration,
 /// the dummy loop, a new pass of the benchmark), when the other has the
-/// lock to itself. Measured 0.90–1.16 (one 1.42), median 1.07, in 11 runs
-/// on the Zen 4 guest. Copies that do not share the lock give 2, and the
+/// lock to itself. Measured 0.87–1.16 (two of 1.42 and 1.45), medians
+/// 1.008 and 1.043 over 5 and 8 attempts, on the Zen 4 guest. Copies that do not share the lock give 2, and the
 /// ratio of the copies' median times ~1.7.
 #[test]
 fn copies_serialized_on_one_lock_do_not_scale() {
