@@ -48,6 +48,10 @@ pub struct Benchmark {
     pub settings: &'static [Setting],
     /// How a precise run replicates it (see docs/certainty.md).
     pub replication: Replication,
+    /// Why it cannot run as simultaneous copies (`--copies N`): it uses
+    /// every CPU, a partner on another CPU, or a resource of the whole
+    /// machine. None: it can.
+    pub one_copy_only: Option<&'static str>,
     /// Whether it can run here; Err says why not (needs root, missing feature).
     pub requires: fn(&Machine, &RunConfig) -> Result<(), String>,
     pub run: fn(&mut Ctx) -> Result<(), String>,
@@ -67,6 +71,7 @@ impl Benchmark {
         timeout_s: 120,
         settings: &[],
         replication: Replication::Processes,
+        one_copy_only: None,
         requires: |_, _| Ok(()),
         run: |_| Err("no run function".into()),
     };
@@ -195,6 +200,10 @@ pub struct RunConfig {
     /// as other tools do) instead of at placements drawn at random.
     #[serde(default)]
     pub fixed_placement: bool,
+    /// Also measure every benchmark as this many simultaneous copies, each
+    /// on its own CPU, beside one copy (`--copies N`; 1: one copy only).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub copies: usize,
 }
 
 impl Default for RunConfig {
@@ -216,6 +225,7 @@ impl Default for RunConfig {
             extra_share: EXTRA_SHARE,
             settings: BTreeMap::new(),
             fixed_placement: false,
+            copies: 1,
         }
     }
 }
@@ -236,6 +246,10 @@ pub const PRECISE_EFFORT: f64 = 3.0;
 
 fn one() -> usize {
     1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 fn extra_share() -> f64 {
@@ -324,6 +338,9 @@ pub struct SessionState {
     pub machine: Machine,
     pub config: RunConfig,
     pub cpu: Option<usize>,
+    /// Set when this process is one of N simultaneous copies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<crate::copies::CopyRole>,
 }
 
 impl Session {
@@ -355,6 +372,7 @@ impl Session {
             machine: self.machine.clone(),
             config: self.config.clone(),
             cpu: self.cpu,
+            copy: None,
         }
     }
 

@@ -254,6 +254,7 @@ pub fn serve_bench(
         .map_err(|e| format!("__bench: cannot read the session: {e}"))?;
     let state: SessionState = serde_json::from_slice(&input)
         .map_err(|e| format!("__bench: unreadable session on stdin: {e}"))?;
+    let copy = state.copy;
     let session = Session::from_state(state);
     let mode = match mode {
         "hot" => Mode::Hot,
@@ -273,6 +274,11 @@ pub fn serve_bench(
             "__bench: cannot keep stdout: {}",
             std::io::Error::last_os_error()
         ));
+    }
+    if let Some(role) = copy {
+        // SAFETY: results_fd is the valid duplicate made above, owned here only.
+        let out = unsafe { std::fs::File::from_raw_fd(results_fd) };
+        crate::copies::serve_copy(&session, role, bench, mode, scratch, out);
     }
     let results =
         std::panic::catch_unwind(|| crate::runner::run_here(&session, bench, mode, scratch));
@@ -348,15 +354,24 @@ fn reap(pid: i32, started: Instant) -> (i32, ChildUsage) {
 /// Waits for child `pid` (through EINTR) and takes the kernel's accounting
 /// of it and its descendants (wait4): the raw wait status and the usage,
 /// its `wall` left zero for the caller to fill.
-fn wait_child(pid: i32) -> std::io::Result<(i32, ChildUsage)> {
+pub(crate) fn wait_child(pid: i32) -> std::io::Result<(i32, ChildUsage)> {
+    wait_child_flags(pid, 0)?.ok_or_else(|| std::io::Error::other("wait4 returned no child"))
+}
+
+/// [`wait_child`] with wait4's `flags`: with WNOHANG, None while the child
+/// still runs.
+pub(crate) fn wait_child_flags(pid: i32, flags: i32) -> std::io::Result<Option<(i32, ChildUsage)>> {
     let mut status = 0;
     // SAFETY: rusage is plain data; all zeros is a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     loop {
         // SAFETY: status and ru are valid for wait4 to fill; pid is our child.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        let r = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
         if r == pid {
             break;
+        }
+        if r == 0 {
+            return Ok(None);
         }
         let err = std::io::Error::last_os_error();
         if r < 0 && err.raw_os_error() != Some(libc::EINTR) {
@@ -364,7 +379,7 @@ fn wait_child(pid: i32) -> std::io::Result<(i32, ChildUsage)> {
         }
     }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Ok((
+    Ok(Some((
         status,
         ChildUsage {
             wall: Duration::ZERO,
@@ -374,7 +389,7 @@ fn wait_child(pid: i32) -> std::io::Result<(i32, ChildUsage)> {
             voluntary_switches: ru.ru_nvcsw as u64,
             involuntary_switches: ru.ru_nivcsw as u64,
         },
-    ))
+    )))
 }
 
 /// One timed run of a whole command (`yamba stone`).
@@ -499,7 +514,7 @@ fn wait_exit(pid: i32) -> std::io::Result<()> {
     }
 }
 
-fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {
+pub(crate) fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {
     if libc::WIFSIGNALED(status) {
         let sig = libc::WTERMSIG(status);
         return ChildOutcome::Failed(format!(
@@ -528,15 +543,15 @@ fn decode(status: i32, bytes: &[u8]) -> ChildOutcome {
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn release_free_memory() {
+pub(crate) fn release_free_memory() {
     // SAFETY: malloc_trim has no preconditions.
     unsafe { libc::malloc_trim(0) };
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn release_free_memory() {}
+pub(crate) fn release_free_memory() {}
 
-fn framed_len(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn framed_len(bytes: &[u8]) -> Option<usize> {
     let head: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
     Some(u64::from_le_bytes(head) as usize)
 }

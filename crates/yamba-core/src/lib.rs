@@ -14,6 +14,7 @@ pub mod base;
 pub mod bench;
 pub mod clock;
 pub mod cold;
+pub mod copies;
 pub mod coreclock;
 pub mod counters;
 pub mod cpustates;

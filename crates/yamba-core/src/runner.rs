@@ -71,13 +71,15 @@ pub fn merge_blocks(results: &[BenchResult], pilot: Option<usize>) -> Vec<BenchR
         }
         groups.entry(k).or_default().push(r);
     }
-    order
+    let mut pooled: Vec<BenchResult> = order
         .into_iter()
         .map(|k| match groups[&k].as_slice() {
             [one] => (*one).clone(),
             reps => pool(reps, pilot),
         })
-        .collect()
+        .collect();
+    crate::copies::attach_scaling(&mut pooled);
+    pooled
 }
 
 fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
@@ -157,6 +159,14 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
             .iter()
             .filter_map(|r| r.method.as_ref()?.phases)
             .reduce(Phases::plus);
+    }
+    // Blocks of copies: every block's placement and values, in order.
+    if let Some(c) = m.copies.as_mut() {
+        c.blocks = good
+            .iter()
+            .filter_map(|r| r.copies.as_ref())
+            .flat_map(|c| c.blocks.iter().cloned())
+            .collect();
     }
     m.certainty = process_certainty(&good);
     if let (Some(c), Some(p)) = (m.certainty.as_mut(), pilot) {
@@ -315,19 +325,31 @@ pub fn run_blocks(
     let mut all = Vec::new();
     // Seconds each (benchmark, mode) pilot block took, summed, and how many.
     let mut cost: HashMap<(&'static str, Mode), (f64, usize)> = HashMap::new();
-    let mut run =
-        |bench: &'static Benchmark, mode: Mode, total: usize, all: &mut Vec<BenchResult>| {
-            observer.started(done, total, bench, mode);
-            let t0 = Instant::now();
-            let results = match &scratch_root {
-                Ok(root) => run_one(session, bench, mode, &root.path),
-                Err(e) => vec![failed(session, bench, mode, e.to_string())],
-            };
-            observer.finished(&results);
-            all.extend(results);
-            done += 1;
-            t0.elapsed().as_secs_f64()
+    let mut said: HashSet<(&'static str, Mode)> = HashSet::new();
+    let mut run = |bench: &'static Benchmark,
+                   mode: Mode,
+                   total: usize,
+                   all: &mut Vec<BenchResult>| {
+        observer.started(done, total, bench, mode);
+        let t0 = Instant::now();
+        let mut results = match &scratch_root {
+            Ok(root) => run_one(session, bench, mode, &root.path),
+            Err(e) => vec![failed(session, bench, mode, e.to_string())],
         };
+        // With --copies N, each block is followed by its N-copy block,
+        // so drift between the two hits both alike.
+        if let (true, Ok(root)) = (session.config.copies > 1, &scratch_root) {
+            let copies = crate::copies::run_copies(session, bench, mode, &root.path);
+            // A benchmark that cannot run as copies says so once.
+            if copies.iter().all(|r| r.status != Status::Skipped) || said.insert((bench.id, mode)) {
+                results.extend(copies);
+            }
+        }
+        observer.finished(&results);
+        all.extend(results);
+        done += 1;
+        t0.elapsed().as_secs_f64()
+    };
     let started = Instant::now();
     let mut times = BlockTimes {
         blocks: total,

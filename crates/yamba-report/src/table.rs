@@ -598,6 +598,82 @@ pub fn render_comparisons(results: &[BenchResult]) -> String {
     out
 }
 
+/// Results measured as simultaneous copies (`yamba run --copies N`), after
+/// the main table: each beside its one-copy value, where the copies ran,
+/// and the scaling — the N copies' total throughput over one copy's (N:
+/// perfect, 1: serialized). Empty when the run had no copies.
+pub fn render_copies(results: &[BenchResult]) -> String {
+    let value = |v: Option<f64>, unit: yamba_results::Unit| match v {
+        Some(v) => {
+            let (div, sym) = unit.scale_for(v);
+            format!("{} {sym}", format_sig(v / div))
+        }
+        None => "-".to_string(),
+    };
+    let mut rows: Vec<[String; 6]> = Vec::new();
+    for r in results {
+        let Some(c) = &r.copies else { continue };
+        let cpus = c.blocks.first().map_or(String::new(), |b| {
+            b.cpus
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+        let (per_copy, scaling) = match r.status {
+            Status::Ok => (
+                value(r.value(), r.unit),
+                c.scaling
+                    .map_or("-".into(), |s| format!("×{s:.2} of {}", c.count)),
+            ),
+            s => (s.as_str().to_string(), r.reason.clone().unwrap_or_default()),
+        };
+        rows.push([
+            format!("{} ({})", c.one_copy_id, r.mode.as_str()),
+            c.count.to_string(),
+            cpus,
+            value(c.one_copy, r.unit),
+            per_copy,
+            scaling,
+        ]);
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let head = ["result", "copies", "CPUs", "1 copy", "per copy", "scaling"];
+    let widths: Vec<usize> = (0..6)
+        .map(|i| {
+            rows.iter()
+                .map(|row| row[i].chars().count())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: [&str; 6]| {
+        let mut l = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i == 5 {
+                l.push_str(cell);
+            } else {
+                l.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
+            }
+        }
+        format!("{}\n", l.trim_end())
+    };
+    let mut out = String::from(
+        "\nsimultaneous copies, each pinned to a CPU of its own (scaling: the copies' total throughput over one copy's; N is perfect, 1 serialized)\n",
+    );
+    out.push_str(&line(head));
+    for row in &rows {
+        out.push_str(&line([
+            &row[0], &row[1], &row[2], &row[3], &row[4], &row[5],
+        ]));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@
 pub mod base;
 pub mod clock;
 pub mod consistency;
+pub mod copies;
 pub mod counters;
 pub mod cpustates;
 pub mod input;
@@ -29,6 +30,7 @@ pub use yamba_stats::units;
 pub use base::Base;
 pub use clock::{Calibration, ClockInfo, ClockKind};
 pub use consistency::{check_result, Inconsistency};
+pub use copies::{Copies, CopiesBlock};
 pub use counters::Counts;
 pub use cpustates::CpuStates;
 pub use input::{read_bounded, read_file_bounded, read_results, InputError};

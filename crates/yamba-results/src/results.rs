@@ -878,6 +878,10 @@ pub struct BenchResult {
     /// The headline estimate and interval, from one median per block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certainty: Option<Certainty>,
+    /// Measured as N simultaneous copies (`yamba run --copies N`): its
+    /// observations are the copies' values, one per copy per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copies: Option<crate::copies::Copies>,
 }
 
 impl BenchResult {
@@ -910,6 +914,7 @@ impl BenchResult {
             extra: BTreeMap::new(),
             accounting: None,
             certainty: None,
+            copies: None,
         }
     }
 

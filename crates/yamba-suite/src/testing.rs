@@ -235,4 +235,70 @@ fn code_address() -> u64 {
     0
 }
 
-pub static BENCHMARKS: &[&Benchmark] = &[&CRASH, &HANG, &WORK, &OFFSET, &PLACED];
+/// Dependent steps `testing.locked` does while it holds the lock: about
+/// 20 µs, long beside the lock's own two system calls.
+pub const LOCKED_STEPS: u64 = 40 * WORK_STEPS;
+
+/// The file `testing.locked` locks: in the run's scratch folder, shared by
+/// every copy of one run (each copy's own folder is inside it).
+pub const LOCK_FILE: &str = "testing.locked.lock";
+
+pub static LOCKED: Benchmark = Benchmark {
+    id: "testing.locked",
+    area: "testing",
+    unit: Unit::Nanoseconds,
+    description: "test only: an exclusive flock on a file every copy of the run shares, held for 16 000 dependent steps: simultaneous copies serialize on it",
+    default: false,
+    hidden: true,
+    adapter: "posix",
+    run: run_locked,
+    cold: Cold::NotMeaningful(
+        "test only: a lock the copies share is the experiment, not the caches",
+    ),
+    ..Benchmark::TEMPLATE
+};
+
+/// P = flock(LOCK_EX), LOCKED_STEPS dependent steps, flock(LOCK_UN) on a
+/// file in the run's scratch folder: N copies can only take turns.
+fn run_locked(ctx: &mut Ctx) -> Result<(), String> {
+    let shared = ctx.scratch_dir().parent().unwrap_or(ctx.scratch_dir());
+    let path = shared.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+    let (mut held, mut refused) = (0u64, 0u64);
+    let mut x = 1u64;
+    let m = ctx.measure(|| {
+        // SAFETY: flock on a descriptor this function keeps open.
+        if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
+            refused += 1;
+            return;
+        }
+        held += 1;
+        let mut v = std::hint::black_box(x);
+        for _ in 0..std::hint::black_box(LOCKED_STEPS) {
+            v = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        x = v;
+        // SAFETY: as above; releases the lock taken above.
+        unsafe { libc::flock(fd, libc::LOCK_UN) };
+    });
+    std::hint::black_box(x);
+    let mut r = ctx.measured_result(None, m);
+    r.param("steps", LOCKED_STEPS)
+        .param("lock_file", path.display().to_string());
+    r.add_evidence(
+        "every operation held the lock",
+        format!("{held} of {held}"),
+        format!("{held} held, {refused} refused"),
+        refused == 0 && held > 0,
+    );
+    ctx.push(r);
+    Ok(())
+}
+
+pub static BENCHMARKS: &[&Benchmark] = &[&CRASH, &HANG, &WORK, &OFFSET, &PLACED, &LOCKED];

@@ -93,6 +93,12 @@ pub struct Args {
     /// --quick measures one block, whose interval is within-process only.
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
+    /// Also run every benchmark as N simultaneous copies, each pinned to a CPU of its own
+    /// (N ≤ the CPUs allowed; `all`: every one), beside one copy: each result gains
+    /// `<id>.copiesN`, the per-copy value, and the scaling of N copies against one
+    /// (N: perfect, 1: serialized). Benchmarks that cannot run as copies say why (docs/copies.md).
+    #[arg(long, value_name = "N|all", value_parser = parse_copies)]
+    pub copies: Option<Copies>,
     /// Measure the code where this build put it, one placement per process (as other tools do),
     /// instead of copies at placements drawn at random in every block (docs/certainty.md).
     #[arg(long)]
@@ -271,6 +277,10 @@ fn print_results(args: &Args, s: &Session, file: &ResultsFile) -> anyhow::Result
                 "{}",
                 table::fit_lines(&table::render_comparisons(&file.results), layout)
             );
+            print!(
+                "{}",
+                table::fit_lines(&table::render_copies(&file.results), layout)
+            );
             print!("{}", table::notes_text(&file.notes, layout));
             if !args.history.no_history {
                 let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
@@ -409,8 +419,39 @@ fn config_from(args: &Args) -> anyhow::Result<RunConfig> {
         c.repetitions = n;
         c.max_blocks = n;
     }
+    if let Some(copies) = args.copies {
+        c.copies = match copies {
+            Copies::All => yamba_core::copies::all_cpus(),
+            Copies::Count(n) => n,
+        };
+        if c.copies > 1 {
+            let first =
+                (!c.no_pin).then(|| c.cpu.unwrap_or_else(yamba_core::affinity::default_cpu));
+            let usable = yamba_core::affinity::usable_cpus();
+            yamba_core::copies::copy_cpus(c.copies, first, usable).map_err(anyhow::Error::msg)?;
+        }
+    }
     c.settings = yamba_core::settings::parse_pairs(&args.settings)?;
     Ok(c)
+}
+
+/// `--copies N` or `--copies all`.
+#[derive(Clone, Copy, Debug)]
+pub enum Copies {
+    All,
+    Count(usize),
+}
+
+fn parse_copies(s: &str) -> Result<Copies, String> {
+    if s == "all" {
+        return Ok(Copies::All);
+    }
+    match s.parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(Copies::Count(n)),
+        _ => Err(format!(
+            "'{s}': a number of copies from 1 to 4096, or 'all'"
+        )),
+    }
 }
 
 /// The width the table is laid out for: the terminal's when standard

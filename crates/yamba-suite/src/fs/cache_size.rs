@@ -48,6 +48,7 @@ pub static CACHE_SIZE: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "the file sizes are the experiment: the knee where the page cache stops holding the file",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::WHOLE_MACHINE),
     ..Benchmark::TEMPLATE
 };
 

@@ -33,6 +33,7 @@ pub static CONTENTION: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a curve over 1–32 competing readers: the competitors, not an eviction, are the experiment",
     ),
+    one_copy_only: Some("it runs up to 32 contending processes of its own"),
     ..Benchmark::TEMPLATE
 };
 

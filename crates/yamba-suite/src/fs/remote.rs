@@ -48,6 +48,7 @@ pub static REMOTE_READ: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "the file is served by an agent process, whose caches (remote, or on its own CPU) the client's eviction does not reach",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -63,6 +64,7 @@ pub static REMOTE_BLOCK: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "the file is served by an agent process, whose caches (remote, or on its own CPU) the client's eviction does not reach",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

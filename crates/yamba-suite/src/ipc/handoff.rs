@@ -42,6 +42,7 @@ pub static HANDOFF: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "the waiter's caches are on the other CPU, out of the eviction's reach",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

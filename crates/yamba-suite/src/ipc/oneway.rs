@@ -37,6 +37,7 @@ pub static ONEWAY: Benchmark = Benchmark {
     cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_oneway,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

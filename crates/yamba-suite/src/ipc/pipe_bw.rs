@@ -27,6 +27,7 @@ pub static PIPE_BW: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a bandwidth over many 64 KiB chunks: a rate, with no single operation to time after an eviction",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

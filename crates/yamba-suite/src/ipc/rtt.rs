@@ -263,6 +263,7 @@ pub static RTT: Benchmark = Benchmark {
     run: run_rtt,
     timeout_s: 300,
     settings: &[TRANSPORTS],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -60,6 +60,7 @@ pub static SYSV: Benchmark = Benchmark {
     adapter: adapter::NAME,
     run: run_sysv,
     settings: &[PLANT],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -71,6 +72,7 @@ pub static POSIX: Benchmark = Benchmark {
     cold: Cold::Measured,
     adapter: adapter::NAME,
     run: run_posix,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

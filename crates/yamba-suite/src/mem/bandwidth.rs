@@ -59,6 +59,7 @@ macro_rules! bandwidth {
             run: |ctx| run(ctx, $kernel),
             settings: &[SIZE],
             default: $default,
+            one_copy_only: Some(crate::shared::one_copy_only::EVERY_CPU),
             ..Benchmark::TEMPLATE
         };
     };

@@ -32,6 +32,7 @@ pub static TCP_BW_1: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a bandwidth over a stream of megabytes: a rate, with no single operation to time after an eviction",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -46,6 +47,7 @@ pub static TCP_BW_N: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a bandwidth over streams of megabytes: a rate, with no single operation to time after an eviction",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -61,6 +63,7 @@ pub static UNIX_BW: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a bandwidth over a stream of megabytes: a rate, with no single operation to time after an eviction",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

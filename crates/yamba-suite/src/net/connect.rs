@@ -25,6 +25,7 @@ pub static TCP_CONNECT: Benchmark = Benchmark {
     run: run_connect,
     settings: &[super::PEER_CPU],
     cold: Cold::Measured,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -42,6 +42,7 @@ pub static CONNECT_CLOSE: Benchmark = Benchmark {
     settings: &[PEER_CPU],
     run: run_connect_close,
     cold: Cold::Measured,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -55,6 +56,7 @@ pub static UNIX_CONNECT_CLOSE: Benchmark = Benchmark {
     settings: &[PEER_CPU],
     run: run_unix_connect_close,
     cold: Cold::Measured,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -69,6 +71,7 @@ pub static REFUSED_NAIVE: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a counter-example (lat_connect with no server), withheld because no connection is made: nothing to make cold",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -48,6 +48,7 @@ pub static HTTP_GET: Benchmark = Benchmark {
     cold: Cold::NotMeaningful(
         "a request is served by a thread on its own CPU, whose caches the client's eviction does not reach; net.tcp.connect_close is the cold connection",
     ),
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -18,6 +18,7 @@ pub static TCP_RTT: Benchmark = Benchmark {
     run: run_tcp_rtt,
     settings: &[MSG_BYTES, PEER_CPU],
     cold: Cold::Measured,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 
@@ -34,6 +35,7 @@ pub static UDP_RTT: Benchmark = Benchmark {
     run: run_udp_rtt,
     settings: &[MSG_BYTES, PEER_CPU],
     cold: Cold::Measured,
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

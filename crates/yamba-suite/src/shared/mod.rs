@@ -9,6 +9,19 @@ pub mod peer;
 
 pub use cpu_wait::CpuWait;
 
+/// Why a benchmark cannot run as simultaneous copies (`Benchmark::one_copy_only`).
+pub mod one_copy_only {
+    /// A peer (process, thread, server) runs on another CPU than the
+    /// benchmark's: another copy holds that CPU.
+    pub const PEER_ELSEWHERE: &str =
+        "its peer runs on another CPU than its own, which another copy holds";
+    /// A result of it already runs on every CPU.
+    pub const EVERY_CPU: &str = "its .all_cpus result already runs one thread on every CPU";
+    /// What it counts is the whole machine's, which other copies move.
+    pub const WHOLE_MACHINE: &str =
+        "it reads the whole machine's accounting, which the other copies' work would move";
+}
+
 /// The generator behind every random order in the suite (a pointer
 /// chain, file offsets, targets): random to the hardware, not
 /// cryptographically, and the same from run to run for the same seed.

@@ -33,6 +33,7 @@ pub static ROUNDTRIP: Benchmark = Benchmark {
     timeout_s: 60,
     run: run_roundtrip,
     settings: &[PEER_DELAY_US],
+    one_copy_only: Some(crate::shared::one_copy_only::PEER_ELSEWHERE),
     ..Benchmark::TEMPLATE
 };
 

@@ -21,6 +21,7 @@ macro_rules! primitive {
             },
             run: |ctx| run_space(ctx, $kind),
             settings: &[super::measure::N, super::measure::REPEATS],
+            one_copy_only: Some(crate::shared::one_copy_only::WHOLE_MACHINE),
             ..Benchmark::TEMPLATE
         };
     };
