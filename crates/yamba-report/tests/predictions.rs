@@ -1,0 +1,228 @@
+//! The predictions can be wrong: on two machines of different kinds (an
+//! Intel Golden Cove and an AMD EPYC, both KVM guests, quick runs) the
+//! headline primitives' predicted ranges are narrow, the measured values
+//! fall inside them on the machine the ranges were not set from, and a
+//! planted 2× slowdown is flagged far. Deterministic: results files as
+//! fixtures.
+
+use std::path::Path;
+use yamba_report::headline::HEADLINES;
+use yamba_report::predict::{self, Agreement, Prediction};
+use yamba_results::{Mode, ResultsFile};
+
+/// Intel Xeon (Golden Cove), KVM, an older build: fewer building blocks.
+const INTEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/quick-both.json");
+/// AMD EPYC, KVM, the current build on a loaded machine (observations of
+/// results no model needs left out with their results).
+const AMD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/quick-amd.json");
+
+/// The median hi/lo the headline predictions may have (issue 29).
+const MAX_MEDIAN_WIDTH: f64 = 2.0;
+/// The share of headline predictions that must hold their measured value
+/// on a machine the ranges were not set from.
+const MIN_HIT_RATE: f64 = 0.8;
+
+fn read(path: &str) -> ResultsFile {
+    ResultsFile::read(Path::new(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The headline primitives' predictions: for each of lmbench's summary
+/// rows, the first of its results the file holds (hot) with both a
+/// predicted range and a measured value.
+fn headline_predictions(file: &ResultsFile) -> Vec<Prediction> {
+    let all = predict::predict(file);
+    HEADLINES
+        .iter()
+        .filter_map(|h| {
+            h.ids.iter().find_map(|id| {
+                all.iter()
+                    .find(|p| &p.id == id && p.predicted.is_some() && p.measured.is_some())
+                    .cloned()
+            })
+        })
+        .collect()
+}
+
+fn width(p: &Prediction) -> f64 {
+    let r = p.predicted.expect("predicted");
+    r.hi / r.lo
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn hit_rate(preds: &[Prediction]) -> f64 {
+    let hits = preds
+        .iter()
+        .filter(|p| p.agreement == Agreement::Within)
+        .count();
+    hits as f64 / preds.len() as f64
+}
+
+/// The table the closing note shows: every headline prediction, its
+/// width and where the measured value fell.
+fn describe(name: &str, preds: &[Prediction]) -> String {
+    let mut s = format!("{name}:\n");
+    for p in preds {
+        let r = p.predicted.unwrap();
+        s += &format!(
+            "  {:32} {:>12.4} – {:<12.4} ({:.2}×)  measured {:<12.4} {}\n",
+            p.id,
+            r.lo,
+            r.hi,
+            width(p),
+            p.measured.unwrap(),
+            p.agreement.as_str()
+        );
+    }
+    s
+}
+
+#[test]
+fn headline_ranges_are_at_most_twice_as_wide_as_they_are_low_on_both_machines() {
+    for path in [INTEL, AMD] {
+        let preds = headline_predictions(&read(path));
+        assert!(
+            preds.len() >= 12,
+            "only {} headline predictions in {path}",
+            preds.len()
+        );
+        let w = median(preds.iter().map(width).collect());
+        assert!(
+            w <= MAX_MEDIAN_WIDTH,
+            "median width {w:.2}× > {MAX_MEDIAN_WIDTH}× in {path}\n{}",
+            describe(path, &preds)
+        );
+    }
+}
+
+/// The ranges were set from the physics of each path and the Intel
+/// file's ratios; the AMD file is the check, held to the floor.
+#[test]
+fn measured_values_fall_inside_their_ranges_on_the_other_machine() {
+    let preds = headline_predictions(&read(AMD));
+    let rate = hit_rate(&preds);
+    eprintln!("{}hit rate {rate:.2}", describe(AMD, &preds));
+    assert!(
+        rate >= MIN_HIT_RATE,
+        "hit rate {rate:.2} < {MIN_HIT_RATE} on the AMD run\n{}",
+        describe(AMD, &preds)
+    );
+}
+
+/// On the Intel file the misses are exactly the explained ones
+/// (docs/predictions.md, "Checked on two machines"): its L3 plateau and
+/// its cached sequential read are far (the measurements are what is
+/// wrong there), and loopback TCP, lacking a cleanly measured cross-CPU
+/// round trip as its block, is near. Any other miss is new and fails.
+#[test]
+fn the_intel_run_misses_only_where_its_measurements_are_suspect() {
+    let preds = headline_predictions(&read(INTEL));
+    let rate = hit_rate(&preds);
+    eprintln!("{}hit rate {rate:.2}", describe(INTEL, &preds));
+    let misses: Vec<(&str, Agreement)> = preds
+        .iter()
+        .filter(|p| p.agreement != Agreement::Within)
+        .map(|p| (p.id.as_str(), p.agreement))
+        .collect();
+    assert_eq!(
+        misses,
+        [
+            ("net.tcp.rtt", Agreement::Near),
+            ("mem.latency.L3", Agreement::Far),
+            ("fs.read.seq.cached", Agreement::Far),
+        ],
+        "\n{}",
+        describe(INTEL, &preds)
+    );
+    assert!(rate >= MIN_HIT_RATE, "hit rate {rate:.2}");
+}
+
+/// Composites name their basis: on the AMD run (which measured every
+/// block) every headline but the raw system call itself and the cache
+/// and memory figures built on the clock is predicted from a block of
+/// the same run.
+#[test]
+fn composites_are_predicted_from_blocks_of_the_same_run() {
+    let preds = headline_predictions(&read(AMD));
+    let from_blocks: Vec<&str> = preds
+        .iter()
+        .filter(|p| {
+            p.hardware
+                .as_ref()
+                .is_ok_and(|t| t.how.starts_with("building block"))
+        })
+        .map(|p| p.id.as_str())
+        .collect();
+    for id in [
+        "cpu.syscall.getppid.libc",
+        "cpu.syscall.read_devzero.libc",
+        "signal.self",
+        "proc.fork.light",
+        "proc.fork_exec",
+        "ipc.ctxsw.sweep.0k",
+        "ipc.rtt.pipe.same_cpu",
+        "mem.pagefault.cached",
+        "mem.latency.memory",
+        "fs.read.seq.cached",
+    ] {
+        assert!(
+            from_blocks.contains(&id),
+            "{id} not predicted from a building block: {from_blocks:?}"
+        );
+    }
+}
+
+/// A planted 2× slowdown of fork (its observations doubled, the
+/// statistics recomputed from them) is flagged far on both machines.
+#[test]
+fn a_planted_twofold_fork_slowdown_is_flagged_far() {
+    for path in [AMD, INTEL] {
+        let mut file = read(path);
+        let before = headline_predictions(&file)
+            .into_iter()
+            .find(|p| p.id == "proc.fork.light")
+            .expect("fork predicted");
+        assert_eq!(before.agreement, Agreement::Within, "{path}: fork as run");
+        let fork = file
+            .results
+            .iter_mut()
+            .find(|r| r.id == "proc.fork.light" && r.mode == Mode::Hot)
+            .unwrap();
+        let doubled: Vec<f64> = fork.observations.iter().map(|v| v * 2.0).collect();
+        fork.certainty = None;
+        fork.set_observations(doubled);
+        let after = headline_predictions(&file)
+            .into_iter()
+            .find(|p| p.id == "proc.fork.light")
+            .unwrap();
+        assert_eq!(
+            after.agreement,
+            Agreement::Far,
+            "{path}: fork at {} against {:?}",
+            after.measured.unwrap(),
+            after.predicted
+        );
+    }
+}
+
+/// The AMD fixture keeps only some of its run's results, each whole: the
+/// reader takes it, and every stored statistic still follows from its
+/// observations (a results file yamba would accept as undamaged).
+#[test]
+fn the_trimmed_amd_fixture_is_a_consistent_results_file() {
+    let file = read(AMD);
+    assert!(file.results.len() >= 90, "{} results", file.results.len());
+    for r in &file.results {
+        if let Err(e) = yamba_results::check_result(r) {
+            panic!("{e}");
+        }
+    }
+}
