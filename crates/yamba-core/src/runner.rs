@@ -181,6 +181,23 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
     m
 }
 
+/// What pooling blocks into one interval needs of the processes' clocks:
+/// the coarsest resolution among them, and each time's core clock.
+pub(crate) fn blocks_clock<'a>(
+    good: impl Iterator<Item = &'a BenchResult> + Clone,
+) -> (f64, Vec<f64>) {
+    let resolution = good
+        .clone()
+        .filter_map(|r| r.certainty.as_ref())
+        .map(|c| c.estimate.resolution)
+        .fold(0.0, f64::max);
+    let core_mhz = good
+        .filter(|r| r.unit == yamba_results::units::Unit::Nanoseconds)
+        .filter_map(|r| r.method.as_ref()?.core_mhz)
+        .collect();
+    (resolution, core_mhz)
+}
+
 /// One block per process that measured: its value (its median, or the
 /// mean of its placements' medians where its code ran at several), and a
 /// resolution no finer than any process's.
@@ -198,16 +215,7 @@ fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
         return None;
     }
     let sizes = good.iter().map(|r| r.observations.len()).collect();
-    let resolution = good
-        .iter()
-        .filter_map(|r| r.certainty.as_ref())
-        .map(|c| c.estimate.resolution)
-        .fold(0.0, f64::max);
-    let core_mhz: Vec<f64> = good
-        .iter()
-        .filter(|r| r.unit == yamba_results::units::Unit::Nanoseconds)
-        .filter_map(|r| r.method.as_ref()?.core_mhz)
-        .collect();
+    let (resolution, core_mhz) = blocks_clock(good.iter().map(|r| **r));
     let adds: Vec<f64> = good
         .iter()
         .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)

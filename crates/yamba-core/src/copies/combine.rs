@@ -178,16 +178,7 @@ fn one_quantity(copies: &[CopyResults], key: &str, ended_early: &[usize]) -> Ben
         return m;
     }
     let good: Vec<&BenchResult> = found.iter().flatten().map(|(r, _)| r).collect();
-    let resolution = good
-        .iter()
-        .filter_map(|r| r.certainty.as_ref())
-        .map(|c| c.estimate.resolution)
-        .fold(0.0, f64::max);
-    let core_mhz: Vec<f64> = good
-        .iter()
-        .filter(|r| r.unit == yamba_results::units::Unit::Nanoseconds)
-        .filter_map(|r| r.method.as_ref()?.core_mhz)
-        .collect();
+    let (resolution, core_mhz) = crate::runner::blocks_clock(good.iter().copied());
     let sizes = good.iter().map(|r| r.observations.len()).collect();
     // One block of copies: the copies stand as its processes.
     let values: Vec<f64> = values.into_iter().flatten().collect();

@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn forked_copies_run_where_the_block_says() {
         if crate::affinity::usable_cpus().len() < 2 {
-            return; // the CLI's copies test skips (and CI lists no such skip) on one CPU
+            yamba_testkit::skip!("one usable CPU: two copies need two");
         }
         let session = Session::prepare(crate::RunConfig {
             copies: 2,
@@ -236,9 +236,21 @@ mod tests {
         let rs = run_copies(&session, &WHERE, Mode::Hot, dir.path());
         assert_eq!(rs.len(), 1, "{rs:#?}");
         let r = &rs[0];
-        assert_eq!(
-            (r.id.as_str(), r.status),
-            ("test.where.copies2", Status::Ok),
+        // Placement is what this test is about; whether the copies started
+        // within 10% of their measuring time of each other is a check of
+        // timing, which tests running beside this one can disturb.
+        let together = "the copies measured together";
+        let failed: Vec<&str> = r
+            .evidence
+            .iter()
+            .filter(|e| !e.ok)
+            .map(|e| e.check.as_str())
+            .collect();
+        assert!(
+            r.id == "test.where.copies2"
+                && (r.status == Status::Ok
+                    || (r.status == Status::Withheld
+                        && failed.iter().all(|c| c.starts_with(together)))),
             "{r:#?}"
         );
         let block = &r.copies.as_ref().unwrap().blocks[0];
@@ -250,7 +262,13 @@ mod tests {
         );
         let seen: Vec<Option<f64>> = block.cpus.iter().map(|&c| Some(c as f64)).collect();
         assert_eq!(block.values, seen);
-        assert!(r.evidence.iter().all(|e| e.ok), "{:#?}", r.evidence);
+        assert!(
+            r.evidence
+                .iter()
+                .all(|e| e.ok || e.check.starts_with(together)),
+            "{:#?}",
+            r.evidence
+        );
 
         let skipped = run_copies(&session, &ALONE, Mode::Hot, dir.path());
         assert_eq!(skipped.len(), 1);
