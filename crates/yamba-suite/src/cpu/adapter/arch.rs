@@ -192,3 +192,29 @@ pub mod chains {
         x
     }
 }
+
+/// Instruction order: where later work must not start before earlier work
+/// has finished (a planted cost must add all of its latency, not overlap
+/// the next system call's entry).
+pub mod order {
+    /// Waits until every earlier instruction has completed before any
+    /// later one starts: `lfence` on x86-64 (dispatch-serialising on
+    /// Intel, and on AMD where Linux sets it so, as it does since
+    /// Spectre), `isb` on aarch64. Elsewhere only a compiler fence: work
+    /// before it may still overlap work after it.
+    #[inline(always)]
+    pub fn wait_for_earlier() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: lfence exists on every x86-64 CPU and touches no state.
+        unsafe {
+            std::arch::x86_64::_mm_lfence()
+        };
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: isb touches no memory or register.
+        unsafe {
+            std::arch::asm!("isb", options(nomem, nostack, preserves_flags))
+        };
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+    }
+}
