@@ -3,11 +3,13 @@
 //! cannot run as copies skipped with its reason, once; one-line errors;
 //! and no trace of copies in a run without them.
 
+mod support;
+
 use std::process::Command;
 
 fn yamba(dir: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_yamba"));
-    c.env("YAMBA_TEST_BENCHMARKS", "1").current_dir(dir);
+    let mut c = support::run::yamba();
+    c.current_dir(dir);
     c
 }
 
@@ -17,21 +19,7 @@ fn usable() -> Vec<usize> {
 
 /// Runs `yamba run --quick ARGS --no-history --out r.json`; the file and stdout.
 fn run(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
-    let out = dir.join("r.json");
-    let o = yamba(dir)
-        .args(["run", "--quick", "--no-history"])
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let file = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    (file, String::from_utf8_lossy(&o.stdout).into_owned())
+    support::run::run_ok(dir, &[&["run", "--quick", "--no-history"], args].concat())
 }
 
 fn result<'a>(file: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {

@@ -1,33 +1,9 @@
 //! `yamba run` and `yamba list` as a user sees them: isolation of
 //! misbehaving benchmarks, the results file, and one-line errors.
 
-use std::process::Command;
+mod support;
 
-fn yamba() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_yamba"));
-    c.env("YAMBA_TEST_BENCHMARKS", "1");
-    c
-}
-
-/// Runs `yamba ARGS --out r.json` in `dir`; asserts success and returns
-/// the results file and standard output.
-fn run_ok(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
-    let out = dir.join("r.json");
-    let o = yamba()
-        .current_dir(dir)
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let file = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    (file, String::from_utf8_lossy(&o.stdout).into_owned())
-}
+use support::run::{run_ok, yamba};
 
 #[test]
 fn crash_and_hang_fail_alone_and_the_run_completes() {
