@@ -57,7 +57,10 @@ pub fn find(id: &str) -> Option<&'static Benchmark> {
     all().into_iter().find(|b| b.id == id)
 }
 
-/// Selects benchmarks by exact id, area, or dotted prefix (`cpu.call`).
+/// Selects benchmarks by exact id, area, or dotted prefix (`cpu.syscall`).
+/// A name that is a benchmark's id selects that benchmark alone, even where
+/// it is also a prefix of others (`mem.latency` is not also
+/// `mem.latency.huge`; `mem.bandwidth.read` does not also run its curve).
 /// With no names: the default suite. An unknown name is an error naming it.
 pub fn select(names: &[String]) -> Result<Vec<&'static Benchmark>, String> {
     let all = all();
@@ -66,10 +69,14 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Benchmark>, String> {
     }
     let mut chosen: Vec<&'static Benchmark> = Vec::new();
     for name in names {
+        let exact = all.iter().any(|b| b.id == name);
         let matched: Vec<&'static Benchmark> = all
             .iter()
             .copied()
-            .filter(|b| b.id == name || b.area == name || b.id.starts_with(&format!("{name}.")))
+            .filter(|b| {
+                b.id == name
+                    || (!exact && (b.area == name || b.id.starts_with(&format!("{name}."))))
+            })
             .collect();
         if matched.is_empty() {
             return Err(format!(
@@ -165,6 +172,14 @@ mod tests {
     fn select_by_area_prefix_and_rejects_unknown() {
         let cpu = select(&["cpu".into()]).unwrap();
         assert!(!cpu.is_empty() && cpu.iter().all(|b| b.area == "cpu"));
+        let calls = select(&["cpu.syscall".into()]).unwrap();
+        assert!(calls.len() > 1, "a prefix selects every benchmark under it");
+        // An exact id that is also a prefix of other ids is that one alone.
+        for id in ["mem.latency", "mem.bandwidth.read", "cpu.ops"] {
+            assert!(all().iter().any(|b| b.id.starts_with(&format!("{id}."))));
+            let got: Vec<&str> = select(&[id.into()]).unwrap().iter().map(|b| b.id).collect();
+            assert_eq!(got, [id]);
+        }
         let err = select(&["nope.such".into()]).unwrap_err();
         assert!(err.contains("nope.such"), "{err}");
     }
