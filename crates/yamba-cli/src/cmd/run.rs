@@ -27,7 +27,7 @@ pub enum ModeArg {
 #[derive(clap::Args)]
 #[command(after_help = super::compare::EXIT_CODES)]
 pub struct Args {
-    /// Benchmarks or areas to run (ids, areas such as `cpu`, or dotted prefixes); default: the default suite.
+    /// Benchmarks or areas to run (ids, areas such as `cpu`, or dotted prefixes; an exact id runs that benchmark alone); default: the default suite.
     pub names: Vec<String>,
     /// A rough pass: short budgets (the whole default suite in well under a minute).
     #[arg(long)]
