@@ -260,7 +260,11 @@ fn run(args: &[&str], env_cap: &str) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_yamba"))
         .args(args)
         .env("YAMBA_MAX_RESULTS_SIZE", env_cap)
-        .env("YAMBA_HISTORY", "/nonexistent/h.sqlite")
+        // The tests' own history, inside target/: see security.rs.
+        .env(
+            "YAMBA_HISTORY",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/fuzz-history.sqlite"),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

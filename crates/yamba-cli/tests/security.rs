@@ -33,7 +33,13 @@ fn yamba() -> Command {
     c.env_remove("YAMBA_TOKEN")
         .env_remove("YAMBA_MAX_RESULTS_SIZE")
         .env_remove("YAMBA_MAX_OBSERVATIONS")
-        .env("YAMBA_HISTORY", "/nonexistent/yamba-test-history.sqlite");
+        // A history of the tests' own in Cargo's scratch folder for tests:
+        // never the user's, and nothing left outside target/ (a made-up
+        // path under / was created when the tests ran as root).
+        .env(
+            "YAMBA_HISTORY",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/security-history.sqlite"),
+        );
     c
 }
 
