@@ -464,17 +464,35 @@ fn fleet_flags_the_planted_machines_through_the_command() {
         .skip_while(|l| *l != "flags:")
         .skip(1)
         .collect();
-    assert_eq!(flags.len(), 3, "{text}");
+    // Group by group (AMD, Intel, Neoverse), outliers before moves.
+    assert_eq!(flags.len(), 5, "{text}");
     assert!(flags[0].contains(fleet::FORK_SLOW) && flags[0].contains("fork + exit + wait"));
-    assert!(flags[2].contains(fleet::KERNEL_MOVED) && flags[2].contains("moved +"));
+    // Moved three runs ago: since then, the kernel changed at that step.
+    assert!(flags[2].contains(fleet::STEPPED) && flags[2].contains("moved +"));
     assert!(
-        flags[2].contains(&format!(
-            "kernel: {} → {}",
-            fleet::OLD_KERNEL,
-            fleet::NEW_KERNEL
-        )),
+        flags[2].contains("the median of its 7 earlier run(s), since run @"),
         "{text}"
     );
+    assert!(
+        flags[2].contains(&format!(" of {} (from @", fleet::STARTS[fleet::STEP]))
+            && flags[2].contains(&format!(
+                "kernel: {} → {}",
+                fleet::OLD_KERNEL,
+                fleet::STEP_KERNEL
+            )),
+        "{text}"
+    );
+    assert!(flags[4].contains(fleet::KERNEL_MOVED) && flags[4].contains("moved +"));
+    assert!(
+        flags[4].contains(&format!(" of {} (from @", fleet::NEWEST))
+            && flags[4].contains(&format!(
+                "kernel: {} → {}",
+                fleet::OLD_KERNEL,
+                fleet::NEW_KERNEL
+            )),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("{}:", fleet::NOISY)), "{text}");
     let o = yamba("/nonexistent/default.sqlite")
         .args(["history", "fleet", "--store", store, "--format", "json"])
         .output()
@@ -489,8 +507,16 @@ fn fleet_flags_the_planted_machines_through_the_command() {
         .collect();
     assert_eq!(
         hosts,
-        vec![fleet::FORK_SLOW, fleet::KERNEL_MOVED, fleet::KERNEL_MOVED]
+        vec![
+            fleet::FORK_SLOW,
+            fleet::STEPPED,
+            fleet::STEPPED,
+            fleet::KERNEL_MOVED,
+            fleet::KERNEL_MOVED
+        ]
     );
+    assert_eq!(v["flags"][2]["since"], fleet::STARTS[fleet::STEP]);
+    assert_eq!(v["flags"][2]["runs_before"], 7);
     assert_eq!(v["groups"].as_array().unwrap().len(), 3);
 }
 
@@ -503,7 +529,7 @@ fn prune_through_the_command() {
     let store = dir.path().join("prune.sqlite");
     let mut h =
         yamba_history::History::open(&yamba_history::StoreSpec::Sqlite(store.clone())).unwrap();
-    // The simulated fleet: 50 machines, two runs each.
+    // The simulated fleet: 50 machines, 8 runs each.
     fleet::store(&mut h, &fleet::files());
     drop(h);
     let store = store.to_str().unwrap();
@@ -531,17 +557,17 @@ fn prune_through_the_command() {
         text.lines()
             .filter(|l| l.starts_with("would remove @"))
             .count(),
-        50
+        350
     );
     assert!(
-        text.contains("would remove 50 run(s) of 50 machine(s)"),
+        text.contains("would remove 350 run(s) of 50 machine(s)"),
         "{text}"
     );
-    assert_eq!(count(), 100);
+    assert_eq!(count(), 400);
 
     let text = ok(&prune(&["--keep", "1"]), "prune");
     assert!(
-        text.contains("removed 50 run(s) of 50 machine(s)"),
+        text.contains("removed 350 run(s) of 50 machine(s)"),
         "{text}"
     );
     assert!(text.contains("(vacuumed)"), "{text}");

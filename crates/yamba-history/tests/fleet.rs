@@ -1,11 +1,16 @@
 //! The fleet view flags exactly the planted machines: 50 simulated
-//! machines in 3 hardware groups (`common/fleet.rs`), one 15% slower in
-//! fork, one whose new kernel moved its system calls 20% — from SQLite,
-//! from a private PostgreSQL server, and for one machine's own history.
+//! machines in 3 hardware groups, 8 runs each (`common/fleet.rs`): one 15%
+//! slower in fork, one whose new kernel moved its system calls 20% in its
+//! newest run, one that moved 15% three runs before the newest and stayed,
+//! one with a single noisy previous run (not flagged) — from SQLite, from a
+//! private PostgreSQL server, and for each planted machine's own history.
 
 mod common;
 
-use common::fleet::{check, files, store, KERNEL_MOVED, NEWEST, NEW_KERNEL, OLD_KERNEL};
+use common::fleet::{
+    check, check_move, files, store, two_newest_moves, FORK_SLOW, KERNEL_MOVED, NEW_KERNEL, NOISY,
+    NOISY_RESULT, RUNS, STEP, STEPPED, STEP_KERNEL,
+};
 use common::pg::PgServer;
 use yamba_history::{FlagKind, History, StoreSpec};
 
@@ -13,9 +18,10 @@ use yamba_history::{FlagKind, History, StoreSpec};
 fn the_fleet_view_flags_exactly_the_planted_machines_from_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = History::open(&StoreSpec::Sqlite(dir.path().join("fleet.sqlite"))).unwrap();
-    assert_eq!(store(&mut h, &files()), 100);
+    let runs = store(&mut h, &files());
+    assert_eq!(runs.len(), 50 * RUNS);
     let fleet = h.fleet().unwrap();
-    check(&fleet);
+    check(&fleet, &runs);
     // Side by side: every group has the headline primitives the run has,
     // a value for each machine.
     for g in &fleet.groups {
@@ -24,34 +30,49 @@ fn the_fleet_view_flags_exactly_the_planted_machines_from_sqlite() {
             .primitives
             .iter()
             .all(|p| p.values.len() == g.machines.len()));
-        assert!(g.machines.iter().all(|m| m.previous.is_some()));
     }
     let json = serde_json::to_value(&fleet).unwrap();
-    assert_eq!(json["flags"].as_array().unwrap().len(), 3);
+    assert_eq!(json["flags"].as_array().unwrap().len(), 5);
+    assert_eq!(json["history_runs"], RUNS);
+    // The rule this one replaced, on the same store: it misses the machine
+    // that moved three runs ago and flags the single noisy run.
+    let old = two_newest_moves(&mut h, &fleet);
+    let old: Vec<(&str, &str)> = old.iter().map(|(h, r)| (h.as_str(), r.as_str())).collect();
+    assert_eq!(
+        old,
+        vec![
+            (NOISY, NOISY_RESULT),
+            (KERNEL_MOVED, "cpu.syscall.getppid@hot")
+        ]
+    );
 }
 
 #[test]
-fn one_machines_history_in_sqlite_shows_its_move_and_the_kernel_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = History::open(&StoreSpec::Sqlite(dir.path().join("one.sqlite"))).unwrap();
-    let one: Vec<_> = files()
-        .into_iter()
-        .filter(|(host, _)| host == KERNEL_MOVED)
-        .collect();
-    assert_eq!(store(&mut h, &one), 2);
-    let fleet = h.fleet().unwrap();
-    assert_eq!(fleet.groups.len(), 1);
-    assert!(fleet.groups[0].primitives.iter().all(|p| p.bound.is_none()));
-    assert_eq!(fleet.flags.len(), 1, "{}", fleet.text());
-    let f = &fleet.flags[0];
-    assert_eq!(
-        (f.kind, f.result.as_str(), f.since.as_str()),
-        (FlagKind::Moved, "cpu.syscall.getppid@hot", NEWEST)
-    );
-    assert_eq!(
-        f.changes,
-        vec![format!("kernel: {OLD_KERNEL} → {NEW_KERNEL}")]
-    );
+fn each_planted_machines_own_history_in_sqlite() {
+    for (host, moved) in [
+        (KERNEL_MOVED, Some((0.20, RUNS - 1, NEW_KERNEL))),
+        (STEPPED, Some((0.15, STEP, STEP_KERNEL))),
+        (NOISY, None),
+        (FORK_SLOW, None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut h = History::open(&StoreSpec::Sqlite(dir.path().join("one.sqlite"))).unwrap();
+        let one: Vec<_> = files().into_iter().filter(|(h, _)| h == host).collect();
+        let runs = store(&mut h, &one);
+        assert_eq!(runs.len(), RUNS);
+        let fleet = h.fleet().unwrap();
+        assert_eq!(fleet.groups.len(), 1);
+        // One machine: no group to be outside of; moves judged by the floor.
+        assert!(fleet.groups[0].primitives.iter().all(|p| p.bound.is_none()));
+        let Some((change, step, kernel)) = moved else {
+            assert!(fleet.flags.is_empty(), "{}", fleet.text());
+            continue;
+        };
+        assert_eq!(fleet.flags.len(), 1, "{}", fleet.text());
+        assert_eq!(fleet.flags[0].kind, FlagKind::Moved);
+        assert_eq!(fleet.flags[0].bound, yamba_history::fleet::FLOOR);
+        check_move(&fleet.flags[0], &runs, change, step, kernel);
+    }
 }
 
 #[test]
@@ -64,7 +85,8 @@ fn the_fleet_view_flags_exactly_the_planted_machines_from_postgres() {
     c.batch_execute("CREATE DATABASE fleet").unwrap();
     let spec = StoreSpec::Postgres(server.url_for("fleet"));
     let mut h = History::open(&spec).unwrap();
-    assert_eq!(store(&mut h, &files()), 100);
+    let runs = store(&mut h, &files());
+    assert_eq!(runs.len(), 50 * RUNS);
     drop(h);
     // Read as `yamba history fleet --store postgres://…` reads it.
     let mut r = yamba_history::Resolver::new(Some(&server.url_for("fleet")));
@@ -74,5 +96,5 @@ fn the_fleet_view_flags_exactly_the_planted_machines_from_postgres() {
         "{}",
         fleet.store
     );
-    check(&fleet);
+    check(&fleet, &runs);
 }

@@ -1,21 +1,55 @@
 //! A simulated fleet for the fleet view: 50 machines in 3 hardware groups,
-//! two runs each, every run the real quick run of
-//! `yamba-report/tests/data/quick-both.json` with each result's value
-//! scaled by its group's factor and ±1% of deterministic noise; one machine
-//! planted 15% slower in fork (both runs), one whose newest run has a new
-//! kernel and 20% slower system calls.
+//! [`RUNS`] runs each (one a day), every run the real quick run of
+//! `yamba-report/tests/data/quick-both.json` (its headline primitives'
+//! results) with each result's value scaled by its group's factor and ±1%
+//! of deterministic noise. Planted:
+//!
+//! * [`FORK_SLOW`]: 15% slower in fork, every run (outside its group);
+//! * [`KERNEL_MOVED`]: its newest run has a new kernel and 20% slower
+//!   system calls (outside its group, and moved since the newest run);
+//! * [`STEPPED`]: 15% slower pipe round trips from run [`STEP`] on (three
+//!   runs before the newest), with a new kernel at that run, and a new
+//!   microcode two runs later that changed nothing: moved since `STEP`,
+//!   the kernel (only) changed at the step. Its newest two runs are both
+//!   at the new level, so judged from the previous run it is no move;
+//! * [`NOISY`]: its previous run alone 12% slower in signals, its newest
+//!   back at its level: no move (judged from the previous run alone, one).
+//!
+//! The noise is bounded (±1%), so no other machine can be flagged.
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use yamba_history::{History, Origin, OriginKind};
+use yamba_history::fleet::{move_bound, HEADLINES, HISTORY_RUNS};
+use yamba_history::{FlagKind, Fleet, History, Origin, OriginKind, RunId, Saved};
 use yamba_results::ResultsFile;
 
 pub const FORK_SLOW: &str = "b-07";
 pub const KERNEL_MOVED: &str = "c-11";
 pub const OLD_KERNEL: &str = "6.18.44-fc-v669";
 pub const NEW_KERNEL: &str = "6.19.3-fc-v702";
-pub const NEWEST: &str = "2026-11-24T09:00:00Z";
+pub const STEPPED: &str = "a-05";
+pub const STEP_RESULT: &str = "ipc.rtt.pipe.same_cpu@hot";
+pub const STEP_KERNEL: &str = "6.19.1-fc-v690";
+pub const NOISY: &str = "b-03";
+pub const NOISY_RESULT: &str = "signal.self@hot";
+/// Runs per machine: as many as the fleet view reads ([`HISTORY_RUNS`]).
+pub const RUNS: usize = 8;
+/// The runs' starts, oldest first, one a day.
+pub const STARTS: [&str; RUNS] = [
+    "2026-11-17T09:00:00Z",
+    "2026-11-18T09:00:00Z",
+    "2026-11-19T09:00:00Z",
+    "2026-11-20T09:00:00Z",
+    "2026-11-21T09:00:00Z",
+    "2026-11-22T09:00:00Z",
+    "2026-11-23T09:00:00Z",
+    "2026-11-24T09:00:00Z",
+];
+pub const NEWEST: &str = STARTS[RUNS - 1];
+/// [`STEPPED`]'s first run at its new level: three runs before the newest.
+pub const STEP: usize = RUNS - 4;
 
 /// (group name, CPU model, online CPUs, memory GiB, value factor, machines).
 const GROUPS: [(&str, &str, usize, u64, f64, usize); 3] = [
@@ -68,12 +102,16 @@ fn scale(f: &mut ResultsFile, mut factor: impl FnMut(&str) -> f64) {
     }
 }
 
-/// The 100 files: (host, file), previous runs first.
+/// The 400 files: (host, file), older runs first.
 pub fn files() -> Vec<(String, ResultsFile)> {
-    let base = base();
+    // Only the headline primitives' results: all the view reads, and 400
+    // runs of them store in a fraction of the time of 400 whole runs.
+    let mut base = base();
+    base.results
+        .retain(|r| HEADLINES.iter().any(|h| h.ids.contains(&r.id.as_str())));
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut out = Vec::new();
-    for (run, started) in ["2026-11-20T09:00:00Z", NEWEST].iter().enumerate() {
+    for (run, started) in STARTS.iter().enumerate() {
         for (g, cpu, cpus, gib, factor, n) in GROUPS {
             for i in 1..=n {
                 let host = format!("{g}-{i:02}");
@@ -85,10 +123,18 @@ pub fn files() -> Vec<(String, ResultsFile)> {
                 // A few MiB either side: the group rounds to the GiB.
                 f.machine.memory_bytes = (gib << 30) - (i as u64) * (3 << 20);
                 f.machine.kernel = OLD_KERNEL.to_string();
-                let newest = run == 1;
+                let newest = run == RUNS - 1;
                 if newest && host == KERNEL_MOVED {
                     f.machine.kernel = NEW_KERNEL.to_string();
                 }
+                let stepped = host == STEPPED && run >= STEP;
+                if stepped {
+                    f.machine.kernel = STEP_KERNEL.to_string();
+                }
+                if host == STEPPED && run >= RUNS - 2 {
+                    f.machine.microcode = Some("0x2".to_string());
+                }
+                let noisy = host == NOISY && run == RUNS - 2;
                 scale(&mut f, |id| {
                     let mut k = factor * (1.0 + 0.02 * (rng.unit() - 0.5));
                     if host == FORK_SLOW && id == "proc.fork.light" {
@@ -96,6 +142,12 @@ pub fn files() -> Vec<(String, ResultsFile)> {
                     }
                     if newest && host == KERNEL_MOVED && id.starts_with("cpu.syscall.getppid") {
                         k *= 1.20;
+                    }
+                    if stepped && STEP_RESULT.starts_with(&format!("{id}@")) {
+                        k *= 1.15;
+                    }
+                    if noisy && NOISY_RESULT.starts_with(&format!("{id}@")) {
+                        k *= 1.12;
                     }
                     k
                 });
@@ -106,23 +158,38 @@ pub fn files() -> Vec<(String, ResultsFile)> {
     out
 }
 
-/// Stores the files; returns how many.
-pub fn store(h: &mut History, files: &[(String, ResultsFile)]) -> usize {
+/// The stored runs' ids by (host, start).
+pub type Runs = BTreeMap<(String, String), RunId>;
+
+/// Stores the files, each as a new run.
+pub fn store(h: &mut History, files: &[(String, ResultsFile)]) -> Runs {
     let origin = Origin {
         kind: OriginKind::Import,
         suite: None,
         source: None,
     };
-    for (_, f) in files {
-        h.save(f, &origin).unwrap();
+    let mut runs = Runs::new();
+    for (host, f) in files {
+        let Saved::New(id) = h.save(f, &origin).unwrap() else {
+            panic!("{host} {}: stored before", f.started)
+        };
+        runs.insert((host.clone(), f.started.clone()), id);
     }
-    files.len()
+    runs
+}
+
+/// The id of `host`'s run started at `STARTS[i]`.
+pub fn id(runs: &Runs, host: &str, i: usize) -> RunId {
+    runs[&(host.to_string(), STARTS[i].to_string())]
 }
 
 /// Checks the view flags exactly the planted machines, for the planted
-/// reasons.
-pub fn check(fleet: &yamba_history::Fleet) {
-    use yamba_history::FlagKind;
+/// reasons, with each move's step, previous run and changes.
+pub fn check(fleet: &Fleet, runs: &Runs) {
+    assert_eq!(
+        HISTORY_RUNS, RUNS,
+        "each machine has as many runs as are read"
+    );
     assert_eq!(fleet.groups.len(), 3, "{}", fleet.text());
     assert_eq!(
         fleet
@@ -134,15 +201,23 @@ pub fn check(fleet: &yamba_history::Fleet) {
         "{}",
         fleet.text()
     );
+    for m in fleet.groups.iter().flat_map(|g| &g.machines) {
+        assert_eq!(m.runs, RUNS, "{}", m.host);
+        assert_eq!(m.run, id(runs, &m.host, RUNS - 1), "{}", m.host);
+        assert_eq!(m.previous, Some(id(runs, &m.host, RUNS - 2)), "{}", m.host);
+    }
     let mut flags: Vec<(&str, FlagKind, &str)> = fleet
         .flags
         .iter()
         .map(|f| (f.host.as_str(), f.kind, f.result.as_str()))
         .collect();
     flags.sort_by_key(|f| (f.0, f.1 == FlagKind::Moved));
+    // NOISY is not there: its one noisy run is not a move.
     assert_eq!(
         flags,
         vec![
+            (STEPPED, FlagKind::Outlier, STEP_RESULT),
+            (STEPPED, FlagKind::Moved, STEP_RESULT),
             (FORK_SLOW, FlagKind::Outlier, "proc.fork.light@hot"),
             (KERNEL_MOVED, FlagKind::Outlier, "cpu.syscall.getppid@hot"),
             (KERNEL_MOVED, FlagKind::Moved, "cpu.syscall.getppid@hot"),
@@ -150,23 +225,68 @@ pub fn check(fleet: &yamba_history::Fleet) {
         "{}",
         fleet.text()
     );
-    assert_eq!(fleet.flagged_hosts().len(), 2);
+    assert_eq!(fleet.flagged_hosts().len(), 3);
     let fork = fleet.flags.iter().find(|f| f.host == FORK_SLOW).unwrap();
     assert!((fork.change - 0.15).abs() < 0.03, "{}", fork.reason());
-    let moved = fleet
-        .flags
-        .iter()
-        .find(|f| f.kind == FlagKind::Moved)
-        .unwrap();
-    assert!((moved.change - 0.20).abs() < 0.03, "{}", moved.reason());
-    assert_eq!(moved.since, NEWEST);
-    assert_eq!(
-        moved.changes,
-        vec![format!("kernel: {OLD_KERNEL} → {NEW_KERNEL}")]
-    );
+    let moved = |host: &str| {
+        fleet
+            .flags
+            .iter()
+            .find(|f| f.kind == FlagKind::Moved && f.host == host)
+            .unwrap()
+    };
+    check_move(moved(KERNEL_MOVED), runs, 0.20, RUNS - 1, NEW_KERNEL);
+    check_move(moved(STEPPED), runs, 0.15, STEP, STEP_KERNEL);
     let text = fleet.text();
-    assert!(
-        text.contains(&format!("kernel: {OLD_KERNEL} → {NEW_KERNEL}")),
-        "{text}"
+    for f in &fleet.flags {
+        assert!(text.contains(&f.reason()), "{text}");
+    }
+}
+
+/// A move of `change` whose new level started at run `step`, from the run
+/// before, the kernel (and nothing else) changed between the two; its
+/// level the median of all its earlier runs.
+pub fn check_move(
+    f: &yamba_history::fleet::Flag,
+    runs: &Runs,
+    change: f64,
+    step: usize,
+    kernel: &str,
+) {
+    let why = f.reason();
+    assert!((f.change - change).abs() < 0.03, "{why}");
+    assert_eq!(f.since, STARTS[step], "{why}");
+    assert_eq!(f.run, id(runs, &f.host, step), "{why}");
+    assert_eq!(f.previous, Some(id(runs, &f.host, step - 1)), "{why}");
+    assert_eq!(f.runs_before, RUNS - 1, "{why}");
+    assert_eq!(
+        f.changes,
+        vec![format!("kernel: {OLD_KERNEL} → {kernel}")],
+        "{why}"
     );
+    assert!(
+        why.contains(&format!("since run @{} of {}", f.run, f.since)),
+        "{why}"
+    );
+}
+
+/// The moves the rule this view replaced would flag: newest against
+/// previous run, bound from the view's own group spread (or the floor).
+pub fn two_newest_moves(h: &mut History, fleet: &Fleet) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for g in &fleet.groups {
+        for m in &g.machines {
+            let Some(previous) = m.previous else { continue };
+            let (new, old) = (h.headlines(m.run).unwrap(), h.headlines(previous).unwrap());
+            for p in &g.primitives {
+                let b = move_bound(p.bound.map(|_| p.spread));
+                if let (Some(v), Some(w)) = (new.get(&p.result), old.get(&p.result)) {
+                    if (v / w - 1.0).abs() > b {
+                        out.push((m.host.clone(), p.result.clone()));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
