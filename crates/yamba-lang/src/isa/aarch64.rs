@@ -1,18 +1,120 @@
 //! aarch64: assembly lines through asm-rs (a runtime text assembler),
 //! listings through yaxpeax-arm (an independent disassembler).
 
+use super::block::{ident_len, BlockError, Item};
 use super::{AsmError, Insn};
 use yaxpeax_arch::{Decoder, U8Reader};
 
 /// Assembles one line of aarch64 assembly (already free of comments).
 pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
     if line.trim_end().ends_with(':') {
-        return Err(AsmError::Label(line.into()));
+        return Err(AsmError::Aarch64 {
+            line: line.trim().into(),
+            message: "a label alone: assemble it as part of a block".into(),
+        });
     }
     asm_rs::assemble(line, asm_rs::Arch::Aarch64).map_err(|e| AsmError::Aarch64 {
         line: line.trim().into(),
         message: e.to_string(),
     })
+}
+
+pub fn is_register(name: &str) -> bool {
+    let n = name.to_lowercase();
+    if ["sp", "wsp", "xzr", "wzr", "lr", "fp"].contains(&n.as_str()) {
+        return true;
+    }
+    let mut c = n.chars();
+    matches!(
+        c.next(),
+        Some('x' | 'w' | 'v' | 'q' | 'd' | 's' | 'h' | 'b')
+    ) && c.as_str().parse::<u8>().is_ok_and(|k| k <= 31)
+}
+
+/// The label operand of b, bl, b.cond, cbz/cbnz, tbz/tbnz: the last one.
+pub fn branch_target(instr: &str) -> Option<(usize, usize)> {
+    let end = instr.find(char::is_whitespace)?;
+    let m = instr[..end].to_lowercase();
+    let branch =
+        matches!(m.as_str(), "b" | "bl" | "cbz" | "cbnz" | "tbz" | "tbnz") || m.starts_with("b.");
+    if !branch {
+        return None;
+    }
+    let last = instr.rfind(',').map_or(end, |c| c + 1);
+    let op = instr[last..].trim();
+    let lo = last + (instr[last..].len() - instr[last..].trim_start().len());
+    (ident_len(op) == op.len() && !op.is_empty() && !is_register(op)).then_some((lo, lo + op.len()))
+}
+
+/// The label asm-rs sees for the instruction `k` of a block (or its end):
+/// names of ours, so a user's label cannot collide with asm-rs's syntax.
+fn label(k: usize) -> String {
+    format!("yamba_label_{k}")
+}
+
+/// `it`'s text with its branch target renamed to asm-rs's label for it.
+fn renamed(it: &Item) -> String {
+    match it.target {
+        Some(t) => format!("{}{}{}", &it.text[..t.lo], label(t.item), &it.text[t.hi..]),
+        None => it.text.to_string(),
+    }
+}
+
+/// Assembles a block through asm-rs, which resolves the labels. Each line
+/// is first assembled alone (a branch with its label defined before it),
+/// so an error names its line; then the block as one text.
+pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let errors: Vec<BlockError> = items
+        .iter()
+        .filter_map(|it| {
+            let alone = match it.target {
+                Some(t) => format!("{}:\n{}", label(t.item), renamed(it)),
+                None => it.text.to_string(),
+            };
+            asm_rs::assemble(&alone, asm_rs::Arch::Aarch64)
+                .err()
+                .map(|e| aarch64_error(it, e))
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let targeted = |k: usize| {
+        items
+            .iter()
+            .any(|it| it.target.is_some_and(|t| t.item == k))
+    };
+    let mut text = String::new();
+    for k in 0..=items.len() {
+        if targeted(k) {
+            text.push_str(&format!("{}:\n", label(k)));
+        }
+        if let Some(it) = items.get(k) {
+            text.push_str(&renamed(it));
+            text.push('\n');
+        }
+    }
+    asm_rs::assemble(&text, asm_rs::Arch::Aarch64).map_err(|e| {
+        // Each line assembled alone: what fails now is a label's distance.
+        let it = items
+            .iter()
+            .find(|it| it.target.is_some())
+            .unwrap_or(&items[0]);
+        vec![aarch64_error(it, e)]
+    })
+}
+
+fn aarch64_error(it: &Item, e: asm_rs::AsmError) -> BlockError {
+    BlockError::line(
+        it.line,
+        AsmError::Aarch64 {
+            line: it.text.trim().into(),
+            message: e.to_string(),
+        },
+    )
 }
 
 /// Decodes `bytes` into a listing, one 4-byte word per instruction.
