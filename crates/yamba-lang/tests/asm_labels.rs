@@ -182,6 +182,29 @@ fn x86_64_condition_synonyms_loop_and_far_branches() {
     }
 }
 
+#[test]
+fn a_label_on_a_line_with_an_interpolation_counts() {
+    let text = "yamba L\n{\n    import(x86_64);\n    int step = 7;\n    \
+        bitstring<long f(long a, long b)> f\n    {\n        \
+        asm { mov rax, rdi\n              mov rcx, rsi\n        \
+        top: add rax, {step}\n              dec rcx\n              jnz top\n              ret }\n    }\n}\n";
+    let code = generate(text, "f");
+    let top = len_of(Isa::X86_64, &["mov rax, rdi", "mov rcx, rsi"]);
+    let texts: Vec<String> = Isa::X86_64
+        .disassemble(&code.bytes)
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
+    assert!(
+        texts.contains(&format!("jne short {}", shown(top))),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"add rax, 7".to_string()), "{texts:?}");
+    if Isa::host() == Some(Isa::X86_64) {
+        assert_eq!(code.call(&[1, 3]).unwrap(), 22);
+    }
+}
+
 /// The same loop for aarch64, with every branch kind: b.ne back to `top`,
 /// cbnz/tbnz/cbz/b forward, the last to the end of the block.
 const A64_LOOP: &str = "
@@ -310,6 +333,10 @@ fn other_branch_errors_are_located() {
         "jmp 5",
         0,
     );
+    // An instruction's own error points at it, past its label.
+    let body = "        asm { top: frob rax\n              jmp top }";
+    let msg = "x86_64 asm: unknown x86-64 instruction 'frob'";
+    assert_error("x86_64", body, msg, "frob rax", 0);
     let body = "        asm { rax: nop }";
     assert_error(
         "x86_64",

@@ -108,8 +108,8 @@ pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
 }
 
 fn aarch64_error(it: &Item, e: asm_rs::AsmError) -> BlockError {
-    BlockError::line(
-        it.line,
+    BlockError::item(
+        it,
         AsmError::Aarch64 {
             line: it.text.trim().into(),
             message: e.to_string(),
@@ -162,5 +162,16 @@ mod tests {
             assert_eq!(d[0].text, want);
         }
         assert!(assemble_line("frob x0").is_err());
+    }
+
+    #[test]
+    fn branch_targets_are_the_last_operand_of_a_branch() {
+        assert_eq!(branch_target("b.ne top"), Some((5, 8)));
+        assert_eq!(branch_target("cbz x1, top"), Some((8, 11)));
+        assert_eq!(branch_target("tbnz w1, #3,  top"), Some((14, 17)));
+        assert_eq!(branch_target("bl x0"), None);
+        assert_eq!(branch_target("add x0, x0, top"), None);
+        assert!(is_register("X30") && is_register("wzr") && !is_register("x32"));
+        assert!(!is_register("top"));
     }
 }

@@ -42,7 +42,7 @@ pub struct BlockError {
 }
 
 impl BlockError {
-    pub fn line(line: usize, error: AsmError) -> BlockError {
+    fn line(line: usize, error: AsmError) -> BlockError {
         BlockError {
             line,
             part: None,
@@ -57,9 +57,12 @@ impl BlockError {
             ..BlockError::line(line, error)
         }
     }
-}
 
-impl BlockError {
+    /// An error of `it`'s instruction (not of the labels before it).
+    pub fn item(it: &Item, error: AsmError) -> BlockError {
+        BlockError::at(it.line, it.lo, it.lo + it.text.len(), error)
+    }
+
     /// The located diagnostic: `block` is the asm block's text span and
     /// `lines` its lines with their offsets in it (see [`super::asm_lines`]).
     pub fn diag(&self, isa: Isa, sources: &Sources, block: Span, lines: &[(usize, &str)]) -> Diag {

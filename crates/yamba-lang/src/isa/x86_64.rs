@@ -247,7 +247,7 @@ pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
                 i.set_ip(ip(k));
                 instrs.push(i);
             }
-            Err(e) => errors.push(BlockError::line(it.line, e)),
+            Err(e) => errors.push(BlockError::item(it, e)),
         }
     }
     if !errors.is_empty() {
@@ -290,8 +290,8 @@ fn first_branch<'a>(items: &'a [Item<'a>]) -> &'a Item<'a> {
 }
 
 fn out_of_reach(it: &Item, message: String) -> BlockError {
-    BlockError::line(
-        it.line,
+    BlockError::item(
+        it,
         AsmError::OutOfReach {
             line: it.text.into(),
             message,
@@ -670,6 +670,29 @@ mod tests {
         assert_eq!(branch_code("loop"), Some(Code::Loop_rel8_64_RCX));
         assert_eq!(branch_code("jne"), Some(Code::Jne_rel32_64));
         assert_eq!(branch_code("jmp"), Some(Code::Jmp_rel32_64));
+    }
+
+    #[test]
+    fn every_branch_kind_reaches_its_label() {
+        let kinds = [
+            "jmp", "jz", "jnz", "je", "jne", "jb", "jae", "jc", "jnc", "jbe", "ja", "jl", "jge",
+            "jle", "jg", "js", "jns", "jo", "jno", "jp", "jnp", "loop", "loope", "loopne", "jrcxz",
+            "call",
+        ];
+        let mut lines = vec!["top: nop".to_string()];
+        lines.extend(kinds.iter().map(|k| format!("{k} top")));
+        let refs: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
+        let bytes = super::super::Isa::X86_64
+            .assemble_block(&refs, &Default::default())
+            .unwrap();
+        let mut dec = Decoder::with_ip(64, &bytes, 0, DecoderOptions::NONE);
+        assert_eq!(dec.decode().mnemonic(), Mnemonic::Nop);
+        for k in kinds {
+            let i = dec.decode();
+            assert!(!i.is_invalid(), "{k}");
+            assert_eq!(i.near_branch_target(), 0, "{k}: {i}");
+        }
+        assert!(!dec.can_decode());
     }
 
     #[test]
