@@ -255,6 +255,16 @@ fn aarch64_loop_assembles_with_branches_to_the_labels() {
     }
 }
 
+#[test]
+fn aarch64_cbz_reaches_past_tbzs_reach() {
+    let pad = "nop\n".repeat(10_000);
+    let body = format!("        asm {{ cbz x0, far\n{pad} far: ret }}");
+    let code = generate(&class("aarch64", &[("f", &body)]), "f");
+    let first = &Isa::Aarch64.disassemble(&code.bytes[..4])[0].text;
+    assert_eq!(first, &format!("cbz x0, $+0x{:x}", 4 + 4 * 10_000));
+    assert_eq!(code.bytes.len(), 4 * 10_002);
+}
+
 /// The one error of `body` (an x86-64 or aarch64 class), rendered.
 fn error_of(isa: &str, body: &str) -> String {
     let text = class(isa, &[("f", body)]);
@@ -348,4 +358,14 @@ fn other_branch_errors_are_located() {
     let pad = "nop\n".repeat(200);
     let body = format!("        asm {{ top: nop\n{pad}              loop top }}");
     assert_error("x86_64", &body, "out of this branch's reach", "loop top", 0);
+    // tbz reaches 32 KiB; cbz, 1 MiB: 40 000 bytes of nops are between.
+    let pad = "nop\n".repeat(10_000);
+    let body = format!("        asm {{ cbz x0, far\n tbz x0, #1, far\n{pad} far: ret }}");
+    assert_error(
+        "aarch64",
+        &body,
+        "out of this branch's reach",
+        "tbz x0, #1, far",
+        0,
+    );
 }

@@ -3,6 +3,7 @@
 
 use super::block::{ident_len, BlockError, Item};
 use super::{AsmError, Insn};
+use std::collections::HashSet;
 use yaxpeax_arch::{Decoder, U8Reader};
 
 /// Assembles one line of aarch64 assembly (already free of comments).
@@ -67,29 +68,29 @@ pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
     if items.is_empty() {
         return Ok(Vec::new());
     }
-    let errors: Vec<BlockError> = items
-        .iter()
-        .filter_map(|it| {
-            let alone = match it.target {
-                Some(t) => format!("{}:\n{}", label(t.item), renamed(it)),
-                None => it.text.to_string(),
-            };
-            asm_rs::assemble(&alone, asm_rs::Arch::Aarch64)
-                .err()
-                .map(|e| aarch64_error(it, e))
-        })
-        .collect();
+    let mut alone = Vec::with_capacity(items.len());
+    let mut errors = Vec::new();
+    for it in items {
+        let text = match it.target {
+            Some(t) => format!("{}:\n{}", label(t.item), renamed(it)),
+            None => it.text.to_string(),
+        };
+        match asm_rs::assemble(&text, asm_rs::Arch::Aarch64) {
+            Ok(b) => alone.push(b.len()),
+            Err(e) => errors.push(aarch64_error(it, e)),
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
-    let targeted = |k: usize| {
-        items
-            .iter()
-            .any(|it| it.target.is_some_and(|t| t.item == k))
-    };
+    let targeted: HashSet<usize> = items
+        .iter()
+        .filter_map(|it| it.target)
+        .map(|t| t.item)
+        .collect();
     let mut text = String::new();
     for k in 0..=items.len() {
-        if targeted(k) {
+        if targeted.contains(&k) {
             text.push_str(&format!("{}:\n", label(k)));
         }
         if let Some(it) = items.get(k) {
@@ -97,14 +98,46 @@ pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
             text.push('\n');
         }
     }
-    asm_rs::assemble(&text, asm_rs::Arch::Aarch64).map_err(|e| {
-        // Each line assembled alone: what fails now is a label's distance.
-        let it = items
-            .iter()
-            .find(|it| it.target.is_some())
-            .unwrap_or(&items[0]);
-        vec![aarch64_error(it, e)]
-    })
+    let bytes = asm_rs::assemble(&text, asm_rs::Arch::Aarch64)
+        .map_err(|e| vec![aarch64_error(farthest(items, &alone), e)])?;
+    // asm-rs relaxes a branch beyond its reach (tbz: 32 KiB, cbz and
+    // b.cond: 1 MiB) into a longer sequence; as on x86-64, a benchmark
+    // gets the instruction written or an error.
+    if bytes.len() != alone.iter().sum::<usize>() {
+        let it = farthest(items, &alone);
+        return Err(vec![BlockError::item(
+            it,
+            AsmError::OutOfReach {
+                line: it.text.into(),
+                message: "asm-rs would replace it with a longer sequence".into(),
+            },
+        )]);
+    }
+    Ok(bytes)
+}
+
+/// The branch farthest from its label for its reach: the one beyond it,
+/// when one is. `sizes`: each item's bytes, assembled alone.
+fn farthest<'a>(items: &'a [Item<'a>], sizes: &[usize]) -> &'a Item<'a> {
+    let mut at = vec![0usize];
+    for s in sizes {
+        at.push(at.last().unwrap() + s);
+    }
+    let reach = |text: &str| match text.split_whitespace().next().unwrap_or("") {
+        "tbz" | "tbnz" => 32 << 10,
+        "b" | "bl" => 128 << 20,
+        _ => 1 << 20,
+    };
+    let ratio = |(k, it): &(usize, &Item)| {
+        it.target.map_or(0.0, |t| {
+            at[t.item].abs_diff(at[*k]) as f64 / reach(it.text) as f64
+        })
+    };
+    items
+        .iter()
+        .enumerate()
+        .max_by(|a, b| ratio(a).total_cmp(&ratio(b)))
+        .map_or(&items[0], |(_, it)| it)
 }
 
 fn aarch64_error(it: &Item, e: asm_rs::AsmError) -> BlockError {
