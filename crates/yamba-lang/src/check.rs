@@ -3,11 +3,12 @@
 //! assembled already. Everything found is reported, not just the first.
 
 use crate::ast::*;
+use crate::isa::block::{labels_defined, split_labels};
 use crate::isa::{asm_lines, Isa};
 use crate::model::{MemberRef, Program};
 use crate::source::{Diag, Span};
 use crate::stdlib::{self, StdClass, StdKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The type of a C expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,13 +60,41 @@ impl Ty {
 
 pub fn check(prog: &Program) -> Vec<Diag> {
     let mut diags = Vec::new();
+    let labels = program_labels(prog);
     for ci in 0..prog.classes.len() {
-        check_class(prog, ci, &mut diags);
+        check_class(prog, ci, &labels, &mut diags);
     }
     diags
 }
 
-fn check_class(prog: &Program, ci: usize, diags: &mut Vec<Diag>) {
+/// The labels every asm block of the program defines: a branch to one of
+/// them from another block leaves its block (an error of its own).
+fn program_labels(prog: &Program) -> HashSet<String> {
+    fn walk(items: &[BsItem], out: &mut HashSet<String>) {
+        for it in items {
+            match it {
+                BsItem::Asm { text, .. } => {
+                    let lines = asm_lines(text);
+                    out.extend(labels_defined(lines.iter().map(|l| l.1)));
+                }
+                BsItem::Unroll { body, .. } => walk(body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    for m in prog.classes.iter().flat_map(|c| &c.members) {
+        if let MemberKind::Bitstring {
+            body: Some(items), ..
+        } = &m.kind
+        {
+            walk(items, &mut out);
+        }
+    }
+    out
+}
+
+fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut Vec<Diag>) {
     let c = &prog.classes[ci];
     if let Some(e) = &c.extends {
         if prog.class(&e.name).is_none() {
@@ -162,6 +191,7 @@ fn check_class(prog: &Program, ci: usize, diags: &mut Vec<Diag>) {
         view: prog.members(ci),
         imports: prog.imports(ci),
         isa,
+        labels,
         diags,
         scopes: Vec::new(),
         depth: 0,
@@ -245,6 +275,8 @@ struct Checker<'a> {
     view: HashMap<String, MemberRef>,
     imports: Vec<&'static StdClass>,
     isa: Option<Isa>,
+    /// Labels of all asm blocks of the program.
+    labels: &'a HashSet<String>,
     diags: &'a mut Vec<Diag>,
     scopes: Vec<HashMap<String, Ty>>,
     /// Statements and expressions being checked, one inside the other.
@@ -336,30 +368,34 @@ impl Checker<'_> {
         }
     }
 
+    /// Assembles the block for its errors; a line with interpolations is
+    /// assembled when generated, only its labels count here.
     fn asm(&mut self, text: &str, span: Span) {
         let Some(isa) = self.isa else { return };
-        for (off, line) in asm_lines(text) {
-            let lspan = Span::new(
-                span.file,
-                span.lo as usize + off,
-                span.lo as usize + off + line.len(),
-            );
-            if line.contains('{') {
-                // Interpolations: check their expressions; assemble when generated.
-                for (eoff, etext) in interpolations(line) {
-                    match crate::parser::parse_expr_text(span.file, lspan.lo as usize + eoff, etext)
-                    {
-                        Ok(e) => {
-                            let t = self.expr(&e);
-                            self.want(e.span, &t, &Ty::Int, "an asm interpolation");
-                        }
-                        Err(ds) => self.diags.extend(ds),
-                    }
-                }
+        let lines = asm_lines(text);
+        let mut assembled = Vec::with_capacity(lines.len());
+        for &(off, line) in &lines {
+            if !line.contains('{') {
+                assembled.push(line);
                 continue;
             }
-            if let Err(e) = isa.assemble_line(line) {
-                self.err(lspan, format!("{} asm: {e}", isa.name()));
+            let instr_at = split_labels(line).1.map_or(line.len(), |(at, _)| at);
+            assembled.push(&line[..instr_at]);
+            for (eoff, etext) in interpolations(line) {
+                let at = span.lo as usize + off + eoff;
+                match crate::parser::parse_expr_text(span.file, at, etext) {
+                    Ok(e) => {
+                        let t = self.expr(&e);
+                        self.want(e.span, &t, &Ty::Int, "an asm interpolation");
+                    }
+                    Err(ds) => self.diags.extend(ds),
+                }
+            }
+        }
+        if let Err(errors) = isa.assemble_block(&assembled, self.labels) {
+            for e in errors {
+                let d = e.diag(isa, &self.prog.sources, span, &lines);
+                self.diags.push(d);
             }
         }
     }

@@ -469,31 +469,48 @@ impl<'p> Instance<'p> {
     }
 
     fn gen_asm(&mut self, text: &str, span: Span) -> R<()> {
-        for (off, line) in asm_lines(text) {
-            let lo = span.lo as usize + off;
-            let lspan = Span::new(span.file, lo, lo + line.len());
-            let mut src = line.to_string();
-            if line.contains('{') {
-                let mut built = String::new();
-                let mut last = 0;
-                for (eoff, etext) in interpolations(line) {
-                    let e = crate::parser::parse_expr_text(span.file, lo + eoff, etext)
-                        .map_err(|d| self.prog.sources.render_all(&d))?;
-                    let v = self.eval(&e)?.word();
-                    built.push_str(&line[last..eoff - 1]);
-                    built.push_str(&v.to_string());
-                    last = eoff + etext.len() + 1;
-                }
-                built.push_str(&line[last..]);
-                src = built;
-            }
-            let b = self
-                .isa
-                .assemble_line(&src)
-                .map_err(|e| self.at(lspan, format!("{} asm: {e}", self.isa.name())))?;
-            self.emit(&b);
+        let lines = asm_lines(text);
+        let mut srcs = Vec::with_capacity(lines.len());
+        for &(off, line) in &lines {
+            srcs.push(self.interpolate(line, span, off)?);
         }
+        let refs: Vec<&str> = srcs.iter().map(|s| s.as_str()).collect();
+        // The checker told branches out of the block apart already.
+        let b = self
+            .isa
+            .assemble_block(&refs, &Default::default())
+            .map_err(|errors| {
+                let mut e = errors[0].clone();
+                if srcs[e.line] != lines[e.line].1 {
+                    // Offsets in the interpolated text: point at the line.
+                    e.part = None;
+                    e.first = None;
+                }
+                let d = e.diag(self.isa, &self.prog.sources, span, &lines);
+                self.at(d.span, d.message)
+            })?;
+        self.emit(&b);
         Ok(())
+    }
+
+    /// `line` with each `{expr}` replaced by its value.
+    fn interpolate(&mut self, line: &str, span: Span, off: usize) -> R<String> {
+        if !line.contains('{') {
+            return Ok(line.to_string());
+        }
+        let lo = span.lo as usize + off;
+        let mut built = String::new();
+        let mut last = 0;
+        for (eoff, etext) in interpolations(line) {
+            let e = crate::parser::parse_expr_text(span.file, lo + eoff, etext)
+                .map_err(|d| self.prog.sources.render_all(&d))?;
+            let v = self.eval(&e)?.word();
+            built.push_str(&line[last..eoff - 1]);
+            built.push_str(&v.to_string());
+            last = eoff + etext.len() + 1;
+        }
+        built.push_str(&line[last..]);
+        Ok(built)
     }
 
     fn std_class(&self, e: &Expr) -> Option<&'static StdClass> {
@@ -553,13 +570,12 @@ impl<'p> Instance<'p> {
     }
 
     fn gen_std_asm(&mut self, text: &str, span: Span) -> R<()> {
-        for (_, line) in asm_lines(text) {
-            let b = self
-                .isa
-                .assemble_line(line)
-                .map_err(|e| self.at(span, format!("standard class code: {e}")))?;
-            self.emit(&b);
-        }
+        let lines: Vec<&str> = asm_lines(text).into_iter().map(|l| l.1).collect();
+        let b = self
+            .isa
+            .assemble_block(&lines, &Default::default())
+            .map_err(|e| self.at(span, format!("standard class code: {}", e[0].error)))?;
+        self.emit(&b);
         Ok(())
     }
 

@@ -8,7 +8,8 @@ pub enum AsmError {
     /// A memory operand without a size, where forms of several sizes fit.
     #[error("'{0}': the memory operand's size is ambiguous; say byte, word, dword or qword ptr")]
     AmbiguousSize(String),
-    #[error("'{0}': branches to addresses or labels are not supported in asm blocks")]
+    /// A branch to an address: targets are labels of the same block.
+    #[error("'{0}': a branch's target must be a label of this asm block")]
     Branch(String),
     #[error("'{line}': no x86-64 form of {mnemonic} takes these operands")]
     NoForm { line: String, mnemonic: String },
@@ -21,8 +22,22 @@ pub enum AsmError {
     SizeWithoutMemory(String),
     #[error("'{0}' is not a register, an immediate or a memory operand")]
     NotAnOperand(String),
-    #[error("'{0}': labels are not supported in asm blocks")]
-    Label(String),
+    #[error("label '{0}' is not defined in this asm block")]
+    UndefinedLabel(String),
+    #[error("label '{0}' is defined twice in this asm block")]
+    DuplicateLabel(String),
+    /// A label is an address in the code; only a branch's target can be one.
+    #[error("label '{label}' used by {mnemonic}, which is not a branch: only a branch's target can be a label")]
+    LabelNotBranch { label: String, mnemonic: String },
+    /// Labels are local to one block: blocks are placed independently
+    /// (unrolled, repeated), so another block's label has no one address.
+    #[error("label '{0}' is in another asm block: a branch cannot leave its own asm block")]
+    BranchOutOfBlock(String),
+    #[error("'{0}' is a register, not a label name")]
+    RegisterLabel(String),
+    /// Only short forms exist (loop, jrcxz) and the label is beyond them.
+    #[error("'{line}': the label is out of this branch's reach ({message})")]
+    OutOfReach { line: String, message: String },
     /// An aarch64 line asm-rs refuses, with its message.
     #[error("'{line}': {message}")]
     Aarch64 { line: String, message: String },

@@ -2,10 +2,13 @@
 //! One adapter shape per ISA; the rest of the language does not look inside.
 
 mod aarch64;
+pub mod block;
 mod error;
 mod x86_64;
 
+pub use block::BlockError;
 pub use error::{AsmError, MemoryError};
+use std::collections::HashSet;
 
 /// One decoded instruction of a listing.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +49,39 @@ impl Isa {
         match self {
             Isa::X86_64 => x86_64::assemble_line(line),
             Isa::Aarch64 => aarch64::assemble_line(line),
+        }
+    }
+
+    /// Assembles an asm block's instruction lines (see [`asm_lines`]),
+    /// labels and branches to them included; every error, each with its line.
+    /// `elsewhere`: the labels of other blocks (a branch there is an error of
+    /// its own, not an undefined label).
+    pub fn assemble_block(
+        self,
+        lines: &[&str],
+        elsewhere: &HashSet<String>,
+    ) -> Result<Vec<u8>, Vec<BlockError>> {
+        let items = block::resolve(self, lines, elsewhere)?;
+        match self {
+            Isa::X86_64 => x86_64::assemble_block(&items),
+            Isa::Aarch64 => aarch64::assemble_block(&items),
+        }
+    }
+
+    /// Whether `name` is a register (so not usable as a label).
+    pub fn is_register(self, name: &str) -> bool {
+        match self {
+            Isa::X86_64 => x86_64::is_register(name),
+            Isa::Aarch64 => aarch64::is_register(name),
+        }
+    }
+
+    /// The byte range of a branch's label operand in `instr`, when `instr`
+    /// is a branch to a label (not to a register or an address).
+    pub fn branch_target(self, instr: &str) -> Option<(usize, usize)> {
+        match self {
+            Isa::X86_64 => x86_64::branch_target(instr),
+            Isa::Aarch64 => aarch64::branch_target(instr),
         }
     }
 

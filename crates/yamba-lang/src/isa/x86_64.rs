@@ -8,10 +8,12 @@
 //! (`add rax, 1`: imm8 or imm32), the shortest encoding wins, as an
 //! assembler would choose.
 
+use super::block::{ident_len, BlockError, Item};
 use super::{AsmError, Insn, MemoryError};
 use iced_x86::{
-    Code, Decoder, DecoderOptions, Encoder, Formatter, Instruction, IntelFormatter, MemoryOperand,
-    Mnemonic, OpCodeOperandKind as K, Register,
+    BlockEncoder, BlockEncoderOptions, Code, Decoder, DecoderOptions, Encoder, Formatter,
+    Instruction, InstructionBlock, IntelFormatter, MemoryOperand, Mnemonic, OpCodeOperandKind as K,
+    Register,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -76,7 +78,7 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
         Some(i) => (&line[..i], line[i..].trim()),
         None => (line, ""),
     };
-    let mnemonic = mnemonic.to_lowercase();
+    let mnemonic = canonical(mnemonic);
     let t = tables();
     let forms = t
         .forms
@@ -146,6 +148,165 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
             }
         }
     })
+}
+
+/// Condition-code synonyms iced's mnemonics lack (jnz for jne, setz for
+/// sete, cmovc for cmovb, …): the name iced knows, lowercased.
+fn canonical(mnemonic: &str) -> String {
+    const SYNONYMS: [(&str, &str); 14] = [
+        ("z", "e"),
+        ("nz", "ne"),
+        ("c", "b"),
+        ("nc", "ae"),
+        ("nae", "b"),
+        ("nb", "ae"),
+        ("na", "be"),
+        ("nbe", "a"),
+        ("nge", "l"),
+        ("nl", "ge"),
+        ("ng", "le"),
+        ("nle", "g"),
+        ("pe", "p"),
+        ("po", "np"),
+    ];
+    let m = mnemonic.to_lowercase();
+    for prefix in ["j", "set", "cmov"] {
+        if let Some(cc) = m.strip_prefix(prefix) {
+            if let Some((_, to)) = SYNONYMS.iter().find(|(from, _)| *from == cc) {
+                return format!("{prefix}{to}");
+            }
+        }
+    }
+    m
+}
+
+pub fn is_register(name: &str) -> bool {
+    tables().registers.contains_key(&name.to_lowercase())
+}
+
+/// The relative-branch form of `mnemonic` to build with a target: the near
+/// (rel32) one when there is one, which the block encoder shortens to rel8
+/// when the target is in reach; else the short-only one (loop, jrcxz),
+/// counting rcx rather than ecx.
+fn branch_code(mnemonic: &str) -> Option<Code> {
+    let rank = |c: &Code| {
+        let op = c.op_code();
+        let near = op.op_kind(0) == K::br64_4;
+        (near, op.address_size() != 32)
+    };
+    tables()
+        .forms
+        .get(mnemonic)?
+        .iter()
+        .filter(|c| {
+            let op = c.op_code();
+            op.op_count() == 1 && matches!(op.op_kind(0), K::br64_1 | K::br64_4)
+        })
+        .max_by_key(|c| rank(c))
+        .copied()
+}
+
+/// The label operand of a relative branch (jmp, jcc, loop, jrcxz, call).
+pub fn branch_target(instr: &str) -> Option<(usize, usize)> {
+    let end = instr.find(char::is_whitespace)?;
+    branch_code(&canonical(&instr[..end]))?;
+    let rest = instr[end..].trim_start();
+    // `short`/`near` are accepted and left to the encoder.
+    let rest = ["short ", "near "]
+        .iter()
+        .find_map(|w| rest.strip_prefix(w))
+        .unwrap_or(rest)
+        .trim_start();
+    let lo = instr.len() - rest.len();
+    let rest = rest.trim_end();
+    (!rest.is_empty() && ident_len(rest) == rest.len() && !is_register(rest))
+        .then_some((lo, lo + rest.len()))
+}
+
+/// Assembles a block through iced's block encoder: each instruction gets a
+/// stand-in address, branches target their label's instruction's, and the
+/// encoder lays the block out, choosing short or near forms. Instructions
+/// other than branches are encoded as by [`assemble_line`] and passed as
+/// data, so they keep the shortest form chosen there.
+pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    const SLOT: u64 = 16;
+    let ip = |k: usize| 0x1000 + k as u64 * SLOT;
+    let mut instrs = Vec::with_capacity(items.len() + 1);
+    let mut errors = Vec::new();
+    for (k, it) in items.iter().enumerate() {
+        let built = match it.target {
+            Some(t) => Ok(branch(it.text, ip(t.item))),
+            // One instruction is at most 15 bytes: db takes up to 16.
+            None => assemble_line(it.text).map(|b| Instruction::with_declare_byte(&b).unwrap()),
+        };
+        match built {
+            Ok(mut i) => {
+                i.set_ip(ip(k));
+                instrs.push(i);
+            }
+            Err(e) => errors.push(BlockError::item(it, e)),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // A label after the last instruction: a one-byte stand-in to branch
+    // to, cut off after encoding (nothing follows it to move).
+    let to_end = items
+        .iter()
+        .any(|it| it.target.is_some_and(|t| t.item == items.len()));
+    if to_end {
+        let mut nop = Instruction::with_declare_byte(&[0x90]).unwrap();
+        nop.set_ip(ip(items.len()));
+        instrs.push(nop);
+    }
+    let block = InstructionBlock::new(&instrs, 0);
+    let options = BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS;
+    // Failure is not expected (every branch can be widened or detoured).
+    let r = BlockEncoder::encode(64, block, options)
+        .map_err(|e| vec![out_of_reach(first_branch(items), e.to_string())])?;
+    let mut bytes = r.code_buffer;
+    let offsets = r.new_instruction_offsets;
+    // iced rewrites a short-only branch (loop, jrcxz) whose label is out
+    // of reach into a detour through a near jmp, and gives it no offset;
+    // an assembler refuses it, and a benchmark should get the instruction
+    // its author wrote.
+    if let Some(k) = (0..items.len()).find(|&k| offsets[k] == u32::MAX) {
+        let why = "a signed 8-bit displacement reaches 128 bytes back, 127 ahead";
+        return Err(vec![out_of_reach(&items[k], why.into())]);
+    }
+    bytes.truncate(bytes.len() - usize::from(to_end));
+    Ok(bytes)
+}
+
+fn first_branch<'a>(items: &'a [Item<'a>]) -> &'a Item<'a> {
+    items
+        .iter()
+        .find(|it| it.target.is_some())
+        .unwrap_or(&items[0])
+}
+
+fn out_of_reach(it: &Item, message: String) -> BlockError {
+    BlockError::item(
+        it,
+        AsmError::OutOfReach {
+            line: it.text.into(),
+            message,
+        },
+    )
+}
+
+/// The branch `instr` (a mnemonic with a label) to `target`.
+fn branch(instr: &str, target: u64) -> Instruction {
+    let code = branch_code(&mnemonic_of(instr)).expect("resolve() found a branch");
+    Instruction::with_branch(code, target).expect("a relative branch form")
+}
+
+fn mnemonic_of(instr: &str) -> String {
+    canonical(instr.split_whitespace().next().unwrap_or(""))
 }
 
 /// Splits at commas outside brackets.
@@ -429,6 +590,7 @@ pub fn disassemble(bytes: &[u8]) -> Vec<Insn> {
         .set_memory_size_options(iced_x86::MemorySizeOptions::Minimal);
     fmt.options_mut()
         .set_space_between_memory_add_operators(true);
+    fmt.options_mut().set_branch_leading_zeros(false);
     let mut out = Vec::new();
     let mut instr = Instruction::default();
     while dec.can_decode() {
@@ -489,6 +651,51 @@ mod tests {
     }
 
     #[test]
+    fn condition_synonyms_name_ices_mnemonics() {
+        assert_eq!(asm("setnz al"), asm("setne al"));
+        assert_eq!(asm("cmovz rax, rbx"), asm("cmove rax, rbx"));
+        assert_eq!(canonical("JNZ"), "jne");
+        assert_eq!(canonical("jc"), "jb");
+        assert_eq!(canonical("js"), "js");
+    }
+
+    #[test]
+    fn branch_targets_are_labels_not_registers_or_numbers() {
+        assert_eq!(branch_target("jnz top"), Some((4, 7)));
+        assert_eq!(branch_target("jmp short  top"), Some((11, 14)));
+        assert_eq!(branch_target("loop top"), Some((5, 8)));
+        assert_eq!(branch_target("jmp rax"), None);
+        assert_eq!(branch_target("jmp 5"), None);
+        assert_eq!(branch_target("mov rax, top"), None);
+        assert_eq!(branch_code("loop"), Some(Code::Loop_rel8_64_RCX));
+        assert_eq!(branch_code("jne"), Some(Code::Jne_rel32_64));
+        assert_eq!(branch_code("jmp"), Some(Code::Jmp_rel32_64));
+    }
+
+    #[test]
+    fn every_branch_kind_reaches_its_label() {
+        let kinds = [
+            "jmp", "jz", "jnz", "je", "jne", "jb", "jae", "jc", "jnc", "jbe", "ja", "jl", "jge",
+            "jle", "jg", "js", "jns", "jo", "jno", "jp", "jnp", "loop", "loope", "loopne", "jrcxz",
+            "call",
+        ];
+        let mut lines = vec!["top: nop".to_string()];
+        lines.extend(kinds.iter().map(|k| format!("{k} top")));
+        let refs: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
+        let bytes = super::super::Isa::X86_64
+            .assemble_block(&refs, &Default::default())
+            .unwrap();
+        let mut dec = Decoder::with_ip(64, &bytes, 0, DecoderOptions::NONE);
+        assert_eq!(dec.decode().mnemonic(), Mnemonic::Nop);
+        for k in kinds {
+            let i = dec.decode();
+            assert!(!i.is_invalid(), "{k}");
+            assert_eq!(i.near_branch_target(), 0, "{k}: {i}");
+        }
+        assert!(!dec.can_decode());
+    }
+
+    #[test]
     fn bad_lines_say_why() {
         assert!(assemble_line("frobnicate rax")
             .unwrap_err()
@@ -502,10 +709,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no x86-64 form"));
-        assert!(assemble_line("jmp 5")
+        assert!(assemble_line("jnz 5")
             .unwrap_err()
             .to_string()
-            .contains("branches"));
+            .contains("must be a label"));
         assert!(assemble_line("mov eax, [rbx")
             .unwrap_err()
             .to_string()
