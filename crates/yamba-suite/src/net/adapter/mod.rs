@@ -2,7 +2,8 @@
 //! everywhere), so what differs is only the name. (The agent's file
 //! handling, and `fs.remote`'s adapter, is `crate::remote::adapter`.)
 //!
-//! The interface every implementation provides: `NAME`.
+//! The interface every implementation provides: `NAME`, and
+//! `tcp_time_wait()` (sockets in TIME_WAIT, when the platform says).
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter
