@@ -328,6 +328,9 @@ pub struct Session {
     /// SCRATCH`, reading [`SessionState`] on stdin (the `yamba` binary):
     /// when set, isolated benchmarks run in fresh processes, not forks.
     pub bench_exe: Option<std::path::PathBuf>,
+    /// Which block of its benchmark this session runs, from 0
+    /// ([`Session::at_block`]; see [`Ctx::measures_curve`]).
+    pub block: usize,
 }
 
 /// A session as a child process receives it.
@@ -338,6 +341,9 @@ pub struct SessionState {
     pub machine: Machine,
     pub config: RunConfig,
     pub cpu: Option<usize>,
+    /// Which block of its benchmark the process runs ([`Session::block`]).
+    #[serde(default)]
+    pub block: usize,
     /// Set when this process is one of N simultaneous copies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy: Option<crate::copies::CopyRole>,
@@ -362,6 +368,15 @@ impl Session {
             config,
             cpu,
             bench_exe: None,
+            block: 0,
+        }
+    }
+
+    /// This session for block `block` of a benchmark (0: the first).
+    pub fn at_block(&self, block: usize) -> Session {
+        Session {
+            block,
+            ..self.clone()
         }
     }
 
@@ -372,6 +387,7 @@ impl Session {
             machine: self.machine.clone(),
             config: self.config.clone(),
             cpu: self.cpu,
+            block: self.block,
             copy: None,
         }
     }
@@ -388,6 +404,7 @@ impl Session {
             config: s.config,
             cpu: s.cpu,
             bench_exe: None,
+            block: s.block,
         }
     }
 
@@ -454,6 +471,18 @@ impl<'a> Ctx<'a> {
     /// time budgets by. Sizes (what is measured) follow [`Ctx::quick`].
     pub fn effort(&self) -> f64 {
         self.session.config.effort_for(self.bench)
+    }
+
+    /// Whether this block measures a benchmark's whole curve (every size,
+    /// process count or block size it reports), or only the points its
+    /// results' values come from. A quick run's one block and a precise
+    /// run's first block measure the curve; a precise run's other blocks
+    /// replicate only the headline points, since only those are pooled
+    /// into an interval — the pooled result keeps the first block's curve
+    /// and table (`runner::merge_blocks`). Measuring the curve again in
+    /// every block cost most of a precise run's time and was thrown away.
+    pub fn measures_curve(&self) -> bool {
+        self.quick() || self.session.block == 0
     }
 
     /// `quick_amount` (a count of repetitions, passes or rounds a quick

@@ -334,12 +334,17 @@ pub fn run_blocks(
     // Seconds each (benchmark, mode) pilot block took, summed, and how many.
     let mut cost: HashMap<(&'static str, Mode), (f64, usize)> = HashMap::new();
     let mut said: HashSet<(&'static str, Mode)> = HashSet::new();
+    // Blocks of each (benchmark, mode) begun so far: the next one's index.
+    let mut begun: HashMap<(&'static str, Mode), usize> = HashMap::new();
     let mut run = |bench: &'static Benchmark,
                    mode: Mode,
                    total: usize,
                    all: &mut Vec<BenchResult>| {
         observer.started(done, total, bench, mode);
         let t0 = Instant::now();
+        let index = begun.entry((bench.id, mode)).or_default();
+        let session = &session.at_block(*index);
+        *index += 1;
         let mut results = match &scratch_root {
             Ok(root) => run_one(session, bench, mode, &root.path),
             Err(e) => vec![failed(session, bench, mode, e.to_string())],

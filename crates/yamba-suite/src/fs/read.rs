@@ -121,8 +121,21 @@ fn run(ctx: &mut Ctx, pattern: Pattern) -> Result<(), String> {
         Some("evict") => files::uncached_method(&dir).map(|_| Caching::Evicted),
         _ => files::uncached_method(&dir),
     };
+    // A precise run's replicating blocks read only the headline points:
+    // the largest file at REF_BLOCK, cached and uncached.
+    let curve = ctx.measures_curve();
+    let all_sizes = sizes(quick);
+    let headline = |largest: u64| all_sizes.iter().copied().filter(|&s| s <= largest).max();
+    let wanted: Vec<u64> = if curve {
+        all_sizes.clone()
+    } else {
+        [headline(UNCACHED_MAX), headline(u64::MAX)]
+            .into_iter()
+            .flatten()
+            .collect()
+    };
     let mut paths = Vec::new();
-    for &size in &sizes(quick) {
+    for &size in &wanted {
         let path = dir.join(format!("read-{size}"));
         files::write_file(&path, size)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -146,10 +159,16 @@ fn run(ctx: &mut Ctx, pattern: Pattern) -> Result<(), String> {
         } else {
             UNCACHED_MAX
         };
-        for (size, path) in paths.iter().filter(|(size, _)| *size <= largest) {
+        let measured = |size: u64| size <= largest && (curve || Some(size) == headline(largest));
+        for (size, path) in paths.iter().filter(|(size, _)| measured(*size)) {
             let file = files::open_for(path, caching)
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-            for block in blocks(quick, *size) {
+            let block_sizes = if curve {
+                blocks(quick, *size)
+            } else {
+                vec![REF_BLOCK]
+            };
+            for block in block_sizes {
                 let offsets =
                     files::random_offsets(*size, block, random_reads(quick), 0x5eed ^ *size);
                 let spec = Spec {

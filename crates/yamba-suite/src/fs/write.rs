@@ -205,8 +205,16 @@ fn run(ctx: &mut Ctx, pattern: Pattern) -> Result<(), String> {
     } else {
         direct_writes(&dir, fs.name)
     };
+    // A precise run's replicating blocks write only the headline point:
+    // the largest file at REF_BLOCK (or its largest block, when smaller).
+    let curve = ctx.measures_curve();
     let mut paths = Vec::new();
-    for size in sizes(quick, largest) {
+    let measured_sizes = if curve {
+        sizes(quick, largest)
+    } else {
+        vec![largest]
+    };
+    for size in measured_sizes {
         let path = dir.join(format!("write-{size}"));
         files::write_file(&path, size)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -237,7 +245,16 @@ fn run(ctx: &mut Ctx, pattern: Pattern) -> Result<(), String> {
         for (size, path) in &paths {
             let file = open_for(path, variant.sink)
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-            for block in blocks(quick, *size) {
+            let mut block_sizes = blocks(quick, *size);
+            if !curve {
+                let head = block_sizes
+                    .iter()
+                    .copied()
+                    .find(|&b| b == REF_BLOCK)
+                    .or(block_sizes.last().copied());
+                block_sizes = head.into_iter().collect();
+            }
+            for block in block_sizes {
                 let offsets =
                     files::random_offsets(*size, block, random_writes(quick), 0x3717 ^ *size);
                 let expected_pass_bytes = match pattern {

@@ -413,7 +413,15 @@ fn run_sweep(ctx: &mut Ctx) -> Result<(), String> {
     let cpu = ctx
         .cpu()
         .ok_or("needs pinning to keep every process on one CPU (run without --no-pin)")?;
-    let procs = if ctx.quick() { PROCS_QUICK } else { PROCS };
+    // A precise run's replicating blocks measure only the headline (2
+    // processes): the curve comes from its first block.
+    let procs = if !ctx.measures_curve() {
+        &PROCS[..1]
+    } else if ctx.quick() {
+        PROCS_QUICK
+    } else {
+        PROCS
+    };
     // Per point: amounts, an eighth of the block's budget (itself scaled
     // by effort; 19 ms in a quick pass).
     let (min_obs, budget) = (ctx.scaled(5), ctx.plan().budget / 8);
