@@ -46,9 +46,10 @@ fn blocks(config: RunConfig) -> Vec<yamba_core::BenchResult> {
 
 #[test]
 fn a_precise_run_measures_the_curve_in_its_first_block_only() {
-    let mut config = RunConfig::default();
-    config.repetitions = 4;
-    let results = blocks(config);
+    let results = blocks(RunConfig {
+        repetitions: 4,
+        ..RunConfig::default()
+    });
     let sizes: Vec<f64> = results.iter().map(|r| r.observations[0]).collect();
     // Blocks in the order run, each in a process of its own.
     assert_eq!(sizes, vec![5.0, 1.0, 1.0, 1.0], "{results:#?}");
