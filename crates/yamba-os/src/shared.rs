@@ -35,7 +35,9 @@ impl<T> std::ops::Deref for Shared<T> {
 
 impl<T> Drop for Shared<T> {
     fn drop(&mut self) {
-        crate::mmap::unmap(self.ptr.cast(), std::mem::size_of::<T>().max(1));
+        // SAFETY: the mapping this Shared made and owns; references to it
+        // borrow self, so none outlives the drop.
+        unsafe { crate::mmap::unmap(self.ptr.cast(), std::mem::size_of::<T>().max(1)) };
     }
 }
 

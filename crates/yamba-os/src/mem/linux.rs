@@ -105,7 +105,9 @@ impl Anon {
 
 impl Drop for Anon {
     fn drop(&mut self) {
-        crate::mmap::unmap(self.base, self.total);
+        // SAFETY: the whole mapping this Anon made and owns; dropped, so
+        // no slice of it (borrowed from self) outlives it.
+        unsafe { crate::mmap::unmap(self.base, self.total) };
     }
 }
 
@@ -209,7 +211,8 @@ impl FileMap {
 
 impl Drop for FileMap {
     fn drop(&mut self) {
-        crate::mmap::unmap(self.ptr, self.len);
+        // SAFETY: the whole mapping this FileMap made and owns.
+        unsafe { crate::mmap::unmap(self.ptr, self.len) };
     }
 }
 
@@ -367,8 +370,12 @@ pub fn map_file_rw(file: &File, len: usize) -> Result<*mut u8, OsError> {
 }
 
 /// Unmaps what [`map_file_rw`] mapped; false if munmap failed.
+///
+/// # Safety
+/// `ptr`/`len` must be one whole mapping from [`map_file_rw`], not used
+/// afterwards.
 #[inline]
-pub fn unmap_file(ptr: *mut u8, len: usize) -> bool {
-    // SAFETY: the caller passes a mapping from map_file_rw, whole.
+pub unsafe fn unmap_file(ptr: *mut u8, len: usize) -> bool {
+    // SAFETY: the caller's contract above.
     unsafe { libc::munmap(ptr.cast(), len) == 0 }
 }

@@ -127,6 +127,8 @@ pub fn map_file_rw(_file: &File, _len: usize) -> Result<*mut u8, OsError> {
     unsupported()
 }
 
-pub fn unmap_file(_ptr: *mut u8, _len: usize) -> bool {
+/// # Safety
+/// As on Linux: one whole mapping from `map_file_rw`, not used afterwards.
+pub unsafe fn unmap_file(_ptr: *mut u8, _len: usize) -> bool {
     false
 }

@@ -71,8 +71,12 @@ pub fn map_shared(bytes: usize) -> Result<*mut u8, crate::OsError> {
 }
 
 /// Unmaps memory from one of the `map_*` helpers above.
-pub fn unmap(p: *mut u8, bytes: usize) {
-    // SAFETY: p/bytes came from one of the map_* helpers, whose caller
-    // owns the mapping and no longer uses it.
+///
+/// # Safety
+/// `p`/`bytes` must cover pages this process mapped and owns, and nothing
+/// may use them afterwards: unmapping memory a reference or another owner
+/// still points to is a use after free.
+pub unsafe fn unmap(p: *mut u8, bytes: usize) {
+    // SAFETY: the caller's contract above.
     unsafe { libc::munmap(p.cast(), bytes) };
 }

@@ -31,4 +31,6 @@ pub fn map_shared(_bytes: usize) -> Result<*mut u8, crate::OsError> {
     Err(crate::OsError::NoAdapter)
 }
 
-pub fn unmap(_p: *mut u8, _bytes: usize) {}
+/// # Safety
+/// As on Linux: `p`/`bytes` must be a mapping the caller owns and no longer uses.
+pub unsafe fn unmap(_p: *mut u8, _bytes: usize) {}

@@ -321,7 +321,8 @@ impl Batch {
         // MAP_FIXED_NOREPLACE (fails rather than clobbering anything).
         let base =
             crate::mmap::reserve(span).map_err(OsError::call("cannot reserve address space"))?;
-        crate::mmap::unmap(base, span);
+        // SAFETY: the reservation just made, never handed out.
+        unsafe { crate::mmap::unmap(base, span) };
         for i in 0..n {
             let p = crate::mmap::map_anon_at(base as usize + 2 * i * page, page)
                 .map_err(OsError::call("mmap of one page failed"))?;
@@ -472,7 +473,8 @@ impl Drop for Batch {
             unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
         }
         for p in self.pages.drain(..) {
-            crate::mmap::unmap(p as *mut u8, self.page);
+            // SAFETY: a page this batch mapped, drained from its list.
+            unsafe { crate::mmap::unmap(p as *mut u8, self.page) };
         }
         self.fds.clear();
         for name in self.paths.drain(..) {
@@ -518,11 +520,13 @@ mod tests {
         // kernel puts it in a hole beside one of ours and merges the two.
         let other = crate::mmap::map_anon(page).unwrap();
         assert_eq!(still_mapped(&ours), Some(4));
-        crate::mmap::unmap(b.pages.pop().unwrap() as *mut u8, page);
+        // SAFETY: one of the batch's pages, taken out of its list.
+        unsafe { crate::mmap::unmap(b.pages.pop().unwrap() as *mut u8, page) };
         assert_eq!(still_mapped(&ours), Some(3));
         drop(b);
         assert_eq!(still_mapped(&ours), Some(0));
-        crate::mmap::unmap(other, page);
+        // SAFETY: the page mapped above, unused since.
+        unsafe { crate::mmap::unmap(other, page) };
     }
 
     #[test]

@@ -101,7 +101,8 @@ pub fn measure_size(
             // here (≥ 2 strides per tenth): inside the mapping.
             unsafe { p.add(k * STRIDE).write_volatile(value) };
         }
-        let unmapped = unmap_file(p, size);
+        // SAFETY: the whole mapping made above, not used after this.
+        let unmapped = unsafe { unmap_file(p, size) };
         let t1 = clock.stop();
         let f1 = Faults::now();
         if !unmapped {

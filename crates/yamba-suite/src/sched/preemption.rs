@@ -152,7 +152,9 @@ fn record_pair(
         Ok(c) => Err(format!("the recording process failed (exit status {c})")),
         Err(e) => Err(e),
     };
-    adapter::unmap(buf, SHARED_BYTES);
+    // SAFETY: the mapping made above; the child that shared it has exited
+    // and its bytes were copied out.
+    unsafe { adapter::unmap(buf, SHARED_BYTES) };
     out
 }
 

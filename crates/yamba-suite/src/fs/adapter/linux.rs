@@ -51,7 +51,8 @@ pub fn resident_pages(file: &File, len: u64) -> io::Result<(usize, usize)> {
     // SAFETY: addr maps `len` bytes; vec has one byte per page.
     let rc = unsafe { libc::mincore(addr.cast(), len as usize, vec.as_mut_ptr()) };
     let err = io::Error::last_os_error();
-    crate::os::unmap(addr, len as usize);
+    // SAFETY: the mapping made above, used only by mincore.
+    unsafe { crate::os::unmap(addr, len as usize) };
     if rc != 0 {
         return Err(err);
     }
@@ -164,7 +165,8 @@ impl SharedCounters {
 
 impl Drop for SharedCounters {
     fn drop(&mut self) {
-        crate::os::unmap(self.ptr.cast(), self.bytes);
+        // SAFETY: the mapping these counters made and own.
+        unsafe { crate::os::unmap(self.ptr.cast(), self.bytes) };
     }
 }
 
@@ -369,7 +371,8 @@ impl FileMap {
 
 impl Drop for FileMap {
     fn drop(&mut self) {
-        crate::os::unmap(self.ptr, self.len);
+        // SAFETY: the mapping this FileMap made; slices of it borrow self.
+        unsafe { crate::os::unmap(self.ptr, self.len) };
     }
 }
 

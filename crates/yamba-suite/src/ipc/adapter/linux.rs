@@ -472,7 +472,8 @@ impl PosixSems {
             // SAFETY: base points to count sem_t's in a fresh shared mapping.
             if unsafe { libc::sem_init(base.add(i), 1, 0) } != 0 {
                 let e = io::Error::last_os_error();
-                crate::os::unmap(base.cast(), bytes);
+                // SAFETY: the fresh mapping above, not handed out.
+                unsafe { crate::os::unmap(base.cast(), bytes) };
                 return Err(format!("sem_init(pshared): {e}"));
             }
         }
@@ -516,10 +517,13 @@ impl Drop for PosixSems {
             // SAFETY: initialised in new; nobody waits on it any more.
             unsafe { libc::sem_destroy(self.base.add(i)) };
         }
-        crate::os::unmap(
-            self.base.cast(),
-            self.count * std::mem::size_of::<libc::sem_t>(),
-        );
+        // SAFETY: the mapping new() made; its semaphores are destroyed.
+        unsafe {
+            crate::os::unmap(
+                self.base.cast(),
+                self.count * std::mem::size_of::<libc::sem_t>(),
+            )
+        };
     }
 }
 

@@ -210,7 +210,8 @@ impl TouchedHeap {
 
 impl Drop for TouchedHeap {
     fn drop(&mut self) {
-        crate::os::unmap(self.ptr, self.len);
+        // SAFETY: the heap this TouchedHeap mapped and owns.
+        unsafe { crate::os::unmap(self.ptr, self.len) };
     }
 }
 

@@ -28,7 +28,9 @@ pub fn map_shared(_: usize) -> Result<*mut u8, String> {
     why()
 }
 
-pub fn unmap(_: *mut u8, _: usize) {}
+/// # Safety
+/// As `yamba_os::mmap::unmap`: a mapping the caller owns and no longer uses.
+pub unsafe fn unmap(_: *mut u8, _: usize) {}
 
 pub fn monotonic_ns() -> u64 {
     0

@@ -251,6 +251,8 @@ impl ProtPage {
 impl Drop for ProtPage {
     fn drop(&mut self) {
         FAULT_PAGE.store(0, Ordering::SeqCst);
-        crate::os::unmap(self.ptr.cast(), self.len);
+        // SAFETY: the page this ProtPage mapped and owns; the handler no
+        // longer looks at it (FAULT_PAGE cleared above).
+        unsafe { crate::os::unmap(self.ptr.cast(), self.len) };
     }
 }
