@@ -42,6 +42,9 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
     let mut failures = 0u64;
     let mut first_error: Option<String> = None;
     let mut attempts = 0u64;
+    // Sockets in TIME_WAIT before the loopback connections (see
+    // add_time_wait_note); None against an agent, whose table is remote.
+    let mut tw_before = None;
     // Cold: each connection after the client's caches were evicted and
     // its branch history disturbed.
     let mut evictor = (ctx.mode == Mode::Cold).then(|| Evictor::new(ctx.machine()));
@@ -52,6 +55,7 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
             let stop = Arc::new(AtomicBool::new(false));
             let accepted = Arc::new(AtomicU64::new(0));
             let (st, ac) = (stop.clone(), accepted.clone());
+            tw_before = adapter::tcp_time_wait();
             let peer = peer::spawn(peer::cpu(ctx)?, move || {
                 for s in listener.incoming() {
                     if st.load(Ordering::SeqCst) {
@@ -128,6 +132,9 @@ fn run_connect(ctx: &mut Ctx) -> Result<(), String> {
         format!("{accepted}"),
         accepted == attempts,
     );
+    if tw_before.is_some() {
+        super::add_time_wait_note(&mut r, tw_before, adapter::tcp_time_wait());
+    }
     super::warn_syn_retries(&mut r);
     ctx.push(r);
     Ok(())

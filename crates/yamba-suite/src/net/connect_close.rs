@@ -220,30 +220,6 @@ fn stop_server(
     n
 }
 
-/// Sockets already in TIME_WAIT below which a connection costs what it
-/// costs on an idle machine.
-const FEW_TIME_WAIT: u64 = 1000;
-
-/// The sockets in TIME_WAIT as the connections began and ended, as
-/// parameters and a note: a connection costs more with many of them (on
-/// an AMD EPYC guest, `bench/connect-witness.c`: 21.8 µs with none, 28–32
-/// µs from 5 000 on; past ~14 000, batches with 1 s SYN retransmissions),
-/// so two runs, or yamba and lmbench's lat_connect, agree only when they
-/// start from a like number — lmbench's own run leaves tens of thousands.
-fn add_time_wait_note(r: &mut BenchResult, before: Option<u64>, after: Option<u64>) {
-    let (Some(before), Some(after)) = (before, after) else {
-        return;
-    };
-    r.param("time_wait_before", before)
-        .param("time_wait_after", after);
-    r.add_note_evidence(
-        "few sockets in TIME_WAIT when the connections began (a connection costs more with many)",
-        format!("< {FEW_TIME_WAIT}"),
-        format!("{before} (then {after} after them)"),
-        before < FEW_TIME_WAIT,
-    );
-}
-
 fn add_made_evidence(r: &mut BenchResult, o: &Outcome, accepted: Option<u64>) {
     r.add_evidence(
         "every connection was really made: connect returned success",
@@ -287,7 +263,7 @@ fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
         accept_and_close(listener.incoming(), st, ac)
     })?;
     add_made_evidence(&mut r, &o, Some(n_accepted));
-    add_time_wait_note(&mut r, tw_before, adapter::tcp_time_wait());
+    super::add_time_wait_note(&mut r, tw_before, adapter::tcp_time_wait());
     super::warn_syn_retries(&mut r);
     ctx.push(r);
     Ok(())

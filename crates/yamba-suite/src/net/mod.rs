@@ -56,6 +56,30 @@ pub(crate) fn label(ctx: &Ctx, r: &mut BenchResult, target: &Target) {
 /// retries a SYN after 1 s): no connection costs that much otherwise.
 const SYN_RETRY_NS: f64 = 0.5e9;
 
+/// Sockets already in TIME_WAIT below which a connection costs what it
+/// costs on an idle machine.
+const FEW_TIME_WAIT: u64 = 1000;
+
+/// The sockets in TIME_WAIT as the connections began and ended, as
+/// parameters and a note: a connection costs more with many of them (on
+/// an AMD EPYC guest, `bench/connect-witness.c`: 21.8 µs with none, 28–32
+/// µs from 5 000 on; past ~14 000, batches with 1 s SYN retransmissions),
+/// so two runs, or yamba and lmbench's lat_connect, agree only when they
+/// start from a like number — lmbench's own run leaves tens of thousands.
+pub(crate) fn add_time_wait_note(r: &mut BenchResult, before: Option<u64>, after: Option<u64>) {
+    let (Some(before), Some(after)) = (before, after) else {
+        return;
+    };
+    r.param("time_wait_before", before)
+        .param("time_wait_after", after);
+    r.add_note_evidence(
+        "few sockets in TIME_WAIT when the connections began (a connection costs more with many)",
+        format!("< {FEW_TIME_WAIT}"),
+        format!("{before} (then {after} after them)"),
+        before < FEW_TIME_WAIT,
+    );
+}
+
 /// Names connections that waited out a SYN retransmission, in a warning:
 /// the median leaves them out, the mean does not (a peer that reports a
 /// mean, as lmbench does, includes them), and they are a fact about the
