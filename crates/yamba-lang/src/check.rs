@@ -230,6 +230,8 @@ fn check_import(prog: &Program, ci: usize, m: &Member, diags: &mut Vec<Diag>) {
         }
         if n.contains("x86_32") {
             d = d.note("32-bit x86 is not supported: write the class for x86_64");
+        } else if let Some(near) = closest(n, stdlib::names().into_iter().chain(mine)) {
+            d = d.note(format!("did you mean {near}?"));
         }
         diags.push(d);
         return;
@@ -311,10 +313,20 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
     let c = &prog.classes[ci];
     if let Some(e) = &c.extends {
         if prog.class(&e.name).is_none() {
-            diags.push(Diag::error(
+            let mut d = Diag::error(
                 e.span,
                 format!("class {} extends unknown class {}", c.name.name, e.name),
-            ));
+            );
+            let names = prog.class_names().into_iter().filter(|&n| n != c.name.name);
+            if let Some(near) = closest(&e.name, names) {
+                d = d.note(format!("did you mean {near}?"));
+            } else if stdlib::class(&e.name).is_some() {
+                d = d.note(format!(
+                    "{} is a standard class: import({});",
+                    e.name, e.name
+                ));
+            }
+            diags.push(d);
         }
         if prog.chain(ci).len() > 1 && cycle(prog, ci) {
             diags.push(Diag::error(e.span, "classes extend each other in a cycle"));
@@ -474,6 +486,49 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
     }
 }
 
+/// The name among `names` nearest `name` when it looks like a typo of it:
+/// at most a third of its letters wrong (at least one), by edit distance;
+/// the first in order among equals.
+fn closest<'n>(name: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    let limit = (name.chars().count() / 3).max(1);
+    let mut best: Option<(usize, &str)> = None;
+    for cand in names {
+        if cand == name {
+            continue;
+        }
+        let d = edit_distance(name, cand);
+        if d <= limit && best.is_none_or(|(bd, bn)| (d, cand) < (bd, bn)) {
+            best = Some((d, cand));
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+/// Edit distance by characters, a swap of two neighbours counting as one
+/// edit (`Bsae` is one from `Base`): optimal string alignment.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let w = b.len() + 1;
+    let mut d: Vec<usize> = vec![0; (a.len() + 1) * w];
+    for (j, x) in d.iter_mut().take(w).enumerate() {
+        *x = j;
+    }
+    for i in 1..=a.len() {
+        d[i * w] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
+}
+
 fn cycle(prog: &Program, ci: usize) -> bool {
     let chain = prog.chain(ci);
     let first = chain[0];
@@ -610,7 +665,15 @@ impl<'a> Checker<'a> {
         {
             return Some(Imported::User(k));
         }
-        if stdlib::class(n).is_some() || self.prog.class(n).is_some() {
+        let written = self.prog.chain(self.class).into_iter().any(|c| {
+            self.prog.classes[c]
+                .members
+                .iter()
+                .any(|m| matches!(m.kind, MemberKind::Import) && m.name.name == *n)
+        });
+        if written {
+            // An import of an unknown class: reported at the import.
+        } else if stdlib::class(n).is_some() || self.prog.class(n).is_some() {
             self.err(
                 e.span,
                 format!("{n} is not imported here: add import({n});"),
@@ -627,13 +690,30 @@ impl<'a> Checker<'a> {
         match prog.members(k).get(&f.name) {
             Some(&(c, m)) => Some(&prog.classes[c].members[m]),
             None => {
-                self.err(
+                let view = prog.members(k);
+                let mut d = Diag::error(
                     f.span,
                     format!("{} has no member {}", prog.classes[k].name.name, f.name),
                 );
+                if let Some(near) = closest(&f.name, view.keys().map(String::as_str)) {
+                    d = d.note(format!(
+                        "did you mean {}.{near}?",
+                        prog.classes[k].name.name
+                    ));
+                }
+                self.diags.push(d);
                 None
             }
         }
+    }
+
+    fn std_no_member(&mut self, sc: &StdClass, f: &Ident) -> Ty {
+        let mut d = Diag::error(f.span, format!("{} has no member {}", sc.name, f.name));
+        if let Some(near) = closest(&f.name, sc.members.iter().map(|m| m.name)) {
+            d = d.note(format!("did you mean {}.{near}?", sc.name));
+        }
+        self.diags.push(d);
+        Ty::Unknown
     }
 
     /// A note for a name used unqualified that only an import has.
@@ -663,10 +743,21 @@ impl<'a> Checker<'a> {
     }
 
     /// An error that a note may complete (see `qualify_hint`).
+    /// Or, when no import has it, the closest name in scope (a typo).
     fn err_hint(&mut self, span: Span, msg: String, name: &str) -> Ty {
         let mut d = Diag::error(span, msg);
         if let Some(h) = self.qualify_hint(name) {
             d = d.note(h);
+        } else {
+            let names = self
+                .scopes
+                .iter()
+                .flat_map(|s| s.keys())
+                .chain(self.view.keys())
+                .map(String::as_str);
+            if let Some(near) = closest(name, names) {
+                d = d.note(format!("did you mean '{near}'?"));
+            }
         }
         self.diags.push(d);
         Ty::Unknown
@@ -835,7 +926,7 @@ impl<'a> Checker<'a> {
                         self.err(e.span, format!("{}.{} is not a bitstring", sc.name, f.name));
                     }
                     None => {
-                        self.err(f.span, format!("{} has no member {}", sc.name, f.name));
+                        self.std_no_member(sc, f);
                     }
                 }
             }
@@ -1054,7 +1145,7 @@ impl<'a> Checker<'a> {
                             sc.name, f.name
                         ),
                     ),
-                    None => self.err(f.span, format!("{} has no member {}", sc.name, f.name)),
+                    None => self.std_no_member(sc, f),
                 }
             }
             ExprKind::Call(callee, args) => self.call(e, callee, args),
@@ -1205,7 +1296,7 @@ impl<'a> Checker<'a> {
                             e.span,
                             format!("{}.{} cannot be called from C", sc.name, f.name),
                         ),
-                        None => self.err(f.span, format!("{} has no member {}", sc.name, f.name)),
+                        None => self.std_no_member(sc, f),
                     };
                 }
             },

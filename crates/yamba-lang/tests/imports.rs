@@ -141,12 +141,13 @@ fn the_files_named_on_the_command_line_are_one_program() {
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.yamba", &a_text());
     let b = write(dir.path(), "b.yamba", &b_text(false));
-    // Without a.yamba, A is unknown (the error is at the import).
+    // Without a.yamba, A is unknown: one error, at the import, not one
+    // more at each use of A.
     let err = Program::load(std::slice::from_ref(&b)).unwrap_err();
-    assert!(
-        err.rendered.contains("import of unknown class 'A'"),
-        "{err}"
-    );
+    let d: Vec<_> = err.diags.iter().filter(|d| !d.warning).collect();
+    assert_eq!(d.len(), 1, "{err}");
+    assert_eq!(d[0].message, "import of unknown class 'A'");
+    assert!(err.rendered.contains("b.yamba:2:12"), "{err}");
     let prog = load(&[b, a]);
     let mut inst = Instance::new(&prog, "B", &BTreeMap::new(), dir.path().into()).unwrap();
     let v = yamba_lang::runner::call_c(&mut inst, "compute", &[]).unwrap();
@@ -370,4 +371,46 @@ fn uses_of_an_imported_class_get_located_errors() {
         .find(|d| d.message == "undeclared function 'f'")
         .unwrap();
     assert_eq!(d.notes, ["f is a member of imported class P: name it P.f"]);
+}
+
+/// A misspelt name gets the name it is likely to be, in a note: a member,
+/// a local, an imported class's member, a class to import or extend.
+#[test]
+fn a_typo_gets_the_name_it_likely_is() {
+    let text = "yamba P {\n    long value(long x) { return x; }\n}\nyamba Base {\n    int n;\n}\nyamba U extends Bsae {\n    import(P);\n    import(x86_46);\n    int num_pages = 4;\n    long f() { long total = 1; return totl + num_page + P.valeu(1) + x86_64.page_sise; }\n    void benchmark() { benchmrk(); }\n}\n";
+    let err = Program::from_text("u.yamba", text).unwrap_err();
+    let note = |msg: &str| -> Vec<String> {
+        err.diags
+            .iter()
+            .find(|d| d.message == msg)
+            .unwrap_or_else(|| panic!("no {msg:?} in:\n{}", err.rendered))
+            .notes
+            .clone()
+    };
+    assert_eq!(
+        note("class U extends unknown class Bsae"),
+        ["did you mean Base?"]
+    );
+    assert_eq!(
+        note("import of unknown class 'x86_46'").last().unwrap(),
+        "did you mean x86_64?"
+    );
+    assert_eq!(note("undeclared name 'totl'"), ["did you mean 'total'?"]);
+    assert_eq!(
+        note("undeclared name 'num_page'"),
+        ["did you mean 'num_pages'?"]
+    );
+    assert_eq!(note("P has no member valeu"), ["did you mean P.value?"]);
+    assert_eq!(
+        note("undeclared function 'benchmrk'"),
+        ["did you mean 'benchmark'?"]
+    );
+    // x86_64 is not imported: that error comes first, no member guessed.
+    assert!(err
+        .rendered
+        .contains("x86_64 is not imported here: add import(x86_64);"));
+    // Nothing near: no note.
+    let err =
+        Program::from_text("v.yamba", "yamba V {\n    long f() { return zzz; }\n}\n").unwrap_err();
+    assert!(err.diags[0].notes.is_empty(), "{:?}", err.diags[0].notes);
 }
