@@ -480,6 +480,16 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
                     ck.stmt(s, *ret);
                 }
                 ck.scopes.pop();
+                if !ret.is_void() && !always_returns(body) {
+                    ck.diags.push(Diag::warning(
+                        m.name.span,
+                        format!(
+                            "{}() returns {} but can reach its end without a return (it then returns 0)",
+                            m.name.name,
+                            ret.display()
+                        ),
+                    ));
+                }
             }
             _ => {}
         }
@@ -487,10 +497,14 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
 }
 
 /// The name among `names` nearest `name` when it looks like a typo of it:
-/// at most a third of its letters wrong (at least one), by edit distance;
-/// the first in order among equals.
+/// at most a third of its letters wrong, by edit distance; the first in
+/// order among equals. Names under three letters get none (any other
+/// short name would be "near").
 fn closest<'n>(name: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let limit = name.chars().count() / 3;
+    if limit == 0 {
+        return None;
+    }
     let mut best: Option<(usize, &str)> = None;
     for cand in names {
         if cand == name {
@@ -527,6 +541,35 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     d[a.len() * w + b.len()]
+}
+
+/// Whether every way through `body` ends in a `return` (or a loop that
+/// never ends): a conservative reading, as C compilers warn.
+fn always_returns(body: &[Stmt]) -> bool {
+    fn returns(s: &Stmt) -> bool {
+        let forever =
+            |cond: Option<&Expr>| cond.is_none_or(|c| matches!(c.kind, ExprKind::Int(v) if v != 0));
+        match &s.kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Block(v) => always_returns(v),
+            StmtKind::If {
+                then, els: Some(e), ..
+            } => returns(then) && returns(e),
+            StmtKind::While { cond, body } => forever(Some(cond)) && !breaks(body),
+            StmtKind::For { cond, body, .. } => forever(cond.as_ref()) && !breaks(body),
+            _ => false,
+        }
+    }
+    /// A `break` that leaves this loop (not one of a loop inside it).
+    fn breaks(s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Break => true,
+            StmtKind::Block(v) => v.iter().any(breaks),
+            StmtKind::If { then, els, .. } => breaks(then) || els.as_deref().is_some_and(breaks),
+            _ => false,
+        }
+    }
+    body.iter().any(returns)
 }
 
 fn cycle(prog: &Program, ci: usize) -> bool {

@@ -409,8 +409,45 @@ fn a_typo_gets_the_name_it_likely_is() {
     assert!(err
         .rendered
         .contains("x86_64 is not imported here: add import(x86_64);"));
-    // Nothing near: no note.
-    let err =
-        Program::from_text("v.yamba", "yamba V {\n    long f() { return zzz; }\n}\n").unwrap_err();
-    assert!(err.diags[0].notes.is_empty(), "{:?}", err.diags[0].notes);
+    // Nothing near, or a name too short to tell (`x` is one edit from
+    // `i`): no note.
+    for body in [
+        "long f() { return zzz; }",
+        "long f() { long i = 0; return x; }",
+    ] {
+        let text = format!("yamba V {{\n    {body}\n}}\n");
+        let err = Program::from_text("v.yamba", &text).unwrap_err();
+        assert!(err.diags[0].notes.is_empty(), "{:?}", err.diags[0].notes);
+    }
+}
+
+/// A function with a value that can end without `return` is warned of,
+/// at its name (it would return 0: `long operations()` so would count no
+/// operation); one that returns on every path, or loops forever, is not.
+#[test]
+fn a_function_that_can_end_without_return_is_warned_of() {
+    let text = "yamba W {\n    long none() { }\n    long half(long x) { if (x) return 1; }\n    long both(long x) { if (x) return 1; else { return 2; } }\n    long ever() { for (;;) { return 3; } }\n    long leaves() { while (1) { break; } }\n    void nothing() { }\n}\n";
+    let (_, warnings) = Program::from_text("w.yamba", text).unwrap();
+    let got: Vec<(&str, u32)> = warnings
+        .iter()
+        .map(|d| (d.message.as_str(), d.span.lo))
+        .collect();
+    let at = |name: &str| text.find(&format!("{name}(")).unwrap() as u32;
+    assert_eq!(
+        got,
+        [
+            (
+                "none() returns long but can reach its end without a return (it then returns 0)",
+                at("none")
+            ),
+            (
+                "half() returns long but can reach its end without a return (it then returns 0)",
+                at("half")
+            ),
+            (
+                "leaves() returns long but can reach its end without a return (it then returns 0)",
+                at("leaves")
+            ),
+        ]
+    );
 }
