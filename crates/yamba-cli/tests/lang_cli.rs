@@ -125,3 +125,83 @@ fn asm_measures_and_writes_a_results_file() {
         r.evidence
     );
 }
+
+/// Two files, B importing A (docs/language.md, "Imported classes"):
+/// `lang check` of the two takes them as one program; an import cycle
+/// across them is one error, located, with a caret; `lang run` measures
+/// B, whose benchmark() calls A's C function.
+#[test]
+fn check_and_run_a_class_importing_one_of_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.yamba");
+    let b = dir.path().join("b.yamba");
+    // A's code returns its argument: x0 holds it already on aarch64.
+    let ret = if cfg!(target_arch = "aarch64") {
+        "ret"
+    } else {
+        "mov rax, rdi; ret"
+    };
+    std::fs::write(
+        &a,
+        format!("yamba A {{\n    int k = 7;\n    long twice(long x) {{ return 2 * x + k; }}\n    bitstring<long f(long v)> id(int m) {{ asm {{ {ret} }} }}\n}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "yamba B {\n    import(A);\n    long sum;\n    void benchmark() { sum += A.id(0)(A.twice(3)); }\n    void benchmark_dummy() { sum -= A.id(0)(A.twice(3)); }\n}\n",
+    )
+    .unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (code, out, _) = yamba(&["lang", "check", b, a]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("ok: 2 class(es): A, B"), "{out}");
+    // b.yamba alone: A is unknown, at the import.
+    let (code, out, _) = yamba(&["lang", "check", b]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error: import of unknown class 'A'"), "{out}");
+    assert!(out.contains("b.yamba:2:12"), "{out}");
+    assert!(out.contains("1 error(s)"), "{out}");
+    let out_file = dir.path().join("run.json");
+    let (code, out, err) = yamba(&[
+        "lang",
+        "run",
+        b,
+        a,
+        "--class",
+        "B",
+        "--quick",
+        "--repeat",
+        "1",
+        "--no-history",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let file = yamba_core::ResultsFile::read(&out_file).unwrap();
+    assert_eq!(file.results.len(), 1);
+    let r = &file.results[0];
+    // A's functions' steps are B's, the same in both; A's code is B's.
+    for check in ["same interpreter steps", "read+execute"] {
+        assert!(
+            r.evidence.iter().any(|e| e.check.contains(check) && e.ok),
+            "{check}: {:?}",
+            r.evidence
+        );
+    }
+    assert_eq!(r.extra["generated"][0]["function"], "A.id(0)");
+    // A cycle across the files: one error, with the cycle and a caret.
+    std::fs::write(
+        dir.path().join("a.yamba"),
+        "yamba A {\n    import(B);\n    long twice(long x) { return x; }\n    bitstring<long f(long v)> id(int m) { 0x90 }\n}\n",
+    )
+    .unwrap();
+    let (code, out, _) = yamba(&["lang", "check", b, a]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error: import cycle: "), "{out}");
+    assert!(out.contains("1 error(s)"), "{out}");
+    assert!(out.contains("^"), "{out}");
+    // `lang run` prints the same and fails.
+    let (code, _, err) = yamba(&["lang", "run", b, a, "--class", "B", "--quick"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("error: import cycle: "), "{err}");
+}

@@ -64,7 +64,222 @@ pub fn check(prog: &Program) -> Vec<Diag> {
     for ci in 0..prog.classes.len() {
         check_class(prog, ci, &labels, &mut diags);
     }
+    import_cycles(prog, &mut diags);
     diags
+}
+
+/// One import as an instance needs it: class `from` (through the import
+/// written in class `written_in`, itself or a base) needs class `to`.
+struct ImportEdge {
+    from: usize,
+    to: usize,
+    written_in: usize,
+    span: Span,
+}
+
+/// Every user-class import, per class that needs it (a class needs what
+/// its bases import too: its instance holds theirs).
+fn import_edges(prog: &Program) -> Vec<ImportEdge> {
+    let mut edges = Vec::new();
+    for from in 0..prog.classes.len() {
+        for written_in in prog.chain(from) {
+            for m in &prog.classes[written_in].members {
+                if let (MemberKind::Import, Some(to)) = (&m.kind, prog.class(&m.name.name)) {
+                    edges.push(ImportEdge {
+                        from,
+                        to,
+                        written_in,
+                        span: m.name.span,
+                    });
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// Classes that import each other in a cycle: an instance of each would
+/// hold an instance of itself. Reported once per cycle, at the import of
+/// its first class (in program order), naming the whole cycle; the other
+/// imports of the cycle are located in notes. A class importing itself
+/// directly has an error of its own (in `check_class`).
+fn import_cycles(prog: &Program, diags: &mut Vec<Diag>) {
+    let edges = import_edges(prog);
+    let mut reported: Vec<Vec<usize>> = Vec::new();
+    for (ei, e) in edges.iter().enumerate() {
+        if e.from == e.to && e.written_in == e.from {
+            continue;
+        }
+        // The shortest way from e.to back to e.from: a breadth-first search
+        // remembering the edge that reached each class.
+        let mut came: HashMap<usize, usize> = HashMap::new();
+        let mut frontier = vec![e.to];
+        let mut found = e.to == e.from;
+        while !found && !frontier.is_empty() {
+            let mut next = Vec::new();
+            for &c in &frontier {
+                for (k, f) in edges.iter().enumerate() {
+                    if f.from != c || came.contains_key(&f.to) || f.to == e.to {
+                        continue;
+                    }
+                    came.insert(f.to, k);
+                    if f.to == e.from {
+                        found = true;
+                    }
+                    next.push(f.to);
+                }
+            }
+            frontier = next;
+        }
+        if !found {
+            continue;
+        }
+        let mut path = vec![ei];
+        let mut at = e.from;
+        let mut back = Vec::new();
+        while at != e.to {
+            let k = came[&at];
+            back.push(k);
+            at = edges[k].from;
+        }
+        path.extend(back.into_iter().rev());
+        let mut key: Vec<usize> = path.iter().map(|&k| edges[k].from).collect();
+        key.sort_unstable();
+        key.dedup();
+        if reported.contains(&key) {
+            continue;
+        }
+        reported.push(key);
+        let name = |c: usize| prog.classes[c].name.name.as_str();
+        let step = |f: &ImportEdge| {
+            if f.written_in == f.from {
+                format!("{} imports {}", name(f.from), name(f.to))
+            } else {
+                format!(
+                    "{} imports {} through its base {}",
+                    name(f.from),
+                    name(f.to),
+                    name(f.written_in)
+                )
+            }
+        };
+        let mut cycle = vec![name(e.from)];
+        cycle.extend(path.iter().map(|&k| name(edges[k].to)));
+        let msg = if path.len() == 1 {
+            format!(
+                "{}: an instance of {} would hold one of itself",
+                step(e),
+                name(e.from)
+            )
+        } else {
+            format!("import cycle: {}", cycle.join(" -> "))
+        };
+        let mut d = Diag::error(e.span, msg);
+        for &k in &path[1..] {
+            let f = &edges[k];
+            d = d.note(format!("{} at {}", step(f), prog.sources.location(f.span)));
+        }
+        diags.push(d);
+    }
+}
+
+/// `import(NAME);` in class `ci`: a standard class, or a concrete class of
+/// the program other than `ci`; its name may not also name a member the
+/// class sees, or `NAME.x` would be ambiguous.
+fn check_import(prog: &Program, ci: usize, m: &Member, diags: &mut Vec<Diag>) {
+    let c = &prog.classes[ci];
+    let n = &m.name.name;
+    let inherited = c
+        .extends
+        .as_ref()
+        .and_then(|e| prog.class(&e.name))
+        .filter(|_| !cycle(prog, ci))
+        .and_then(|b| prog.members(b).get(n).copied());
+    if let Some((bc, bm)) = inherited {
+        diags.push(
+            Diag::error(
+                m.name.span,
+                format!(
+                    "import({n}) is ambiguous: {} also has a member {n}, inherited from {}, so {n}.… could name either",
+                    c.name.name, prog.classes[bc].name.name
+                ),
+            )
+            .note(format!(
+                "the member is declared at {}",
+                prog.sources.location(prog.classes[bc].members[bm].name.span)
+            )),
+        );
+    }
+    if stdlib::class(n).is_some() {
+        return;
+    }
+    let Some(k) = prog.class(n) else {
+        let mut d = Diag::error(m.name.span, format!("import of unknown class '{n}'"))
+            .note(format!("standard classes: {}", stdlib::names().join(", ")));
+        let mut mine: Vec<&str> = prog
+            .class_names()
+            .into_iter()
+            .filter(|&x| x != c.name.name)
+            .collect();
+        mine.sort_unstable();
+        if !mine.is_empty() {
+            d = d.note(format!(
+                "classes of this program (its files and what they include): {}",
+                mine.join(", ")
+            ));
+        }
+        if n.contains("x86_32") {
+            d = d.note("32-bit x86 is not supported: write the class for x86_64");
+        } else if let Some(near) = closest(n, stdlib::names().into_iter().chain(mine)) {
+            d = d.note(format!("did you mean {near}?"));
+        }
+        diags.push(d);
+        return;
+    };
+    if k == ci {
+        diags.push(Diag::error(
+            m.name.span,
+            format!("class {n} imports itself: a class uses its own members by their names"),
+        ));
+        return;
+    }
+    let undefined = prog.undefined(k);
+    let target = &prog.classes[k];
+    if target.is_abstract || !undefined.is_empty() {
+        let why = if undefined.is_empty() {
+            "it is declared 'yamba abstract'".to_string()
+        } else {
+            format!(
+                "it leaves {} undefined",
+                undefined
+                    .iter()
+                    .map(|(m, _)| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let mut d = Diag::error(
+            m.name.span,
+            format!("cannot import abstract class {n}: {why}"),
+        )
+        .note("an imported class is built as it is and its members used directly, so it must be concrete");
+        let concrete: Vec<&str> = (0..prog.classes.len())
+            .filter(|&x| {
+                x != ci
+                    && prog.chain(x).contains(&k)
+                    && !prog.classes[x].is_abstract
+                    && prog.undefined(x).is_empty()
+            })
+            .map(|x| prog.classes[x].name.name.as_str())
+            .collect();
+        if !concrete.is_empty() {
+            d = d.note(format!(
+                "concrete classes extending it: {}",
+                concrete.join(", ")
+            ));
+        }
+        diags.push(d);
+    }
 }
 
 /// The labels every asm block of the program defines: a branch to one of
@@ -98,10 +313,20 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
     let c = &prog.classes[ci];
     if let Some(e) = &c.extends {
         if prog.class(&e.name).is_none() {
-            diags.push(Diag::error(
+            let mut d = Diag::error(
                 e.span,
                 format!("class {} extends unknown class {}", c.name.name, e.name),
-            ));
+            );
+            let names = prog.class_names().into_iter().filter(|&n| n != c.name.name);
+            if let Some(near) = closest(&e.name, names) {
+                d = d.note(format!("did you mean {near}?"));
+            } else if stdlib::class(&e.name).is_some() {
+                d = d.note(format!(
+                    "{} is a standard class: import({});",
+                    e.name, e.name
+                ));
+            }
+            diags.push(d);
         }
         if prog.chain(ci).len() > 1 && cycle(prog, ci) {
             diags.push(Diag::error(e.span, "classes extend each other in a cycle"));
@@ -118,17 +343,39 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
                 .note(format!("first at {}", prog.sources.location(prev))),
             );
         }
-        if let MemberKind::Import = m.kind {
-            if stdlib::class(&m.name.name).is_none() {
-                let mut d = Diag::error(
-                    m.name.span,
-                    format!("unknown standard class '{}'", m.name.name),
-                )
-                .note(format!("standard classes: {}", stdlib::names().join(", ")));
-                if m.name.name.contains("x86_32") {
-                    d = d.note("32-bit x86 is not supported: write the class for x86_64");
+        match m.kind {
+            MemberKind::Import => check_import(prog, ci, m, diags),
+            // A member named like a class a base imports.
+            _ => {
+                let base = c
+                    .extends
+                    .as_ref()
+                    .and_then(|e| prog.class(&e.name))
+                    .filter(|_| !cycle(prog, ci));
+                let by = base.and_then(|b| {
+                    prog.chain(b).into_iter().find_map(|k| {
+                        prog.classes[k]
+                            .members
+                            .iter()
+                            .find(|i| {
+                                matches!(i.kind, MemberKind::Import) && i.name.name == m.name.name
+                            })
+                            .map(|i| (k, i.name.span))
+                    })
+                });
+                if let Some((k, at)) = by {
+                    diags.push(
+                        Diag::error(
+                            m.name.span,
+                            format!(
+                                "member {n} is ambiguous: {} imports class {n}, so {n}.… could name either",
+                                prog.classes[k].name.name,
+                                n = m.name.name
+                            ),
+                        )
+                        .note(format!("imported at {}", prog.sources.location(at))),
+                    );
                 }
-                diags.push(d);
             }
         }
     }
@@ -143,7 +390,11 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
     if let Some(base) = c.extends.as_ref().and_then(|e| prog.class(&e.name)) {
         if !cycle(prog, ci) {
             let base_view = prog.members(base);
-            for m in &c.members {
+            for m in c
+                .members
+                .iter()
+                .filter(|m| !matches!(m.kind, MemberKind::Import))
+            {
                 if let Some(&(bc, bm)) = base_view.get(&m.name.name) {
                     let b = &prog.classes[bc].members[bm];
                     if let Some(why) = override_mismatch(&b.kind, &m.kind) {
@@ -188,8 +439,10 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
     }
     let mut ck = Checker {
         prog,
+        class: ci,
         view: prog.members(ci),
         imports: prog.imports(ci),
+        users: prog.user_imports(ci),
         isa,
         labels,
         diags,
@@ -227,10 +480,96 @@ fn check_class(prog: &Program, ci: usize, labels: &HashSet<String>, diags: &mut 
                     ck.stmt(s, *ret);
                 }
                 ck.scopes.pop();
+                if !ret.is_void() && !always_returns(body) {
+                    ck.diags.push(Diag::warning(
+                        m.name.span,
+                        format!(
+                            "{}() returns {} but can reach its end without a return (it then returns 0)",
+                            m.name.name,
+                            ret.display()
+                        ),
+                    ));
+                }
             }
             _ => {}
         }
     }
+}
+
+/// The name among `names` nearest `name` when it looks like a typo of it:
+/// at most a third of its letters wrong, by edit distance; the first in
+/// order among equals. Names under three letters get none (any other
+/// short name would be "near").
+fn closest<'n>(name: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    let limit = name.chars().count() / 3;
+    if limit == 0 {
+        return None;
+    }
+    let mut best: Option<(usize, &str)> = None;
+    for cand in names {
+        if cand == name {
+            continue;
+        }
+        let d = edit_distance(name, cand);
+        if d <= limit && best.is_none_or(|(bd, bn)| (d, cand) < (bd, bn)) {
+            best = Some((d, cand));
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+/// Edit distance by characters, a swap of two neighbours counting as one
+/// edit (`Bsae` is one from `Base`): optimal string alignment.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let w = b.len() + 1;
+    let mut d: Vec<usize> = vec![0; (a.len() + 1) * w];
+    for (j, x) in d.iter_mut().take(w).enumerate() {
+        *x = j;
+    }
+    for i in 1..=a.len() {
+        d[i * w] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
+}
+
+/// Whether every way through `body` ends in a `return` (or a loop that
+/// never ends): a conservative reading, as C compilers warn.
+fn always_returns(body: &[Stmt]) -> bool {
+    fn returns(s: &Stmt) -> bool {
+        let forever =
+            |cond: Option<&Expr>| cond.is_none_or(|c| matches!(c.kind, ExprKind::Int(v) if v != 0));
+        match &s.kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Block(v) => always_returns(v),
+            StmtKind::If {
+                then, els: Some(e), ..
+            } => returns(then) && returns(e),
+            StmtKind::While { cond, body } => forever(Some(cond)) && !breaks(body),
+            StmtKind::For { cond, body, .. } => forever(cond.as_ref()) && !breaks(body),
+            _ => false,
+        }
+    }
+    /// A `break` that leaves this loop (not one of a loop inside it).
+    fn breaks(s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Break => true,
+            StmtKind::Block(v) => v.iter().any(breaks),
+            StmtKind::If { then, els, .. } => breaks(then) || els.as_deref().is_some_and(breaks),
+            _ => false,
+        }
+    }
+    body.iter().any(returns)
 }
 
 fn cycle(prog: &Program, ci: usize) -> bool {
@@ -270,10 +609,20 @@ fn override_mismatch(base: &MemberKind, derived: &MemberKind) -> Option<String> 
     }
 }
 
+/// A class imported here: a standard one or one of the program's.
+enum Imported {
+    Std(&'static StdClass),
+    User(usize),
+}
+
 struct Checker<'a> {
     prog: &'a Program,
+    /// The class being checked.
+    class: usize,
     view: HashMap<String, MemberRef>,
     imports: Vec<&'static StdClass>,
+    /// User classes imported (by the class or its bases).
+    users: Vec<usize>,
     isa: Option<Isa>,
     /// Labels of all asm blocks of the program.
     labels: &'a HashSet<String>,
@@ -289,7 +638,7 @@ struct Checker<'a> {
 /// overflow.
 const MAX_CHECK_DEPTH: u32 = 2 * crate::parser::MAX_DEPTH + 16;
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     fn err(&mut self, span: Span, msg: impl Into<String>) -> Ty {
         self.diags.push(Diag::error(span, msg));
         Ty::Unknown
@@ -310,23 +659,64 @@ impl Checker<'_> {
         }
     }
 
-    fn member(&self, name: &str) -> Option<&'_ Member> {
+    fn member(&self, name: &str) -> Option<&'a Member> {
+        let prog = self.prog;
         self.view
             .get(name)
-            .map(|&(c, m)| &self.prog.classes[c].members[m])
+            .map(|&(c, m)| &prog.classes[c].members[m])
     }
 
-    fn std_class(&mut self, e: &Expr) -> Option<&'static StdClass> {
+    /// The class `e` names before a `.`: one imported here. Anything
+    /// else is reported (once) and gives None.
+    fn imported(&mut self, e: &Expr) -> Option<Imported> {
         let ExprKind::Name(n) = &e.kind else {
+            self.err(
+                e.span,
+                "only an imported class has members named with '.' (CLASS.member)",
+            );
             return None;
         };
-        if self.lookup_local(n).is_some() || self.view.contains_key(n) {
+        if self.lookup_local(n).is_some() {
+            self.err(
+                e.span,
+                format!("{n} is a local variable or parameter here, not a class: only an imported class has members named with '.'"),
+            );
+            return None;
+        }
+        if self.member(n).is_some() {
+            let is_import = self.imports.iter().any(|s| s.name == n)
+                || self
+                    .users
+                    .iter()
+                    .any(|&k| self.prog.classes[k].name.name == *n);
+            // An import and a member of one name: reported where declared.
+            if !is_import {
+                self.err(
+                    e.span,
+                    format!("{n} is a member of {}, not a class: only an imported class has members named with '.'", self.prog.classes[self.class].name.name),
+                );
+            }
             return None;
         }
         if let Some(s) = self.imports.iter().find(|s| s.name == n) {
-            return Some(s);
+            return Some(Imported::Std(s));
         }
-        if stdlib::class(n).is_some() {
+        if let Some(&k) = self
+            .users
+            .iter()
+            .find(|&&k| self.prog.classes[k].name.name == *n)
+        {
+            return Some(Imported::User(k));
+        }
+        let written = self.prog.chain(self.class).into_iter().any(|c| {
+            self.prog.classes[c]
+                .members
+                .iter()
+                .any(|m| matches!(m.kind, MemberKind::Import) && m.name.name == *n)
+        });
+        if written {
+            // An import of an unknown class: reported at the import.
+        } else if stdlib::class(n).is_some() || self.prog.class(n).is_some() {
             self.err(
                 e.span,
                 format!("{n} is not imported here: add import({n});"),
@@ -335,6 +725,85 @@ impl Checker<'_> {
             self.err(e.span, format!("unknown class '{n}'"));
         }
         None
+    }
+
+    /// A member `f` of user class `k` as this class names it: `K.f`.
+    fn user_member(&mut self, k: usize, f: &Ident) -> Option<&'a Member> {
+        let prog = self.prog;
+        match prog.members(k).get(&f.name) {
+            Some(&(c, m)) => Some(&prog.classes[c].members[m]),
+            None => {
+                let view = prog.members(k);
+                let mut d = Diag::error(
+                    f.span,
+                    format!("{} has no member {}", prog.classes[k].name.name, f.name),
+                );
+                if let Some(near) = closest(&f.name, view.keys().map(String::as_str)) {
+                    d = d.note(format!(
+                        "did you mean {}.{near}?",
+                        prog.classes[k].name.name
+                    ));
+                }
+                self.diags.push(d);
+                None
+            }
+        }
+    }
+
+    fn std_no_member(&mut self, sc: &StdClass, f: &Ident) -> Ty {
+        let mut d = Diag::error(f.span, format!("{} has no member {}", sc.name, f.name));
+        if let Some(near) = closest(&f.name, sc.members.iter().map(|m| m.name)) {
+            d = d.note(format!("did you mean {}.{near}?", sc.name));
+        }
+        self.diags.push(d);
+        Ty::Unknown
+    }
+
+    /// A note for a name used unqualified that only an import has.
+    fn qualify_hint(&self, n: &str) -> Option<String> {
+        let mut found: Vec<String> = self
+            .imports
+            .iter()
+            .filter(|s| s.member(n).is_some())
+            .map(|s| s.name.to_string())
+            .collect();
+        found.extend(
+            self.users
+                .iter()
+                .filter(|&&k| self.prog.members(k).contains_key(n))
+                .map(|&k| self.prog.classes[k].name.name.clone()),
+        );
+        match found.as_slice() {
+            [] => None,
+            [one] => Some(format!(
+                "{n} is a member of imported class {one}: name it {one}.{n}"
+            )),
+            many => Some(format!(
+                "{n} is a member of imported classes {}: name it CLASS.{n}",
+                many.join(", ")
+            )),
+        }
+    }
+
+    /// An error that a note may complete (see `qualify_hint`).
+    /// Or, when no import has it, the closest name in scope (a typo).
+    fn err_hint(&mut self, span: Span, msg: String, name: &str) -> Ty {
+        let mut d = Diag::error(span, msg);
+        if let Some(h) = self.qualify_hint(name) {
+            d = d.note(h);
+        } else {
+            let names = self
+                .scopes
+                .iter()
+                .flat_map(|s| s.keys())
+                .chain(self.view.keys())
+                .map(String::as_str);
+            if let Some(near) = closest(name, names) {
+                d = d.note(format!("did you mean '{near}'?"));
+            }
+        }
+        self.diags.push(d);
+        Ty::Unknown
     }
 
     fn lookup_local(&self, n: &str) -> Option<Ty> {
@@ -400,6 +869,40 @@ impl Checker<'_> {
         }
     }
 
+    /// A bitstring named in a body: a function takes its arguments, a
+    /// plain bitstring none.
+    fn bs_arity(
+        &mut self,
+        n: &str,
+        params: Option<&Vec<Param>>,
+        args: Option<&Vec<Expr>>,
+        e: &Expr,
+        callee: &Expr,
+    ) {
+        let want = params.map_or(0, Vec::len);
+        match (params.is_some(), args) {
+            (true, None) => {
+                self.err(
+                    callee.span,
+                    format!("{n} is a bitstring function: call it with {want} argument(s)"),
+                );
+            }
+            (false, Some(_)) => {
+                self.err(
+                    e.span,
+                    format!("{n} is a bitstring, not a function: no arguments"),
+                );
+            }
+            (true, Some(a)) if a.len() != want => {
+                self.err(
+                    e.span,
+                    format!("{n} takes {want} argument(s), given {}", a.len()),
+                );
+            }
+            _ => {}
+        }
+    }
+
     fn bs_ref(&mut self, e: &Expr) {
         let (callee, args) = match &e.kind {
             ExprKind::Call(c, a) => (c.as_ref(), Some(a)),
@@ -415,31 +918,13 @@ impl Checker<'_> {
                     if self.lookup_local(n).is_some() {
                         self.err(callee.span, format!("{n} is a number, not a bitstring; use a cast (e.g. x86_64.cast_imm_32({n}))"));
                     } else {
-                        self.err(callee.span, format!("undeclared bitstring '{n}'"));
+                        self.err_hint(callee.span, format!("undeclared bitstring '{n}'"), n);
                     }
                     return;
                 };
                 match &m.kind {
                     MemberKind::Bitstring { params, .. } => {
-                        let want = params.as_ref().map_or(0, Vec::len);
-                        match (params.is_some(), args) {
-                            (true, None) => {
-                                self.err(callee.span, format!("{n} is a bitstring function: call it with {want} argument(s)"));
-                            }
-                            (false, Some(_)) => {
-                                self.err(
-                                    e.span,
-                                    format!("{n} is a bitstring, not a function: no arguments"),
-                                );
-                            }
-                            (true, Some(a)) if a.len() != want => {
-                                self.err(
-                                    e.span,
-                                    format!("{n} takes {want} argument(s), given {}", a.len()),
-                                );
-                            }
-                            _ => {}
-                        }
+                        self.bs_arity(n, params.as_ref(), args, e, callee)
                     }
                     _ => {
                         self.err(
@@ -452,8 +937,27 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Field(base, f) => {
-                let Some(sc) = self.std_class(base) else {
-                    return;
+                let sc = match self.imported(base) {
+                    None => return,
+                    Some(Imported::Std(sc)) => sc,
+                    Some(Imported::User(k)) => {
+                        let Some(m) = self.user_member(k, f) else {
+                            return;
+                        };
+                        let n = format!("{}.{}", self.prog.classes[k].name.name, f.name);
+                        match &m.kind {
+                            MemberKind::Bitstring { params, .. } => {
+                                self.bs_arity(&n, params.as_ref(), args, e, callee)
+                            }
+                            _ => {
+                                self.err(
+                                    e.span,
+                                    format!("{n} is not a bitstring (a bitstring body concatenates bitstrings)"),
+                                );
+                            }
+                        }
+                        return;
+                    }
                 };
                 match sc.member(&f.name).map(|m| &m.kind) {
                     Some(StdKind::Asm(_)) if args.is_none() => {}
@@ -465,7 +969,7 @@ impl Checker<'_> {
                         self.err(e.span, format!("{}.{} is not a bitstring", sc.name, f.name));
                     }
                     None => {
-                        self.err(f.span, format!("{} has no member {}", sc.name, f.name));
+                        self.std_no_member(sc, f);
                     }
                 }
             }
@@ -587,13 +1091,18 @@ impl Checker<'_> {
                 self.err(span, format!("{n} is a function or bitstring: call it"))
             }
             _ => {
-                if self.imports.iter().any(|s| s.name == n) {
+                if self.imports.iter().any(|s| s.name == n)
+                    || self
+                        .users
+                        .iter()
+                        .any(|&k| self.prog.classes[k].name.name == n)
+                {
                     self.err(
                         span,
                         format!("{n} is a class: name one of its members ({n}.…)"),
                     )
                 } else {
-                    self.err(span, format!("undeclared name '{n}'"))
+                    self.err_hint(span, format!("undeclared name '{n}'"), n)
                 }
             }
         }
@@ -613,6 +1122,21 @@ impl Checker<'_> {
                 self.name(n, e.span)
             }
             ExprKind::Unary(UnOp::Deref, _) | ExprKind::Index(..) => self.expr(e),
+            ExprKind::Field(base, f) => {
+                let t = self.expr(e);
+                match (&base.kind, t) {
+                    (_, Ty::Unknown) => Ty::Unknown,
+                    (ExprKind::Name(c), _) if stdlib::class(c).is_some() => self.err(
+                        e.span,
+                        format!("{c}.{} is a constant of a standard class: it cannot be assigned", f.name),
+                    ),
+                    (ExprKind::Name(c), _) => self.err(
+                        e.span,
+                        format!("{c}.{} is data of imported class {c}: only {c}'s own functions assign it (call one, {c}.f(…))", f.name),
+                    ),
+                    _ => self.err(e.span, "cannot assign to this"),
+                }
+            }
             _ => self.err(e.span, "cannot assign to this"),
         }
     }
@@ -636,8 +1160,24 @@ impl Checker<'_> {
             ExprKind::Str(_) => self.err(e.span, "strings are not part of the C subset"),
             ExprKind::Name(n) => self.name(n, e.span),
             ExprKind::Field(base, f) => {
-                let Some(sc) = self.std_class(base) else {
-                    return Ty::Unknown;
+                let sc = match self.imported(base) {
+                    None => return Ty::Unknown,
+                    Some(Imported::Std(sc)) => sc,
+                    Some(Imported::User(k)) => {
+                        let Some(m) = self.user_member(k, f) else {
+                            return Ty::Unknown;
+                        };
+                        return match &m.kind {
+                            MemberKind::Data { ty, .. } => Ty::of(*ty),
+                            _ => self.err(
+                                e.span,
+                                format!(
+                                    "{}.{} is a function or bitstring: call it",
+                                    self.prog.classes[k].name.name, f.name
+                                ),
+                            ),
+                        };
+                    }
                 };
                 match sc.member(&f.name).map(|m| &m.kind) {
                     Some(StdKind::Const(_)) => Ty::Int,
@@ -648,7 +1188,7 @@ impl Checker<'_> {
                             sc.name, f.name
                         ),
                     ),
-                    None => self.err(f.span, format!("{} has no member {}", sc.name, f.name)),
+                    None => self.std_no_member(sc, f),
                 }
             }
             ExprKind::Call(callee, args) => self.call(e, callee, args),
@@ -774,9 +1314,41 @@ impl Checker<'_> {
                 }
             }
         };
-        match &callee.kind {
+        // A member called by its name, or an imported class's by CLASS.NAME.
+        let named: Option<(String, Option<MemberKind>)> = match &callee.kind {
             ExprKind::Name(n) if self.lookup_local(n).is_none() => {
-                match self.member(n).map(|m| m.kind.clone()) {
+                Some((n.clone(), self.member(n).map(|m| m.kind.clone())))
+            }
+            ExprKind::Field(base, f) => match self.imported(base) {
+                None => return Ty::Unknown,
+                Some(Imported::User(k)) => {
+                    let Some(m) = self.user_member(k, f) else {
+                        return Ty::Unknown;
+                    };
+                    let n = format!("{}.{}", self.prog.classes[k].name.name, f.name);
+                    Some((n, Some(m.kind.clone())))
+                }
+                Some(Imported::Std(sc)) => {
+                    return match sc.member(&f.name).map(|m| &m.kind) {
+                        Some(StdKind::Host { params, ret, .. }) => {
+                            let p: Vec<Ty> = params.iter().map(|c| Ty::of(*c)).collect();
+                            check_args(self, &format!("{}.{}", sc.name, f.name), &p, None);
+                            Ty::of(*ret)
+                        }
+                        Some(_) => self.err(
+                            e.span,
+                            format!("{}.{} cannot be called from C", sc.name, f.name),
+                        ),
+                        None => self.std_no_member(sc, f),
+                    };
+                }
+            },
+            _ => None,
+        };
+        match named {
+            Some((n, kind)) => {
+                let n = n.as_str();
+                match kind {
                     Some(MemberKind::Function { ret, params, .. }) => {
                         let p: Vec<Ty> = params.iter().map(|p| Ty::of(p.ty)).collect();
                         check_args(self, n, &p, None);
@@ -798,27 +1370,10 @@ impl Checker<'_> {
                         format!("bitstring {n} has no C sub-type, so C cannot call it (declare it bitstring<void f(…)> {n}…)"),
                     ),
                     Some(MemberKind::Data { .. }) => self.err(callee.span, format!("{n} is data, not a function")),
-                    _ => self.err(callee.span, format!("undeclared function '{n}'")),
+                    _ => self.err_hint(callee.span, format!("undeclared function '{n}'"), n),
                 }
             }
-            ExprKind::Field(base, f) => {
-                let Some(sc) = self.std_class(base) else {
-                    return Ty::Unknown;
-                };
-                match sc.member(&f.name).map(|m| &m.kind) {
-                    Some(StdKind::Host { params, ret, .. }) => {
-                        let p: Vec<Ty> = params.iter().map(|c| Ty::of(*c)).collect();
-                        check_args(self, &format!("{}.{}", sc.name, f.name), &p, None);
-                        Ty::of(*ret)
-                    }
-                    Some(_) => self.err(
-                        e.span,
-                        format!("{}.{} cannot be called from C", sc.name, f.name),
-                    ),
-                    None => self.err(f.span, format!("{} has no member {}", sc.name, f.name)),
-                }
-            }
-            _ => match self.expr(callee) {
+            None => match self.expr(callee) {
                 Ty::Code(params, ret) => {
                     let p: Vec<Ty> = params.iter().map(|c| Ty::of(*c)).collect();
                     check_args(self, "the generated code", &p, None);

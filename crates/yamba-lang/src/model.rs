@@ -224,12 +224,47 @@ impl Program {
         v
     }
 
+    /// User classes (of this program) imported by the class or its bases,
+    /// each once, in the order written, base first.
+    pub fn user_imports(&self, ci: usize) -> Vec<usize> {
+        let mut v = Vec::new();
+        for c in self.chain(ci) {
+            for m in &self.classes[c].members {
+                if let (MemberKind::Import, Some(k)) = (&m.kind, self.class(&m.name.name)) {
+                    if !v.contains(&k) {
+                        v.push(k);
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// The instruction sets the class names: through its standard imports
+    /// and, since an imported class's code is concatenated into its own,
+    /// those its imported user classes name (transitively).
+    pub fn named_isas(&self, ci: usize) -> Vec<Isa> {
+        let mut isas = Vec::new();
+        let mut seen = vec![ci];
+        let mut todo = vec![ci];
+        while let Some(c) = todo.pop() {
+            isas.extend(self.imports(c).iter().filter_map(|s| s.isa));
+            for k in self.user_imports(c) {
+                if !seen.contains(&k) {
+                    seen.push(k);
+                    todo.push(k);
+                }
+            }
+        }
+        isas.sort_by_key(|i| i.name());
+        isas.dedup();
+        isas
+    }
+
     /// The instruction set the class generates code for: the one its
     /// imports name, else the host's.
     pub fn isa(&self, ci: usize) -> Result<Isa, LangError> {
-        let mut isas: Vec<Isa> = self.imports(ci).iter().filter_map(|s| s.isa).collect();
-        isas.dedup();
-        match isas.as_slice() {
+        match self.named_isas(ci).as_slice() {
             [] => Isa::host().ok_or(LangError::NoIsa),
             [one] => Ok(*one),
             _ => Err(LangError::MixedIsas(self.classes[ci].name.name.clone())),

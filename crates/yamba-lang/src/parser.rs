@@ -536,6 +536,18 @@ impl<'a> Parser<'a> {
                     Ok(u) => items.push(u),
                     Err(()) => self.skip_bs_item(),
                 },
+                Tok::Ident(_) if self.instruction_line().is_some() => {
+                    let end = self.instruction_line().unwrap_or(self.pos);
+                    let span = self.span().to(self.toks[end].span);
+                    let written = &self.text[span.lo as usize..span.hi as usize];
+                    self.diags.push(Diag::error(
+                        span,
+                        format!("an instruction outside asm {{ }}: a bitstring body concatenates pieces; write asm {{ {written} }}"),
+                    ));
+                    while self.pos <= end {
+                        self.bump();
+                    }
+                }
                 Tok::Ident(_) => match self.postfix() {
                     Ok(e) => items.push(BsItem::Ref(e)),
                     Err(()) => self.skip_bs_item(),
@@ -552,6 +564,35 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the piece starting here is an instruction written without
+    /// `asm { }` (`mov eax, 1`): its line has a ',' or '[' outside
+    /// parentheses, which no piece has. Then the index of its last token
+    /// on the line.
+    fn instruction_line(&self) -> Option<usize> {
+        let line_end = |at: u32| {
+            self.text[at as usize..]
+                .find('\n')
+                .map_or(self.text.len(), |i| at as usize + i)
+        };
+        let end_of_line = line_end(self.toks[self.pos].span.lo);
+        let (mut depth, mut last, mut found) = (0usize, self.pos, false);
+        for k in self.pos..self.toks.len() {
+            let t = &self.toks[k];
+            if t.span.lo as usize >= end_of_line {
+                break;
+            }
+            match &t.tok {
+                Tok::Eof | Tok::Punct("}") | Tok::Punct(";") => break,
+                Tok::Punct("(") => depth += 1,
+                Tok::Punct(")") => depth = depth.saturating_sub(1),
+                Tok::Punct(",") | Tok::Punct("[") if depth == 0 => found = true,
+                _ => {}
+            }
+            last = k;
+        }
+        found.then_some(last)
     }
 
     fn skip_bs_item(&mut self) {

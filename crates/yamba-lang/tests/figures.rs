@@ -287,7 +287,7 @@ fn check_reports_every_error_of_the_verbatim_figures_in_one_pass() {
         "argument 1 of bitstring function pagefault_func should be an integer, found a pointer",
         "pagefault_func(m)(first_page)",
         "undeclared function 'cause_page_outs_func'",
-        "unknown standard class 'x86_32'",
+        "import of unknown class 'x86_32'",
         "a class name cannot contain '-'",
         "figures.yamba:24:14",
     ] {
