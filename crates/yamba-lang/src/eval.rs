@@ -1,8 +1,9 @@
 //! A built class: its data, the machine code its bitstring functions
-//! generate, and an interpreter for its C parts.
+//! generate, and an interpreter for its C parts — the reference the
+//! compiled C parts (src/jit, the runtime path) are tested against.
 //!
-//! The C parts (`setup`, `benchmark`, `benchmark_dummy`, data-member
-//! initialisers) are interpreted: they are loops and calls, and the seed's
+//! Interpreted, the C parts (`setup`, `benchmark`, `benchmark_dummy`,
+//! data-member initialisers) are loops and calls, and the seed's
 //! model subtracts their cost — benchmark() and benchmark_dummy() run the
 //! same statements, so M(benchmark) − M(benchmark_dummy) leaves the
 //! generated code's difference. The interpreter counts its steps so the

@@ -6,9 +6,11 @@
 //!
 //! Two shapes of class:
 //! - `void benchmark()` / `void benchmark_dummy()` in C (the seed's
-//!   Figure 2): interpreted; both run the same statements, so the
-//!   interpreter's cost cancels in the difference — checked: their step
-//!   counts per call must be equal, or the result is withheld.
+//!   Figure 2): compiled to native code (src/jit; `Job::interpret` runs
+//!   the interpreter instead). Both make the same calls, so the C parts'
+//!   cost cancels in the difference — checked: their counts of calls of
+//!   generated code and host functions (interpreted: of steps) per call
+//!   must be equal, or the result is withheld.
 //! - `bitstring<void f(byte_t * scratch)> benchmark(unsigned int m)` and
 //!   `benchmark_dummy(m)`: the harness calls the generated code directly;
 //!   nothing but machine code runs inside the timed calls.
