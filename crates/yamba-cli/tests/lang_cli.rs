@@ -180,8 +180,13 @@ fn check_and_run_a_class_importing_one_of_another_file() {
     let file = yamba_core::ResultsFile::read(&out_file).unwrap();
     assert_eq!(file.results.len(), 1);
     let r = &file.results[0];
-    // A's functions' steps are B's, the same in both; A's code is B's.
-    for check in ["same interpreter steps", "read+execute"] {
+    // B's C parts compiled, A's function interpreted inside them: the
+    // calls and A's steps the same in both; A's code is B's.
+    for check in [
+        "(compiled) made the same calls",
+        "imported classes' C functions (interpreted) ran the same steps",
+        "read+execute",
+    ] {
         assert!(
             r.evidence.iter().any(|e| e.check.contains(check) && e.ok),
             "{check}: {:?}",
@@ -189,6 +194,32 @@ fn check_and_run_a_class_importing_one_of_another_file() {
         );
     }
     assert_eq!(r.extra["generated"][0]["function"], "A.id(0)");
+    // The interpreter, the reference, runs the same program.
+    let (code, out, err) = yamba(&[
+        "lang",
+        "run",
+        b,
+        a,
+        "--class",
+        "B",
+        "--quick",
+        "--repeat",
+        "1",
+        "--interpret",
+        "--no-history",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let file = yamba_core::ResultsFile::read(&out_file).unwrap();
+    let r = &file.results[0];
+    assert!(
+        r.evidence
+            .iter()
+            .any(|e| e.check.contains("same interpreter steps") && e.ok),
+        "{:?}",
+        r.evidence
+    );
     // A cycle across the files: one error, with the cycle and a caret.
     std::fs::write(
         dir.path().join("a.yamba"),

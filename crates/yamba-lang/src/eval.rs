@@ -1,8 +1,9 @@
 //! A built class: its data, the machine code its bitstring functions
-//! generate, and an interpreter for its C parts.
+//! generate, and an interpreter for its C parts — the reference the
+//! compiled C parts (src/jit, the runtime path) are tested against.
 //!
-//! The C parts (`setup`, `benchmark`, `benchmark_dummy`, data-member
-//! initialisers) are interpreted: they are loops and calls, and the seed's
+//! Interpreted, the C parts (`setup`, `benchmark`, `benchmark_dummy`,
+//! data-member initialisers) are loops and calls, and the seed's
 //! model subtracts their cost — benchmark() and benchmark_dummy() run the
 //! same statements, so M(benchmark) − M(benchmark_dummy) leaves the
 //! generated code's difference. The interpreter counts its steps so the
@@ -151,7 +152,7 @@ pub struct Instance<'p> {
     imports: Vec<&'static StdClass>,
     /// The user classes imported, each built (see `imports`).
     users: Vec<(String, Instance<'p>)>,
-    data: HashMap<String, (CType, Value)>,
+    data: Data,
     cache: HashMap<(String, Vec<i64>), Rc<Compiled>>,
     pub host: Host,
     /// Machine code generations so far (a cache miss each).
@@ -160,6 +161,8 @@ pub struct Instance<'p> {
     pub steps: u64,
     locals: Vec<(String, CType, Value)>,
     frame_base: usize,
+    /// The C functions compiled to native code (`compile_c`); None: interpreted.
+    pub(crate) jit: Option<Box<crate::jit::Jit>>,
     // Code generation state.
     bytes: Vec<u8>,
     pieces: Vec<Piece>,
@@ -210,13 +213,14 @@ impl<'p> Instance<'p> {
             view: prog.members(ci),
             imports: prog.imports(ci),
             users: Vec::new(),
-            data: HashMap::new(),
+            data: Data::default(),
             cache: HashMap::new(),
             host,
             generations: 0,
             steps: 0,
             locals: Vec::new(),
             frame_base: 0,
+            jit: None,
             bytes: Vec::new(),
             pieces: Vec::new(),
             frames: Vec::new(),
@@ -296,7 +300,7 @@ impl<'p> Instance<'p> {
         v
     }
 
-    fn at(&self, span: Span, msg: impl Into<String>) -> String {
+    pub(crate) fn at(&self, span: Span, msg: impl Into<String>) -> String {
         let msg = msg.into();
         if msg.contains("\n  --> ") || msg.contains("┌─") {
             return msg;
@@ -536,7 +540,7 @@ impl<'p> Instance<'p> {
         Ok(built)
     }
 
-    fn std_class(&self, e: &Expr) -> Option<&'static StdClass> {
+    pub(crate) fn std_class(&self, e: &Expr) -> Option<&'static StdClass> {
         match &e.kind {
             ExprKind::Name(n) => self.imports.iter().copied().find(|s| s.name == n),
             _ => None,
@@ -607,8 +611,79 @@ impl<'p> Instance<'p> {
 
     // ---------------- the C interpreter ----------------
 
-    /// Calls C function `name` with `args`.
+    /// Compiles the class's C functions to native code (src/jit): from
+    /// now on `call_function` runs them natively; the interpreter remains
+    /// for data initialisers and the expressions of code generation.
+    pub fn compile_c(&mut self) -> R<()> {
+        let jit = crate::jit::Jit::build(self)?;
+        self.jit = Some(Box::new(jit));
+        Ok(())
+    }
+
+    /// Whether the C functions run as compiled native code.
+    pub fn is_compiled(&self) -> bool {
+        self.jit.is_some()
+    }
+
+    /// The compiled C functions (None when interpreted).
+    pub fn jit(&self) -> Option<&crate::jit::Jit> {
+        self.jit.as_deref()
+    }
+
+    /// The class's C functions with bodies (its own and inherited), by name.
+    pub(crate) fn c_functions(&self) -> Vec<(String, &'p Member)> {
+        let mut v: Vec<(String, &'p Member)> = self
+            .view
+            .iter()
+            .map(|(n, &(c, m))| (n.clone(), &self.prog.classes[c].members[m]))
+            .filter(|(_, m)| matches!(m.kind, MemberKind::Function { body: Some(_), .. }))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    /// Data members in slot order, with their types (for the compiler).
+    pub(crate) fn data_layout(&self) -> Vec<(String, CType)> {
+        let mut v: Vec<(usize, &String)> = self.data.index.iter().map(|(k, &i)| (i, k)).collect();
+        v.sort();
+        v.into_iter()
+            .map(|(i, k)| (k.clone(), self.data.slots[i].0))
+            .collect()
+    }
+
+    /// The data members' words, in slot order.
+    pub(crate) fn data_words(&self, out: &mut [i64]) {
+        for (o, (_, v)) in out.iter_mut().zip(&self.data.slots) {
+            *o = v.word();
+        }
+    }
+
+    /// Sets the data members from words (C's conversion to each type).
+    pub(crate) fn set_data_words(&mut self, w: &[i64]) {
+        for (x, (ty, v)) in w.iter().zip(self.data.slots.iter_mut()) {
+            *v = coerce(*ty, Value::Int(*x));
+        }
+    }
+
+    /// Calls C function `name` with `args`: natively when the class was
+    /// compiled (`compile_c`), else interpreted.
     pub fn call_function(&mut self, name: &str, args: &[Value]) -> R<Value> {
+        if let Some(jit) = self.jit.take() {
+            let r = if jit.has(name) {
+                Some(jit.call(self, name, args))
+            } else {
+                None
+            };
+            self.jit = Some(jit);
+            if let Some(r) = r {
+                return r;
+            }
+        }
+        self.interpret_function(name, args)
+    }
+
+    /// Calls C function `name` with `args` in the interpreter.
+    pub fn interpret_function(&mut self, name: &str, args: &[Value]) -> R<Value> {
         let &(c, m) = self
             .view
             .get(name)
@@ -960,6 +1035,33 @@ impl<'p> Instance<'p> {
     }
 }
 
+/// Data members: values in declaration order, found by name.
+#[derive(Default)]
+struct Data {
+    index: HashMap<String, usize>,
+    slots: Vec<(CType, Value)>,
+}
+
+impl Data {
+    fn get(&self, n: &str) -> Option<&(CType, Value)> {
+        self.index.get(n).map(|&i| &self.slots[i])
+    }
+
+    fn get_mut(&mut self, n: &str) -> Option<&mut (CType, Value)> {
+        self.index.get(n).map(|&i| &mut self.slots[i])
+    }
+
+    fn insert(&mut self, n: String, v: (CType, Value)) {
+        match self.index.get(&n) {
+            Some(&i) => self.slots[i] = v,
+            None => {
+                self.index.insert(n, self.slots.len());
+                self.slots.push(v);
+            }
+        }
+    }
+}
+
 fn join(args: &[i64]) -> String {
     args.iter()
         .map(|&a| {
@@ -978,7 +1080,7 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// A value converted to a declared type (C's implicit conversions, 64-bit).
-fn coerce(ty: CType, v: Value) -> Value {
+pub(crate) fn coerce(ty: CType, v: Value) -> Value {
     if let Value::Code(c) = &v {
         if !ty.is_pointer() {
             return v;

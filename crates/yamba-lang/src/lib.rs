@@ -11,6 +11,7 @@ pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod isa;
+pub mod jit;
 pub mod lexer;
 pub mod model;
 pub mod parser;
@@ -51,4 +52,25 @@ pub fn disasm(
     let mut inst = Instance::new(prog, class, settings, scratch).map_err(LangError::Eval)?;
     let code = inst.generate(func, args).map_err(LangError::Eval)?;
     Ok(code.listing(with_bytes))
+}
+
+/// The listing of `class`'s C functions compiled to native code (all, or
+/// the one named `func`), each under a comment naming it.
+pub fn disasm_c(
+    prog: &Program,
+    class: &str,
+    func: Option<&str>,
+    settings: &BTreeMap<String, String>,
+    with_bytes: bool,
+) -> Result<String, LangError> {
+    let scratch = std::env::temp_dir();
+    let mut inst = Instance::new(prog, class, settings, scratch).map_err(LangError::Eval)?;
+    inst.compile_c().map_err(LangError::Eval)?;
+    let jit = inst.jit().expect("compiled");
+    if let Some(f) = func {
+        if !jit.has(f) {
+            return Err(LangError::Eval(format!("{class} has no C function {f}()")));
+        }
+    }
+    Ok(jit.listing(func, with_bytes))
 }

@@ -6,9 +6,11 @@
 //!
 //! Two shapes of class:
 //! - `void benchmark()` / `void benchmark_dummy()` in C (the seed's
-//!   Figure 2): interpreted; both run the same statements, so the
-//!   interpreter's cost cancels in the difference — checked: their step
-//!   counts per call must be equal, or the result is withheld.
+//!   Figure 2): compiled to native code (src/jit; `Job::interpret` runs
+//!   the interpreter instead). Both make the same calls, so the C parts'
+//!   cost cancels in the difference — checked: their counts of calls of
+//!   generated code and host functions (interpreted: of steps) per call
+//!   must be equal, or the result is withheld.
 //! - `bitstring<void f(byte_t * scratch)> benchmark(unsigned int m)` and
 //!   `benchmark_dummy(m)`: the harness calls the generated code directly;
 //!   nothing but machine code runs inside the timed calls.
@@ -36,6 +38,9 @@ pub struct Job {
     /// Its area (default `lang`) and description.
     pub area: &'static str,
     pub description: Option<String>,
+    /// Run the C parts in the interpreter (the reference) instead of
+    /// compiling them to native code (`lang run --interpret`).
+    pub interpret: bool,
 }
 
 impl Job {
@@ -47,6 +52,7 @@ impl Job {
             id: format!("lang.{class}"),
             area: "lang",
             description: None,
+            interpret: false,
         }
     }
 }
@@ -113,6 +119,9 @@ fn run_job(ctx: &mut Ctx) -> Result<(), String> {
         &job.settings,
         ctx.scratch_dir().to_path_buf(),
     )?;
+    if !job.interpret && crate::Isa::host().is_some() {
+        inst.compile_c()?;
+    }
     match inst.member_kind("benchmark") {
         Some(MemberKind::Function { .. }) => run_interpreted(ctx, &job, inst),
         Some(MemberKind::Bitstring { sub: Some(_), .. }) => run_direct(ctx, &job, &mut inst),
@@ -264,12 +273,14 @@ fn run_interpreted(ctx: &mut Ctx, job: &Job, mut inst: Instance) -> Result<(), S
 
     struct Tally {
         steps: [Vec<u64>; 2],
+        calls_made: [Vec<(u64, u64)>; 2],
         late_generations: u64,
         calls: [u64; 2],
         error: Option<String>,
     }
     let tally = RefCell::new(Tally {
         steps: [Vec::new(), Vec::new()],
+        calls_made: [Vec::new(), Vec::new()],
         late_generations: 0,
         calls: [0, 0],
         error: None,
@@ -288,6 +299,7 @@ fn run_interpreted(ctx: &mut Ctx, job: &Job, mut inst: Instance) -> Result<(), S
         };
         i.host.call += 1;
         let (s0, g0) = (i.steps, i.generations);
+        let c0 = i.jit().map(|j| j.counts());
         let r = i.call_function(
             if which == 0 {
                 "benchmark"
@@ -302,6 +314,9 @@ fn run_interpreted(ctx: &mut Ctx, job: &Job, mut inst: Instance) -> Result<(), S
         }
         let steps = i.steps - s0;
         t.steps[which].push(steps);
+        if let (Some((a, b)), Some((a1, b1))) = (c0, i.jit().map(|j| j.counts())) {
+            t.calls_made[which].push((a1 - a, b1 - b));
+        }
         t.calls[which] += 1;
         if t.calls[which] > 1 && i.generations != g0 {
             t.late_generations += 1;
@@ -319,19 +334,44 @@ fn run_interpreted(ctx: &mut Ctx, job: &Job, mut inst: Instance) -> Result<(), S
         job,
         &inst,
         ops,
-        "interpreted C loop (benchmark() and benchmark_dummy())",
+        if inst.is_compiled() {
+            "C loop compiled to native code (benchmark() and benchmark_dummy())"
+        } else {
+            "interpreted C loop (benchmark() and benchmark_dummy())"
+        },
     );
     if let Some(n) = unroll_note {
         r.extra.insert("unroll_choice".into(), json!(n));
     }
     let steps_b: Vec<u64> = dedup(&tally.steps[0]);
     let steps_f: Vec<u64> = dedup(&tally.steps[1]);
-    r.add_evidence(
-        "benchmark() and benchmark_dummy() ran the same interpreter steps in every call (the interpreter's cost cancels in the difference)",
-        "one equal count for both",
-        format!("benchmark {steps_b:?}, dummy {steps_f:?}"),
-        steps_b.len() == 1 && steps_b == steps_f,
-    );
+    if inst.is_compiled() {
+        let calls_b = dedup_pairs(&tally.calls_made[0]);
+        let calls_f = dedup_pairs(&tally.calls_made[1]);
+        r.add_evidence(
+            "benchmark() and benchmark_dummy() (compiled) made the same calls of generated code and of host functions in every call (the C parts' cost cancels in the difference)",
+            "one equal (code, host) count for both",
+            format!("benchmark {calls_b:?}, dummy {calls_f:?}"),
+            calls_b.len() == 1 && calls_b == calls_f,
+        );
+        // An imported class's C functions run interpreted inside compiled
+        // code (jit::user_trampoline): their steps must cancel too.
+        if steps_b.iter().chain(&steps_f).any(|&s| s > 0) {
+            r.add_evidence(
+                "imported classes' C functions (interpreted) ran the same steps in every call of benchmark() and benchmark_dummy()",
+                "one equal count for both",
+                format!("benchmark {steps_b:?}, dummy {steps_f:?}"),
+                steps_b.len() == 1 && steps_b == steps_f,
+            );
+        }
+    } else {
+        r.add_evidence(
+            "benchmark() and benchmark_dummy() ran the same interpreter steps in every call (the interpreter's cost cancels in the difference)",
+            "one equal count for both",
+            format!("benchmark {steps_b:?}, dummy {steps_f:?}"),
+            steps_b.len() == 1 && steps_b == steps_f,
+        );
+    }
     r.add_evidence(
         "no machine code was generated inside a timed call after each function's first",
         "0",
@@ -342,6 +382,13 @@ fn run_interpreted(ctx: &mut Ctx, job: &Job, mut inst: Instance) -> Result<(), S
     code_evidence(&mut r, &inst, isa);
     ctx.push(r);
     Ok(())
+}
+
+fn dedup_pairs(v: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut d = v.to_vec();
+    d.sort_unstable();
+    d.dedup();
+    d
 }
 
 fn dedup(v: &[u64]) -> Vec<u64> {
@@ -366,6 +413,14 @@ fn scale(mut m: yamba_core::Measured, ops: u64, inst: &Instance) -> yamba_core::
 fn describe(r: &mut BenchResult, job: &Job, inst: &Instance, ops: u64, how: &str) {
     r.param("class", &job.class)
         .param("isa", inst.isa.name())
+        .param(
+            "c_parts",
+            if inst.is_compiled() {
+                "compiled (Cranelift)"
+            } else {
+                "interpreted"
+            },
+        )
         .param("operations_per_call", ops)
         .param("shape", how);
     if let Some(d) = inst.data("unroll_degree") {
@@ -384,11 +439,22 @@ fn describe(r: &mut BenchResult, job: &Job, inst: &Instance, ops: u64, how: &str
 
 fn code_evidence(r: &mut BenchResult, inst: &Instance, isa: crate::isa::Isa) {
     let code = inst.generated();
-    let perms: Vec<String> = code
+    let mut perms: Vec<String> = code
         .iter()
         .filter(|c| c.executable())
         .filter_map(|c| permissions_of(c.addr()))
         .collect();
+    if let Some(j) = inst.jit() {
+        perms.extend(permissions_of(j.addr()));
+        r.extra.insert(
+            "compiled_c".into(),
+            json!(j
+                .funcs
+                .iter()
+                .map(|f| json!({"function": f.name, "bytes": f.len}))
+                .collect::<Vec<_>>()),
+        );
+    }
     r.add_evidence(
         "generated code was mapped read+execute and never writable (/proc/self/maps)",
         "r-x for every function",

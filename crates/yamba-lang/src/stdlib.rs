@@ -155,6 +155,8 @@ static CLASSES: &[StdClass] = &[
             m!("MS_ASYNC", StdKind::Const(|| libc::MS_ASYNC as i64)),
             m!("page_size", StdKind::Const(host_page_size)),
             m!("msync", StdKind::Host { params: &[P, L, L], ret: L, f: host_msync }),
+            // Zero-filled memory for the C parts, freed when the class's run ends.
+            m!("malloc", StdKind::Host { params: &[L], ret: P, f: host_malloc }),
         ],
     },
     StdClass {
@@ -238,6 +240,8 @@ pub struct Host {
     /// drop_caches after every eviction (`--set evict=drop_caches`), as mem.pagefault.major.
     pub always_drop: bool,
     last_faults: Faults,
+    /// `posix.malloc`'s buffers (8-byte aligned).
+    buffers: Vec<Box<[u64]>>,
 }
 
 impl Host {
@@ -251,6 +255,7 @@ impl Host {
             call: 0,
             always_drop: false,
             last_faults: Faults::now(),
+            buffers: Vec::new(),
         }
     }
 }
@@ -286,6 +291,17 @@ fn host_msync(_h: &mut Host, args: &[Value]) -> Result<Value, String> {
         return Err(format!("msync: {}", std::io::Error::last_os_error()));
     }
     Ok(Value::Int(0))
+}
+
+fn host_malloc(h: &mut Host, args: &[Value]) -> Result<Value, String> {
+    let bytes = int_arg(args, 0);
+    if !(1..=1 << 30).contains(&bytes) {
+        return Err(format!("posix.malloc({bytes}): want 1 byte to 1 GiB"));
+    }
+    let b = vec![0u64; (bytes as usize).div_ceil(8)].into_boxed_slice();
+    let p = b.as_ptr() as i64;
+    h.buffers.push(b);
+    Ok(Value::Ptr(p, 1))
 }
 
 fn host_scratch_file(h: &mut Host, args: &[Value]) -> Result<Value, String> {

@@ -136,6 +136,34 @@ fn b_imports_a_from_another_file_and_runs_its_function_and_bitstrings() {
     assert_eq!(labels, ["A.add_k(5)", "B.twice_plus_one(0)"]);
 }
 
+/// B's C parts compiled (the runtime path): A's function and A's data
+/// reached through the interpreter's instance of A, A's code called from
+/// compiled code; the values are the interpreter's.
+#[test]
+fn compiled_code_reaches_an_imported_classs_members() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.yamba", &a_text());
+    let mut b = b_text(true);
+    b = b.replace(
+        "    void benchmark()",
+        "    long base_now() { return A.base; }\n    void benchmark()",
+    );
+    let b = write(dir.path(), "b.yamba", &b);
+    let prog = load(&[b]);
+    let mut inst = Instance::new(&prog, "B", &BTreeMap::new(), dir.path().into()).unwrap();
+    inst.compile_c().unwrap();
+    assert!(inst.is_compiled());
+    let call = |inst: &mut Instance, f: &str| yamba_lang::runner::call_c(inst, f, &[]).unwrap();
+    assert_eq!(call(&mut inst, "compute"), 46 + 15 + 41);
+    assert_eq!(call(&mut inst, "base_now"), 40);
+    assert_eq!(call(&mut inst, "rebased"), 2 * 3 + 100);
+    assert_eq!(call(&mut inst, "base_now"), 100);
+    // A's function ran in the interpreter: its steps are counted.
+    let before = inst.steps;
+    call(&mut inst, "rebased");
+    assert!(inst.steps - before >= 6, "{}", inst.steps - before);
+}
+
 #[test]
 fn the_files_named_on_the_command_line_are_one_program() {
     let dir = tempfile::tempdir().unwrap();

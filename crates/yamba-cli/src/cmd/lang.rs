@@ -52,6 +52,10 @@ enum Sub {
         /// Print the results as JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Run the C parts in the interpreter (the reference) instead of
+        /// compiling them to native code.
+        #[arg(long)]
+        interpret: bool,
         /// Stop a measurement that takes longer than this many seconds
         /// (each mode and repetition runs in a process of its own, killed
         /// at the limit; its result fails with "timed out") [default: 600].
@@ -60,15 +64,17 @@ enum Sub {
         #[command(flatten)]
         history: super::history::RecordArgs,
     },
-    /// List the machine code a bitstring function generates, instruction by instruction.
+    /// List the machine code a bitstring function generates, or the C
+    /// functions compiled to native code, instruction by instruction.
     Disasm {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[arg(long)]
         class: String,
-        /// The bitstring function.
+        /// The bitstring function, or a C function (its compiled code);
+        /// none: every C function of the class, compiled.
         #[arg(long = "fn", value_name = "NAME")]
-        func: String,
+        func: Option<String>,
         /// Its arguments, in order (repeatable).
         #[arg(long = "arg", value_name = "N", allow_hyphen_values = true)]
         args: Vec<String>,
@@ -133,7 +139,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                         .ok_or_else(|| anyhow::anyhow!("--arg {a}: expected an integer"))
                 })
                 .collect::<anyhow::Result<_>>()?;
-            let text = yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)?;
+            let is_c = prog.class(&class).is_some_and(|ci| {
+                func.as_ref().is_none_or(|f| {
+                    matches!(
+                        prog.members(ci)
+                            .get(f.as_str())
+                            .map(|&(c, m)| &prog.classes[c].members[m].kind),
+                        Some(yamba_lang::ast::MemberKind::Function { .. })
+                    )
+                })
+            });
+            let text = if is_c {
+                yamba_lang::disasm_c(&prog, &class, func.as_deref(), &settings(&s)?, bytes)?
+            } else {
+                let func = func.expect("a bitstring was named");
+                yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)?
+            };
             print!("{text}");
             Ok(0)
         }
@@ -148,11 +169,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             repeat,
             scratch,
             json,
+            interpret,
             timeout,
             history,
         } => {
             let prog = load(&files)?;
-            let job = yamba_lang::runner::Job::new(prog, &class, settings(&s)?);
+            let mut job = yamba_lang::runner::Job::new(prog, &class, settings(&s)?);
+            job.interpret = interpret;
             let bench = yamba_lang::runner::benchmark(job)?;
             let mut config = if quick {
                 RunConfig::quick()

@@ -33,6 +33,13 @@ impl<'p> Instance<'p> {
         Ok(())
     }
 
+    /// For the compiler: the imported user class `e` names and the kind
+    /// of its member `f` (None: `e` names no imported user class).
+    pub(crate) fn user_member(&self, e: &Expr, f: &str) -> Option<(usize, Option<&'p MemberKind>)> {
+        let u = self.user(e)?;
+        Some((u, self.users[u].1.member_kind(f)))
+    }
+
     /// The imported user class `e` names (before a `.`), by its index.
     pub(super) fn user(&self, e: &Expr) -> Option<usize> {
         match &e.kind {
@@ -66,7 +73,7 @@ impl<'p> Instance<'p> {
     }
 
     /// `A.x`: a data member of imported class A.
-    pub(super) fn user_data(&mut self, u: usize, f: &Ident, span: Span) -> R<Value> {
+    pub(crate) fn user_data(&mut self, u: usize, f: &Ident, span: Span) -> R<Value> {
         let (name, sub) = &self.users[u];
         match sub.data.get(&f.name) {
             Some((_, v)) => Ok(v.clone()),
@@ -76,7 +83,7 @@ impl<'p> Instance<'p> {
 
     /// `A.f(args)` from C: A's C function, or the code A's sub-typed
     /// bitstring function generates for `args`.
-    pub(super) fn user_call(
+    pub(crate) fn user_call(
         &mut self,
         u: usize,
         f: &Ident,

@@ -1,0 +1,992 @@
+//! The C subset's syntax tree to Cranelift IR, one function at a time.
+//!
+//! Every value is an i64, as in the interpreter; a static type (integer,
+//! pointer with its pointee's size, void) decides pointer arithmetic and
+//! what a load reads. Assignments convert to the declared type (C's
+//! conversions: truncate, then sign- or zero-extend). Errors the
+//! interpreter raises while running (division by zero, null pointer,
+//! calls nested deeper than 256) are raised by the code at the same
+//! places; ones it would raise whatever the values (not a pointer, an
+//! undeclared name, a construct the compiler does not take) are errors
+//! here, before anything runs.
+
+use super::{JitFn, Rt, Site, SiteKind, UserOp, MAX_ARGS};
+use crate::ast::*;
+use crate::eval::Instance;
+use crate::source::Span;
+use crate::stdlib::StdKind;
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I16, I32, I64, I8};
+use cranelift_codegen::ir::{
+    self, AbiParam, Block, BlockArg, InstBuilder, MemFlags, Signature, StackSlot, StackSlotData,
+    StackSlotKind, UserFuncName, Value as V,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use std::cell::UnsafeCell;
+use std::mem::offset_of;
+
+type R<T> = Result<T, String>;
+
+/// Addresses the code holds as constants.
+pub(super) struct Addrs {
+    pub rt: i64,
+    pub data: i64,
+    pub table: i64,
+    pub host: i64,
+    pub gen: i64,
+    pub user: i64,
+}
+
+pub(super) struct Out {
+    pub bytes: Vec<u8>,
+    pub funcs: Vec<JitFn>,
+    pub sites: Vec<Site>,
+}
+
+/// The static type of a value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum T {
+    Int,
+    Ptr(i64),
+    Void,
+}
+
+fn t_of(c: CType) -> T {
+    if c.is_pointer() {
+        T::Ptr(c.pointee_size())
+    } else if c.is_void() {
+        T::Void
+    } else {
+        T::Int
+    }
+}
+
+pub(super) fn function_names(inst: &Instance) -> Vec<String> {
+    inst.c_functions().into_iter().map(|(n, _)| n).collect()
+}
+
+fn target_isa() -> R<cranelift_codegen::isa::OwnedTargetIsa> {
+    let mut flags = settings::builder();
+    flags
+        .set("opt_level", "speed")
+        .map_err(|e| format!("cranelift: {e}"))?;
+    let builder = cranelift_native::builder().map_err(|e| format!("cranelift: {e}"))?;
+    builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cranelift: {e}"))
+}
+
+/// Compiles every C function of `inst`'s class, laid out one after another.
+pub(super) fn compile_all(inst: &Instance, layout: &[(String, CType)], addrs: &Addrs) -> R<Out> {
+    let isa = target_isa()?;
+    let fns = inst.c_functions();
+    let sigs: Vec<(String, Vec<CType>, CType)> = fns
+        .iter()
+        .map(|(n, m)| match &m.kind {
+            MemberKind::Function { ret, params, .. } => {
+                (n.clone(), params.iter().map(|p| p.ty).collect(), *ret)
+            }
+            _ => unreachable!("c_functions returns functions"),
+        })
+        .collect();
+    let mut out = Out {
+        bytes: Vec::new(),
+        funcs: Vec::new(),
+        sites: Vec::new(),
+    };
+    let mut fbc = FunctionBuilderContext::new();
+    for (idx, (name, member)) in fns.iter().enumerate() {
+        let MemberKind::Function {
+            ret,
+            params,
+            body: Some(body),
+        } = &member.kind
+        else {
+            continue;
+        };
+        let mut sig = Signature::new(isa.default_call_conv());
+        for _ in params {
+            sig.params.push(AbiParam::new(I64));
+        }
+        sig.returns.push(AbiParam::new(I64));
+        let mut func = ir::Function::with_name_signature(UserFuncName::user(0, idx as u32), sig);
+        {
+            let b = FunctionBuilder::new(&mut func, &mut fbc);
+            let mut fc = Fc {
+                b,
+                inst,
+                layout,
+                sigs: &sigs,
+                addrs,
+                sites: &mut out.sites,
+                locals: Vec::new(),
+                loops: Vec::new(),
+                ret: *ret,
+                ret_block: Block::from_u32(0),
+                err_block: Block::from_u32(0),
+                slot: None,
+                call_conv: isa.default_call_conv(),
+            };
+            fc.function(member.name.span, params, body)?;
+            fc.b.finalize();
+        }
+        let mut ctx = Context::for_function(func);
+        let code = ctx
+            .compile(&*isa, &mut ControlPlane::default())
+            .map_err(|e| {
+                inst.at(
+                    member.name.span,
+                    format!("cranelift could not compile {name}(): {:?}", e.inner),
+                )
+            })?;
+        if !code.buffer.relocs().is_empty() {
+            return Err(inst.at(
+                member.name.span,
+                format!("compiled {name}() needs relocations (the code must not)"),
+            ));
+        }
+        while !out.bytes.len().is_multiple_of(16) {
+            out.bytes.push(0);
+        }
+        let offset = out.bytes.len();
+        out.bytes.extend_from_slice(code.code_buffer());
+        out.funcs.push(JitFn {
+            name: name.clone(),
+            params: params.iter().map(|p| p.ty).collect(),
+            ret: *ret,
+            offset,
+            len: code.code_buffer().len(),
+        });
+    }
+    Ok(out)
+}
+
+struct Fc<'a, 'b> {
+    b: FunctionBuilder<'b>,
+    inst: &'a Instance<'a>,
+    layout: &'a [(String, CType)],
+    sigs: &'a [(String, Vec<CType>, CType)],
+    addrs: &'a Addrs,
+    sites: &'a mut Vec<Site>,
+    locals: Vec<(String, CType, Variable)>,
+    /// (break, continue) targets of the loops around.
+    loops: Vec<(Block, Block)>,
+    ret: CType,
+    ret_block: Block,
+    err_block: Block,
+    /// MAX_ARGS words on the stack, passed to the trampolines.
+    slot: Option<StackSlot>,
+    call_conv: cranelift_codegen::isa::CallConv,
+}
+
+fn trusted() -> MemFlags {
+    MemFlags::trusted()
+}
+
+impl<'a, 'b> Fc<'a, 'b> {
+    fn err(&self, span: Span, msg: impl Into<String>) -> String {
+        self.inst.at(
+            span,
+            format!(
+                "{} (compiling the C parts; `lang run --interpret` runs the interpreter instead)",
+                msg.into()
+            ),
+        )
+    }
+
+    fn iconst(&mut self, v: i64) -> V {
+        self.b.ins().iconst(I64, v)
+    }
+
+    fn rt_field(&mut self, off: usize) -> V {
+        let rt = self.iconst(self.addrs.rt);
+        self.b.ins().load(I64, trusted(), rt, off as i32)
+    }
+
+    fn set_rt_field(&mut self, off: usize, v: V) {
+        let rt = self.iconst(self.addrs.rt);
+        self.b.ins().store(trusted(), v, rt, off as i32);
+    }
+
+    fn site(&mut self, span: Span, kind: SiteKind) -> i64 {
+        self.sites.push(Site { span, kind });
+        self.sites.len() as i64 - 1
+    }
+
+    /// Code that raises error `msg` at `span` when `cond` is non-zero.
+    fn raise_if(&mut self, cond: V, span: Span, msg: &str) {
+        let idx = self.site(span, SiteKind::Error(msg.to_string()));
+        let raise = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, raise, &[], cont, &[]);
+        self.b.switch_to_block(raise);
+        self.b.set_cold_block(raise);
+        let e = self.iconst(idx + 1);
+        self.set_rt_field(offset_of!(Rt, err), e);
+        self.b.ins().jump(self.err_block, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// After a call: leave (unwinding) when it raised an error.
+    fn check_err(&mut self) {
+        let e = self.rt_field(offset_of!(Rt, err));
+        let cont = self.b.create_block();
+        self.b.ins().brif(e, self.err_block, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// A jump that ends the current block; what follows is unreachable.
+    fn jump_away(&mut self, target: Block, args: &[BlockArg]) {
+        self.b.ins().jump(target, args);
+        let next = self.b.create_block();
+        self.b.switch_to_block(next);
+    }
+
+    fn coerce(&mut self, ty: CType, v: V) -> (V, T) {
+        if ty.is_void() {
+            return (self.iconst(0), T::Void);
+        }
+        if ty.is_pointer() {
+            return (v, t_of(ty));
+        }
+        let Base::Int { bytes, unsigned } = ty.base else {
+            return (v, T::Int);
+        };
+        let narrow = match bytes {
+            1 => I8,
+            2 => I16,
+            4 => I32,
+            _ => return (v, T::Int),
+        };
+        let n = self.b.ins().ireduce(narrow, v);
+        let w = if unsigned {
+            self.b.ins().uextend(I64, n)
+        } else {
+            self.b.ins().sextend(I64, n)
+        };
+        (w, T::Int)
+    }
+
+    fn function(&mut self, name_span: Span, params: &[Param], body: &[Stmt]) -> R<()> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        self.ret_block = self.b.create_block();
+        self.b.append_block_param(self.ret_block, I64);
+        self.err_block = self.b.create_block();
+        self.b.set_cold_block(self.err_block);
+        let args: Vec<V> = self.b.block_params(entry).to_vec();
+        // The interpreter's limit on nested calls, at the same place.
+        let d = self.rt_field(offset_of!(Rt, depth));
+        let d1 = self.b.ins().iadd_imm(d, 1);
+        let over = self.b.ins().icmp_imm(IntCC::SignedGreaterThan, d1, 256);
+        self.raise_if(over, name_span, "calls nest deeper than 256");
+        self.set_rt_field(offset_of!(Rt, depth), d1);
+        for (p, a) in params.iter().zip(args) {
+            let (v, _) = self.coerce(p.ty, a);
+            let var = self.b.declare_var(I64);
+            self.b.def_var(var, v);
+            self.locals.push((p.name.name.clone(), p.ty, var));
+        }
+        for s in body {
+            self.stmt(s)?;
+        }
+        let zero = self.iconst(0);
+        self.b.ins().jump(self.ret_block, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(self.ret_block);
+        let v = self.b.block_params(self.ret_block)[0];
+        self.set_rt_field(offset_of!(Rt, depth), d);
+        self.b.ins().return_(&[v]);
+        self.b.switch_to_block(self.err_block);
+        self.set_rt_field(offset_of!(Rt, depth), d);
+        let zero = self.iconst(0);
+        self.b.ins().return_(&[zero]);
+        self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        match &s.kind {
+            StmtKind::Decl { ty, name, init } => {
+                let v = match init {
+                    Some(e) => self.expr(e)?.0,
+                    None => self.iconst(0),
+                };
+                let (v, _) = self.coerce(*ty, v);
+                let var = self.b.declare_var(I64);
+                self.b.def_var(var, v);
+                self.locals.push((name.name.clone(), *ty, var));
+            }
+            StmtKind::Expr(e) => {
+                self.expr(e)?;
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                let mark = self.locals.len();
+                if let Some(i) = init {
+                    self.stmt(i)?;
+                }
+                let head = self.b.create_block();
+                let body_b = self.b.create_block();
+                let step_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                match cond {
+                    Some(c) => {
+                        let (v, _) = self.expr(c)?;
+                        self.b.ins().brif(v, body_b, &[], exit, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(body_b, &[]);
+                    }
+                }
+                self.b.switch_to_block(body_b);
+                self.loops.push((exit, step_b));
+                let r = self.scoped(body);
+                self.loops.pop();
+                r?;
+                self.b.ins().jump(step_b, &[]);
+                self.b.switch_to_block(step_b);
+                if let Some(st) = step {
+                    self.expr(st)?;
+                }
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(exit);
+                self.locals.truncate(mark);
+            }
+            StmtKind::While { cond, body } => {
+                let head = self.b.create_block();
+                let body_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                let (v, _) = self.expr(cond)?;
+                self.b.ins().brif(v, body_b, &[], exit, &[]);
+                self.b.switch_to_block(body_b);
+                self.loops.push((exit, head));
+                let r = self.scoped(body);
+                self.loops.pop();
+                r?;
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(exit);
+            }
+            StmtKind::If { cond, then, els } => {
+                let (v, _) = self.expr(cond)?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let merge = self.b.create_block();
+                self.b.ins().brif(v, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.scoped(then)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(e);
+                if let Some(x) = els {
+                    self.scoped(x)?;
+                }
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(merge);
+            }
+            StmtKind::Return(e) => {
+                let v = match e {
+                    Some(e) => {
+                        let (v, _) = self.expr(e)?;
+                        self.coerce(self.ret, v).0
+                    }
+                    None => self.iconst(0),
+                };
+                self.jump_away(self.ret_block, &[BlockArg::Value(v)]);
+            }
+            StmtKind::Block(v) => {
+                let mark = self.locals.len();
+                for s in v {
+                    self.stmt(s)?;
+                }
+                self.locals.truncate(mark);
+            }
+            StmtKind::Break | StmtKind::Continue => {
+                let Some(&(brk, cont)) = self.loops.last() else {
+                    return Err(self.err(s.span, "break or continue outside a loop"));
+                };
+                let target = if matches!(s.kind, StmtKind::Break) {
+                    brk
+                } else {
+                    cont
+                };
+                self.jump_away(target, &[]);
+            }
+            StmtKind::Empty => {}
+        }
+        Ok(())
+    }
+
+    /// A statement in a scope of its own (a loop's or an if's body).
+    fn scoped(&mut self, s: &Stmt) -> R<()> {
+        let mark = self.locals.len();
+        let r = self.stmt(s);
+        self.locals.truncate(mark);
+        r
+    }
+
+    fn local(&self, n: &str) -> Option<(CType, Variable)> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(k, _, _)| k == n)
+            .map(|(_, t, v)| (*t, *v))
+    }
+
+    fn data_slot(&self, n: &str) -> Option<(usize, CType)> {
+        self.layout
+            .iter()
+            .position(|(k, _)| k == n)
+            .map(|i| (i, self.layout[i].1))
+    }
+
+    fn expr(&mut self, e: &Expr) -> R<(V, T)> {
+        Ok(match &e.kind {
+            ExprKind::Int(v) => (self.iconst(*v), T::Int),
+            ExprKind::Str(_) => {
+                return Err(self.err(e.span, "strings are not part of the C subset"))
+            }
+            ExprKind::Name(n) => {
+                if let Some((ty, var)) = self.local(n) {
+                    (self.b.use_var(var), t_of(ty))
+                } else if let Some((i, ty)) = self.data_slot(n) {
+                    let base = self.iconst(self.addrs.data);
+                    let v = self.b.ins().load(I64, trusted(), base, (i * 8) as i32);
+                    (v, t_of(ty))
+                } else {
+                    return Err(self.err(e.span, format!("undeclared name '{n}'")));
+                }
+            }
+            ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some() => {
+                let Some((user, Some(MemberKind::Data { ty, .. }))) =
+                    self.inst.user_member(base, &f.name)
+                else {
+                    return Err(self.err(e.span, format!("'{}' is not a data member", f.name)));
+                };
+                let site = self.site(
+                    e.span,
+                    SiteKind::User {
+                        user,
+                        member: f.clone(),
+                        nargs: 0,
+                        op: UserOp::Data,
+                    },
+                );
+                (self.trampoline(self.addrs.user, site, &[]), t_of(*ty))
+            }
+            ExprKind::Field(base, f) => {
+                let sc = self
+                    .inst
+                    .std_class(base)
+                    .ok_or_else(|| self.err(base.span, "not an imported standard class"))?;
+                match sc.member(&f.name).map(|m| &m.kind) {
+                    Some(StdKind::Const(c)) => (self.iconst(c()), T::Int),
+                    _ => {
+                        return Err(
+                            self.err(e.span, format!("{}.{} is not a number", sc.name, f.name))
+                        )
+                    }
+                }
+            }
+            ExprKind::Call(callee, args) => self.call(e, callee, args)?,
+            ExprKind::Index(p, i) => {
+                let pv = self.expr(p)?;
+                let (iv, _) = self.expr(i)?;
+                self.load(e.span, pv, iv)?
+            }
+            ExprKind::Unary(op, a) => {
+                let (v, t) = self.expr(a)?;
+                match op {
+                    UnOp::Neg => (self.b.ins().ineg(v), T::Int),
+                    UnOp::Not => {
+                        let c = self.b.ins().icmp_imm(IntCC::Equal, v, 0);
+                        (self.b.ins().uextend(I64, c), T::Int)
+                    }
+                    UnOp::BitNot => (self.b.ins().bnot(v), T::Int),
+                    UnOp::Deref => {
+                        let zero = self.iconst(0);
+                        self.load(e.span, (v, t), zero)?
+                    }
+                }
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let (l, _) = self.expr(a)?;
+                let rhs = self.b.create_block();
+                let merge = self.b.create_block();
+                self.b.append_block_param(merge, I64);
+                let short = self.iconst(if *op == BinOp::And { 0 } else { 1 });
+                let short = [BlockArg::Value(short)];
+                if *op == BinOp::And {
+                    self.b.ins().brif(l, rhs, &[], merge, &short);
+                } else {
+                    self.b.ins().brif(l, merge, &short, rhs, &[]);
+                }
+                self.b.switch_to_block(rhs);
+                let (r, _) = self.expr(b)?;
+                let c = self.b.ins().icmp_imm(IntCC::NotEqual, r, 0);
+                let c = self.b.ins().uextend(I64, c);
+                self.b.ins().jump(merge, &[BlockArg::Value(c)]);
+                self.b.switch_to_block(merge);
+                (self.b.block_params(merge)[0], T::Int)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let l = self.expr(a)?;
+                let r = self.expr(b)?;
+                self.binary(e.span, *op, l, r)
+            }
+            ExprKind::Assign(op, l, r) => {
+                let rv = self.expr(r)?;
+                let v = match op {
+                    Some(op) => {
+                        let lv = self.expr(l)?;
+                        self.binary(e.span, *op, lv, rv)
+                    }
+                    None => rv,
+                };
+                self.assign(l, v)?
+            }
+            ExprKind::IncDec {
+                target,
+                delta,
+                post,
+            } => {
+                let old = self.expr(target)?;
+                let d = (self.iconst(*delta), T::Int);
+                let new = self.binary(e.span, BinOp::Add, old, d);
+                let new = self.assign(target, new)?;
+                if *post {
+                    old
+                } else {
+                    new
+                }
+            }
+            ExprKind::Cond(c, a, b) => {
+                let (cv, _) = self.expr(c)?;
+                let tb = self.b.create_block();
+                let eb = self.b.create_block();
+                let merge = self.b.create_block();
+                self.b.append_block_param(merge, I64);
+                self.b.ins().brif(cv, tb, &[], eb, &[]);
+                self.b.switch_to_block(tb);
+                let (av, at) = self.expr(a)?;
+                self.b.ins().jump(merge, &[BlockArg::Value(av)]);
+                self.b.switch_to_block(eb);
+                let (bv, bt) = self.expr(b)?;
+                self.b.ins().jump(merge, &[BlockArg::Value(bv)]);
+                if at != bt {
+                    return Err(self.err(
+                        e.span,
+                        format!("the two values of ?: have different types ({at:?} and {bt:?}): the compiler needs one"),
+                    ));
+                }
+                self.b.switch_to_block(merge);
+                (self.b.block_params(merge)[0], at)
+            }
+        })
+    }
+
+    fn binary(&mut self, span: Span, op: BinOp, (a, ta): (V, T), (b, tb): (V, T)) -> (V, T) {
+        use BinOp::*;
+        match (op, ta, tb) {
+            (Add, T::Ptr(s), _) => {
+                let o = self.b.ins().imul_imm(b, s);
+                return (self.b.ins().iadd(a, o), T::Ptr(s));
+            }
+            (Add, _, T::Ptr(s)) => {
+                let o = self.b.ins().imul_imm(a, s);
+                return (self.b.ins().iadd(b, o), T::Ptr(s));
+            }
+            (Sub, T::Ptr(s), T::Ptr(_)) => {
+                let d = self.b.ins().isub(a, b);
+                if s == 1 {
+                    return (d, T::Int);
+                }
+                let sv = self.iconst(s);
+                return (self.b.ins().sdiv(d, sv), T::Int);
+            }
+            (Sub, T::Ptr(s), _) => {
+                let o = self.b.ins().imul_imm(b, s);
+                return (self.b.ins().isub(a, o), T::Ptr(s));
+            }
+            _ => {}
+        }
+        let cmp = |s: &mut Self, cc: IntCC| {
+            let c = s.b.ins().icmp(cc, a, b);
+            s.b.ins().uextend(I64, c)
+        };
+        let v = match op {
+            Add => self.b.ins().iadd(a, b),
+            Sub => self.b.ins().isub(a, b),
+            Mul => self.b.ins().imul(a, b),
+            Div | Rem => {
+                let z = self.b.ins().icmp_imm(IntCC::Equal, b, 0);
+                self.raise_if(z, span, "division by zero");
+                // i64::MIN / -1 wraps (the interpreter's wrapping_div); the
+                // hardware would trap, so -1 divides as 1 and is negated.
+                let m1 = self.b.ins().icmp_imm(IntCC::Equal, b, -1);
+                let one = self.iconst(1);
+                let d = self.b.ins().select(m1, one, b);
+                if op == Div {
+                    let q = self.b.ins().sdiv(a, d);
+                    let n = self.b.ins().ineg(a);
+                    self.b.ins().select(m1, n, q)
+                } else {
+                    let r = self.b.ins().srem(a, d);
+                    let zero = self.iconst(0);
+                    self.b.ins().select(m1, zero, r)
+                }
+            }
+            Shl => self.b.ins().ishl(a, b),
+            Shr => self.b.ins().sshr(a, b),
+            BitAnd => self.b.ins().band(a, b),
+            BitOr => self.b.ins().bor(a, b),
+            BitXor => self.b.ins().bxor(a, b),
+            Lt => cmp(self, IntCC::SignedLessThan),
+            Le => cmp(self, IntCC::SignedLessThanOrEqual),
+            Gt => cmp(self, IntCC::SignedGreaterThan),
+            Ge => cmp(self, IntCC::SignedGreaterThanOrEqual),
+            Eq => cmp(self, IntCC::Equal),
+            Ne => cmp(self, IntCC::NotEqual),
+            And | Or => {
+                let x = self.b.ins().icmp_imm(IntCC::NotEqual, a, 0);
+                let y = self.b.ins().icmp_imm(IntCC::NotEqual, b, 0);
+                let c = if op == And {
+                    self.b.ins().band(x, y)
+                } else {
+                    self.b.ins().bor(x, y)
+                };
+                self.b.ins().uextend(I64, c)
+            }
+        };
+        (v, T::Int)
+    }
+
+    /// The address `p + index·size` (null checked) and the size.
+    fn address(&mut self, span: Span, (p, t): (V, T), index: V) -> R<(V, i64)> {
+        let T::Ptr(size) = t else {
+            return Err(self.err(span, "not a pointer"));
+        };
+        let null = self.b.ins().icmp_imm(IntCC::Equal, p, 0);
+        self.raise_if(null, span, "null pointer");
+        let o = self.b.ins().imul_imm(index, size);
+        Ok((self.b.ins().iadd(p, o), size))
+    }
+
+    /// A load through a pointer, zero-extended to 64 bits (the interpreter's).
+    fn load(&mut self, span: Span, p: (V, T), index: V) -> R<(V, T)> {
+        let (a, size) = self.address(span, p, index)?;
+        let f = MemFlags::new();
+        let ins = self.b.ins();
+        Ok((
+            match size {
+                1 => ins.uload8(I64, f, a, 0),
+                2 => ins.uload16(I64, f, a, 0),
+                4 => ins.uload32(f, a, 0),
+                _ => ins.load(I64, f, a, 0),
+            },
+            T::Int,
+        ))
+    }
+
+    fn store(&mut self, span: Span, p: (V, T), index: V, v: V) -> R<(V, T)> {
+        let (a, size) = self.address(span, p, index)?;
+        let f = MemFlags::new();
+        let ins = self.b.ins();
+        match size {
+            1 => ins.istore8(f, v, a, 0),
+            2 => ins.istore16(f, v, a, 0),
+            4 => ins.istore32(f, v, a, 0),
+            _ => ins.store(f, v, a, 0),
+        };
+        Ok((v, T::Int))
+    }
+
+    fn assign(&mut self, target: &Expr, (v, _): (V, T)) -> R<(V, T)> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                if let Some((ty, var)) = self.local(n) {
+                    let (w, t) = self.coerce(ty, v);
+                    self.b.def_var(var, w);
+                    return Ok((w, t));
+                }
+                if let Some((i, ty)) = self.data_slot(n) {
+                    let (w, t) = self.coerce(ty, v);
+                    let base = self.iconst(self.addrs.data);
+                    self.b.ins().store(trusted(), w, base, (i * 8) as i32);
+                    return Ok((w, t));
+                }
+                Err(self.err(target.span, format!("undeclared name '{n}'")))
+            }
+            ExprKind::Unary(UnOp::Deref, p) => {
+                let pv = self.expr(p)?;
+                let zero = self.iconst(0);
+                self.store(target.span, pv, zero, v)
+            }
+            ExprKind::Index(p, i) => {
+                let pv = self.expr(p)?;
+                let (iv, _) = self.expr(i)?;
+                self.store(target.span, pv, iv, v)
+            }
+            _ => Err(self.err(target.span, "cannot assign to this")),
+        }
+    }
+
+    /// Stores up to MAX_ARGS words (zeros after `vals`) on the stack; their address.
+    fn spill(&mut self, vals: &[V]) -> V {
+        let slot = *self.slot.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (MAX_ARGS * 8) as u32,
+                3,
+            ))
+        });
+        let zero = self.b.ins().iconst(I64, 0);
+        for i in 0..MAX_ARGS {
+            let v = vals.get(i).copied().unwrap_or(zero);
+            self.b.ins().stack_store(v, slot, (i * 8) as i32);
+        }
+        self.b.ins().stack_addr(I64, slot, 0)
+    }
+
+    fn sig(&mut self, n: usize) -> ir::SigRef {
+        let mut sig = Signature::new(self.call_conv);
+        for _ in 0..n {
+            sig.params.push(AbiParam::new(I64));
+        }
+        sig.returns.push(AbiParam::new(I64));
+        self.b.import_signature(sig)
+    }
+
+    /// A call of a trampoline (host function or code generation).
+    fn trampoline(&mut self, addr: i64, site: i64, vals: &[V]) -> V {
+        let args = self.spill(vals);
+        let sig = self.sig(3);
+        let f = self.iconst(addr);
+        let rt = self.iconst(self.addrs.rt);
+        let s = self.iconst(site);
+        let call = self.b.ins().call_indirect(sig, f, &[rt, s, args]);
+        let r = self.b.inst_results(call)[0];
+        self.check_err();
+        r
+    }
+
+    fn bump(&mut self, off: usize) {
+        let c = self.rt_field(off);
+        let c = self.b.ins().iadd_imm(c, 1);
+        self.set_rt_field(off, c);
+    }
+
+    fn call(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> R<(V, T)> {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a)?.0);
+        }
+        match &callee.kind {
+            ExprKind::Name(n) if self.local(n).is_none() => match self.inst.member_kind(n) {
+                Some(MemberKind::Function { .. }) => {
+                    let Some(idx) = self.sigs.iter().position(|s| &s.0 == n) else {
+                        return Err(self.err(e.span, format!("{n}() is declared but not defined")));
+                    };
+                    let (params, ret) = (self.sigs[idx].1.len(), self.sigs[idx].2);
+                    if params != vals.len() {
+                        return Err(self.err(e.span, format!("{n} takes {params} argument(s)")));
+                    }
+                    let sig = self.sig(params);
+                    let table = self.iconst(self.addrs.table);
+                    let f = self.b.ins().load(I64, trusted(), table, (idx * 8) as i32);
+                    let call = self.b.ins().call_indirect(sig, f, &vals);
+                    let r = self.b.inst_results(call)[0];
+                    self.check_err();
+                    Ok((r, t_of(ret)))
+                }
+                Some(MemberKind::Bitstring { .. }) => {
+                    let v = self.generate(e, n, &vals, None)?;
+                    Ok((v, T::Int))
+                }
+                _ => Err(self.err(callee.span, format!("undeclared function '{n}'"))),
+            },
+            ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some() => {
+                let Some((user, kind)) = self.inst.user_member(base, &f.name) else {
+                    unreachable!("guarded above");
+                };
+                let ret = match kind {
+                    Some(MemberKind::Function { ret, .. }) => *ret,
+                    Some(MemberKind::Bitstring { .. }) => {
+                        return Err(self.err(
+                            e.span,
+                            format!(
+                                "{0} makes code: the compiler calls it only where it is made, {0}(m)(args)",
+                                f.name
+                            ),
+                        ))
+                    }
+                    _ => return Err(self.err(callee.span, format!("'{}' cannot be called", f.name))),
+                };
+                if vals.len() > MAX_ARGS {
+                    return Err(self.err(e.span, "more than 6 arguments"));
+                }
+                let site = self.site(
+                    e.span,
+                    SiteKind::User {
+                        user,
+                        member: f.clone(),
+                        nargs: vals.len(),
+                        op: UserOp::Call { ret },
+                    },
+                );
+                let r = self.trampoline(self.addrs.user, site, &vals);
+                Ok((r, t_of(ret)))
+            }
+            ExprKind::Call(inner, inner_args) if matches!(&inner.kind, ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some()) =>
+            {
+                // `A.code(m)(args)`: A generates (or finds) the code, then
+                // it is called here.
+                let ExprKind::Field(base, f) = &inner.kind else {
+                    unreachable!("guarded above");
+                };
+                let Some((user, Some(MemberKind::Bitstring { sub, .. }))) =
+                    self.inst.user_member(base, &f.name)
+                else {
+                    return Err(self.err(callee.span, "not callable"));
+                };
+                let ret = sub.as_ref().map_or(CType::VOID, |s| s.ret);
+                let mut ivals = Vec::with_capacity(inner_args.len());
+                for a in inner_args {
+                    ivals.push(self.expr(a)?.0);
+                }
+                if ivals.len() > MAX_ARGS {
+                    return Err(self.err(callee.span, "more than 6 arguments"));
+                }
+                let site = self.site(
+                    callee.span,
+                    SiteKind::User {
+                        user,
+                        member: f.clone(),
+                        nargs: ivals.len(),
+                        op: UserOp::Code { call: e.span },
+                    },
+                );
+                let addr = self.trampoline(self.addrs.user, site, &ivals);
+                self.bump(offset_of!(Rt, code_calls));
+                let zero = self.iconst(0);
+                let words: Vec<V> = (0..MAX_ARGS)
+                    .map(|i| vals.get(i).copied().unwrap_or(zero))
+                    .collect();
+                let sig = self.sig(MAX_ARGS);
+                let call = self.b.ins().call_indirect(sig, addr, &words);
+                let r = self.b.inst_results(call)[0];
+                Ok(self.coerce(ret, r))
+            }
+            ExprKind::Field(base, f) => {
+                let sc = self
+                    .inst
+                    .std_class(base)
+                    .ok_or_else(|| self.err(base.span, "not an imported standard class"))?;
+                match sc.member(&f.name).map(|m| &m.kind) {
+                    Some(StdKind::Host { f: hf, ret, .. }) => {
+                        if vals.len() > MAX_ARGS {
+                            return Err(self.err(e.span, "more than 6 arguments"));
+                        }
+                        let site = self.site(
+                            e.span,
+                            SiteKind::Host {
+                                f: *hf,
+                                what: format!("{}.{}", sc.name, f.name),
+                                ret: *ret,
+                                nargs: vals.len(),
+                            },
+                        );
+                        let r = self.trampoline(self.addrs.host, site, &vals);
+                        Ok((r, t_of(*ret)))
+                    }
+                    _ => Err(self.err(e.span, format!("{}.{} cannot be called", sc.name, f.name))),
+                }
+            }
+            ExprKind::Call(inner, inner_args) => {
+                // `f(m)(args)`: generate (or find) the code, then call it.
+                let ExprKind::Name(n) = &inner.kind else {
+                    return Err(self.err(callee.span, "not callable"));
+                };
+                let Some(MemberKind::Bitstring { sub, .. }) = self.inst.member_kind(n) else {
+                    return Err(self.err(callee.span, "not callable"));
+                };
+                if self.local(n).is_some() {
+                    return Err(self.err(callee.span, "not callable"));
+                }
+                let ret = sub.as_ref().map_or(CType::VOID, |s| s.ret);
+                let mut ivals = Vec::with_capacity(inner_args.len());
+                for a in inner_args {
+                    ivals.push(self.expr(a)?.0);
+                }
+                let addr = self.generate(callee, n, &ivals, Some(e.span))?;
+                self.bump(offset_of!(Rt, code_calls));
+                let zero = self.iconst(0);
+                let words: Vec<V> = (0..MAX_ARGS)
+                    .map(|i| vals.get(i).copied().unwrap_or(zero))
+                    .collect();
+                let sig = self.sig(MAX_ARGS);
+                let call = self.b.ins().call_indirect(sig, addr, &words);
+                let r = self.b.inst_results(call)[0];
+                Ok(self.coerce(ret, r))
+            }
+            _ => Err(self.err(
+                callee.span,
+                "the compiler calls generated code only where it is made: name(m)(args)",
+            )),
+        }
+    }
+
+    /// Code generating bitstring `name` for `vals` (an inline cache of the
+    /// last arguments and address before the trampoline); its address.
+    fn generate(&mut self, e: &Expr, name: &str, vals: &[V], call: Option<Span>) -> R<V> {
+        if vals.len() > MAX_ARGS {
+            return Err(self.err(e.span, "more than 6 arguments"));
+        }
+        let cache = Box::new(UnsafeCell::new([0i64; 2 + MAX_ARGS]));
+        let c = cache.get() as i64;
+        let site = self.site(
+            e.span,
+            SiteKind::Gen {
+                name: name.to_string(),
+                nargs: vals.len(),
+                call,
+                cache,
+            },
+        );
+        let base = self.iconst(c);
+        let done = self.b.create_block();
+        self.b.append_block_param(done, I64);
+        let miss = self.b.create_block();
+        let mut ok = self.b.ins().load(I64, trusted(), base, 0);
+        for (i, v) in vals.iter().enumerate() {
+            let w = self
+                .b
+                .ins()
+                .load(I64, trusted(), base, ((2 + i) * 8) as i32);
+            let eq = self.b.ins().icmp(IntCC::Equal, w, *v);
+            let eq = self.b.ins().uextend(I64, eq);
+            ok = self.b.ins().band(ok, eq);
+        }
+        let hit = self.b.create_block();
+        self.b.ins().brif(ok, hit, &[], miss, &[]);
+        self.b.switch_to_block(hit);
+        let a = self.b.ins().load(I64, trusted(), base, 8);
+        self.b.ins().jump(done, &[BlockArg::Value(a)]);
+        self.b.switch_to_block(miss);
+        self.b.set_cold_block(miss);
+        let r = self.trampoline(self.addrs.gen, site, vals);
+        self.b.ins().jump(done, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done)[0])
+    }
+}
