@@ -47,4 +47,4 @@ row() {
 row cpu.syscall.getppid witness.int80
 row cpu.syscall.getppid.vdso witness.vsyscall
 row cpu.syscall.getppid.libc witness.libc
-printf '\n(ratio = yamba / witness; the witness times 31 batches of ~2 ms and reports the median batch)\n'
+printf '\n(ratio = yamba / witness; the witness times 1001 batches of ~20 us and reports the median batch, the cost of its clock reads taken out)\n'
