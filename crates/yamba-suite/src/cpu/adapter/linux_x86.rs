@@ -261,3 +261,65 @@ pub mod calls {
         u64::from(hi) << 32 | u64::from(lo)
     }
 }
+
+/// Ground truth for every shape: the parent's pid from getppid, one zero
+/// byte from /dev/zero, and the callees' known sums (`yamba_callN` returns
+/// one plus its arguments). Built and run for i686 by .ci/i686.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ppid() -> i64 {
+        // SAFETY: getppid has no preconditions.
+        i64::from(unsafe { libc::getppid() })
+    }
+
+    #[test]
+    fn getppid_in_every_shape_returns_the_parent() {
+        assert_eq!(syscall0(SYS_GETPPID), ppid(), "int 0x80");
+        // SAFETY: the function makes the system call and returns.
+        let called = unsafe { wrapped::yamba_sys_getppid() };
+        assert_eq!(called, ppid(), "call-wrapped");
+        assert!(vdso_entry().is_some(), "AT_SYSINFO gives __kernel_vsyscall");
+        assert_eq!(vdso::syscall0(SYS_GETPPID), ppid(), "__kernel_vsyscall");
+    }
+
+    #[test]
+    fn read_in_every_shape_reads_one_zero_byte() {
+        let f = std::fs::File::open("/dev/zero").unwrap();
+        let fd = i64::from(std::os::fd::AsRawFd::as_raw_fd(&f));
+        let mut b = [7u8; 1];
+        assert_eq!(syscall3(SYS_READ, fd, b.as_mut_ptr() as i64, 1), 1);
+        assert_eq!(b, [0]);
+        b = [7];
+        // SAFETY: reads one byte into a one-byte buffer we own.
+        let got = unsafe { wrapped::yamba_sys_read(fd, b.as_mut_ptr(), 1) };
+        assert_eq!(got, 1);
+        assert_eq!(b, [0]);
+        b = [7];
+        assert_eq!(vdso::syscall3(SYS_READ, fd, b.as_mut_ptr() as i64, 1), 1);
+        assert_eq!(b, [0]);
+        // A bad descriptor comes back as -EBADF, sign-extended.
+        assert_eq!(syscall3(SYS_READ, -1, b.as_mut_ptr() as i64, 1), -9);
+        // SAFETY: as above; the kernel refuses the descriptor.
+        let got = unsafe { wrapped::yamba_sys_read(-1, b.as_mut_ptr(), 1) };
+        assert_eq!(got, -9);
+    }
+
+    #[test]
+    fn calls_pass_every_u64_argument_whole() {
+        // High and low words differ, so a swapped or dropped word shows.
+        let x = 0x0000_0001_0000_0003u64;
+        for n in 1..=7u32 {
+            let want = 1 + u64::from(n) * x;
+            assert_eq!(calls::call_chained(n, x), want, "{n} arguments");
+        }
+        let a = [1, 2, 3, 4, 5, 6, 7];
+        for n in 0..=7 {
+            calls::call(n, &a);
+            calls::dummy(n, &a);
+        }
+        let c = calls::call_carried();
+        assert_eq!(calls::call_carried(), c + 1);
+    }
+}
