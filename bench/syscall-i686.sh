@@ -13,16 +13,23 @@
 # witness agrees; the vDSO entry (syscall/sysenter) is the fast path.
 #
 # Usage: bench/syscall-i686.sh [ROUNDS]     (default 5)
-# Needs: rustup target i686-unknown-linux-gnu, gcc-multilib, jq.
+# Needs: rustup target i686-unknown-linux-gnu, gcc-<version>-multilib, jq.
 set -euo pipefail
 rounds=${1:-5}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 target=i686-unknown-linux-gnu
 tdir=${CARGO_TARGET_DIR:-$repo/target}
-(cd "$repo" && cargo build --release -q --target $target -p yamba-cli)
-yamba="$tdir/$target/release/yamba"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# Without Debian's gcc-multilib (it conflicts with gcc-aarch64-linux-gnu),
+# the <asm/*> link it adds, for the build scripts' -m32 C (as .ci/i686).
+if [ ! -e /usr/include/asm ] && [ -d /usr/include/x86_64-linux-gnu/asm ]; then
+  mkdir -p "$out/include"
+  ln -s /usr/include/x86_64-linux-gnu/asm "$out/include/asm"
+  export CFLAGS_i686_unknown_linux_gnu="-idirafter $out/include"
+fi
+(cd "$repo" && cargo build --release -q --target $target -p yamba-cli)
+yamba="$tdir/$target/release/yamba"
 gcc -m32 -O2 -Wall -o "$out/witness" "$repo/bench/syscall-i686.c"
 cpu=$(($(nproc) - 1))
 
