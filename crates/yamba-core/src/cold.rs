@@ -92,23 +92,27 @@ impl Evictor {
     }
 }
 
-/// Flushes the cache lines of `data` (x86-64: clflush; elsewhere a no-op,
-/// the sweep doing the work).
+/// Flushes the cache lines of `data` (x86-64 and 32-bit x86: clflush;
+/// elsewhere a no-op, the sweep doing the work).
 pub fn flush_range(data: *const u8, len: usize) {
+    #[cfg(target_arch = "x86")]
+    use std::arch::x86 as x86_64;
     #[cfg(target_arch = "x86_64")]
+    use std::arch::x86_64;
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
     {
         let mut p = data as usize & !63;
         let end = data as usize + len;
         while p < end {
             // SAFETY: clflush on any mapped address is harmless; the caller
             // passes memory it owns.
-            unsafe { std::arch::x86_64::_mm_clflush(p as *const u8) };
+            unsafe { x86_64::_mm_clflush(p as *const u8) };
             p += 64;
         }
         // SAFETY: mfence has no preconditions.
-        unsafe { std::arch::x86_64::_mm_mfence() };
+        unsafe { x86_64::_mm_mfence() };
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
     {
         let _ = (data, len);
     }

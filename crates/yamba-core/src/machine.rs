@@ -270,11 +270,16 @@ fn parse_hex(s: &str) -> Option<u64> {
 }
 
 /// The hypervisor's vendor signature from CPUID leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv", …).
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
 fn cpuid_hypervisor_vendor() -> Option<String> {
-    // SAFETY: cpuid is available on every x86-64 CPU; leaf 0x40000000 is
-    // reserved for hypervisors and returns zeros on bare metal.
-    let r = std::arch::x86_64::__cpuid(0x4000_0000);
+    #[cfg(target_arch = "x86")]
+    use std::arch::x86::__cpuid;
+    #[cfg(target_arch = "x86_64")]
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: cpuid is available on every x86-64 CPU and every x86 one
+    // the i686 target runs on; leaf 0x40000000 is reserved for
+    // hypervisors and returns zeros on bare metal.
+    let r = __cpuid(0x4000_0000);
     let bytes: Vec<u8> = [r.ebx, r.ecx, r.edx]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -284,7 +289,7 @@ fn cpuid_hypervisor_vendor() -> Option<String> {
     (!s.is_empty() && s.chars().all(|c| c.is_ascii_graphic() || c == ' ')).then_some(s)
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
 fn cpuid_hypervisor_vendor() -> Option<String> {
     None
 }

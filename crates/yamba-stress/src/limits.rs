@@ -135,18 +135,19 @@ impl Confinement {
 
 /// Sets a soft and hard limit to `value`, never above the current hard limit.
 fn lower_limit(res: libc::__rlimit_resource_t, value: u64) -> bool {
-    // SAFETY: rl is a valid rlimit for getrlimit/setrlimit.
+    // SAFETY: rl is a valid rlimit64 (64-bit fields on every target, as
+    // `value`) for getrlimit64/setrlimit64.
     unsafe {
-        let mut rl: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(res, &mut rl) != 0 {
+        let mut rl: libc::rlimit64 = std::mem::zeroed();
+        if libc::getrlimit64(res, &mut rl) != 0 {
             return false;
         }
         let v = value.min(rl.rlim_max);
-        let new = libc::rlimit {
+        let new = libc::rlimit64 {
             rlim_cur: v,
             rlim_max: v,
         };
-        libc::setrlimit(res, &new) == 0
+        libc::setrlimit64(res, &new) == 0
     }
 }
 

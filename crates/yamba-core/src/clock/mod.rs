@@ -9,7 +9,7 @@
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod monotonic;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
 mod x86_64;
 
 pub use monotonic::{monotonic_ns, monotonic_raw_ns};
@@ -88,7 +88,7 @@ impl Clock {
     #[inline(always)]
     pub fn start(&self) -> u64 {
         match self.kind {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
             ClockKind::Tsc => x86_64::tsc_start(),
             #[cfg(target_arch = "aarch64")]
             ClockKind::ArmVirtualCounter => aarch64::cntvct_ordered(),
@@ -100,7 +100,7 @@ impl Clock {
     #[inline(always)]
     pub fn stop(&self) -> u64 {
         match self.kind {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
             ClockKind::Tsc => x86_64::tsc_stop(),
             #[cfg(target_arch = "aarch64")]
             ClockKind::ArmVirtualCounter => aarch64::cntvct_ordered(),
@@ -156,7 +156,7 @@ pub fn counter_frequency_hz() -> Option<u64> {
 }
 
 fn choose_kind() -> (ClockKind, String) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
     {
         match x86_64::invariant_tsc() {
             Ok(()) => (
@@ -176,7 +176,7 @@ fn choose_kind() -> (ClockKind, String) {
             "aarch64 generic timer (CNTVCT_EL0) ticks at a constant rate by architecture".into(),
         )
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
     {
         (
             ClockKind::MonotonicRaw,

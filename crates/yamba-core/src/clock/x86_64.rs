@@ -1,5 +1,9 @@
-//! x86-64 adapter: the time-stamp counter.
+//! x86-64 adapter: the time-stamp counter. 32-bit x86 (i686) uses it too:
+//! rdtsc, rdtscp and lfence are the same instructions in 32-bit mode.
 
+#[cfg(target_arch = "x86")]
+use std::arch::x86::{__rdtscp, _mm_lfence, _rdtsc};
+#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
 
 /// `lfence; rdtsc; lfence`: earlier instructions complete before the read,
@@ -7,7 +11,8 @@ use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
 /// sequence; on AMD, Linux makes LFENCE dispatch-serializing).
 #[inline(always)]
 pub fn tsc_start() -> u64 {
-    // SAFETY: rdtsc and lfence exist on every x86-64 CPU.
+    // SAFETY: rdtsc and lfence exist on every x86-64 CPU and every x86 one
+    // with SSE2 (which the i686 target requires).
     unsafe {
         _mm_lfence();
         let t = _rdtsc();

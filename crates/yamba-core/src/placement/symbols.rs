@@ -51,13 +51,15 @@ fn read_index() -> Result<Index, String> {
 /// Where the kernel loaded this (position-independent) executable:
 /// what its symbols' addresses are offset by.
 fn load_bias() -> u64 {
+    // dlpi_addr is an address: 32 bits wide on 32-bit targets, 64 here.
+    #[allow(clippy::unnecessary_cast)]
     unsafe extern "C" fn first(
         info: *mut libc::dl_phdr_info,
         _size: libc::size_t,
         data: *mut libc::c_void,
     ) -> libc::c_int {
         // SAFETY: the loader hands valid pointers; `data` is the u64 below.
-        unsafe { *(data as *mut u64) = (*info).dlpi_addr };
+        unsafe { *(data as *mut u64) = (*info).dlpi_addr as u64 };
         1 // the first object is the executable itself: stop
     }
     let mut bias = 0u64;

@@ -149,16 +149,22 @@ fn contained(ranges: &[(usize, usize)], pages: &[usize]) -> u64 {
 pub fn raise_nofile(need: u64) -> u64 {
     let open = census(Kind::Pipe).unwrap_or(64);
     let want = open + need + 64;
+    // rlim_t is 32 bits wide on 32-bit targets: a wanted limit beyond it
+    // is asked for as the largest it can say.
+    #[allow(clippy::useless_conversion)] // u64 to u64 on 64-bit targets
+    let as_rlim = |v: u64| libc::rlim_t::try_from(v).unwrap_or(libc::rlim_t::MAX);
+    #[allow(clippy::useless_conversion)]
+    let as_u64 = |v: libc::rlim_t| u64::from(v);
     // SAFETY: rl is a valid rlimit.
     unsafe {
         let mut rl: libc::rlimit = std::mem::zeroed();
         libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl);
-        if rl.rlim_cur >= want {
-            return rl.rlim_cur - open;
+        if as_u64(rl.rlim_cur) >= want {
+            return as_u64(rl.rlim_cur) - open;
         }
         let raised = libc::rlimit {
-            rlim_cur: want,
-            rlim_max: rl.rlim_max.max(want),
+            rlim_cur: as_rlim(want),
+            rlim_max: rl.rlim_max.max(as_rlim(want)),
         };
         if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) != 0 {
             let fallback = libc::rlimit {
@@ -168,7 +174,7 @@ pub fn raise_nofile(need: u64) -> u64 {
             libc::setrlimit(libc::RLIMIT_NOFILE, &fallback);
         }
         libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl);
-        rl.rlim_cur.saturating_sub(open)
+        as_u64(rl.rlim_cur).saturating_sub(open)
     }
 }
 

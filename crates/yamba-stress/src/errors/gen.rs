@@ -146,10 +146,10 @@ impl Env {
         let arena = map(8, libc::PROT_READ | libc::PROT_WRITE)?;
         let dir = scratch.join("d");
         std::fs::create_dir_all(&dir).map_err(StressError::create(&dir))?;
-        // SAFETY: rlimit is plain data; all-zero is a valid value.
-        let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: rlimit64 (64-bit fields on every target) is plain data; all-zero is a valid value.
+        let mut rl: libc::rlimit64 = unsafe { std::mem::zeroed() };
         // SAFETY: rl is valid for getrlimit.
-        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) };
+        unsafe { libc::getrlimit64(libc::RLIMIT_NOFILE, &mut rl) };
         // SAFETY: clone3 with a null argument and size 0 fails at once
         // (EINVAL), or with ENOSYS where it is not available.
         let probe = unsafe { libc::syscall(libc::SYS_clone3, 0usize, 0usize) };

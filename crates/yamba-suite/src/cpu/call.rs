@@ -71,6 +71,7 @@ pub extern "C" fn yamba_call0_carry() -> u64 {
 
 /// `x` unchanged, but the compiler can no longer see how it was computed:
 /// the adds around it are not reassociated into a tree.
+#[cfg(target_pointer_width = "64")]
 #[inline(always)]
 fn barrier(mut x: u64) -> u64 {
     // SAFETY: an empty asm block that leaves its register as it is.
@@ -78,6 +79,19 @@ fn barrier(mut x: u64) -> u64 {
         std::arch::asm!("/* {0} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags))
     };
     x
+}
+
+/// On 32-bit targets a `u64` is two registers, both hidden.
+#[cfg(target_pointer_width = "32")]
+#[inline(always)]
+fn barrier(x: u64) -> u64 {
+    let (mut lo, mut hi) = (x as u32, (x >> 32) as u32);
+    // SAFETY: an empty asm block that leaves its registers as they are.
+    unsafe {
+        std::arch::asm!("/* {0} {1} */", inout(reg) lo, inout(reg) hi,
+            options(pure, nomem, nostack, preserves_flags))
+    };
+    u64::from(hi) << 32 | u64::from(lo)
 }
 
 macro_rules! callee {

@@ -8,7 +8,10 @@
 //! - `.call`: a call to a function whose body is the instruction and `ret`
 //!   (`adapter::shapes`), the shape of every libc wrapper;
 //! - `.libc`: libc's own `getppid()` / `read()`, what lmbench's lat_syscall
-//!   and most programs measure.
+//!   and most programs measure;
+//! - `.vdso`, only where the platform has a vDSO system-call entry (32-bit
+//!   x86: `__kernel_vsyscall`, what glibc's i386 wrappers call; there the
+//!   inline shape is `int 0x80`): a call through that entry.
 //!
 //! The shapes differ by more than a call: where the kernel's mitigations
 //! clear or stuff the return-stack buffer on the way in or out, the `ret`
@@ -75,16 +78,26 @@ pub enum Shape {
     Inline,
     Call,
     Libc,
+    Vdso,
 }
 
 impl Shape {
-    pub const ALL: [Shape; 3] = [Shape::Inline, Shape::Call, Shape::Libc];
+    pub const ALL: [Shape; 4] = [Shape::Inline, Shape::Call, Shape::Libc, Shape::Vdso];
+
+    /// The shapes this platform has: `.vdso` only with a vDSO entry.
+    pub fn here() -> Vec<Shape> {
+        Shape::ALL
+            .into_iter()
+            .filter(|&s| s != Shape::Vdso || shapes::has_vdso_entry())
+            .collect()
+    }
 
     pub fn name(self) -> &'static str {
         match self {
             Shape::Inline => "inline",
             Shape::Call => "call",
             Shape::Libc => "libc",
+            Shape::Vdso => "vdso",
         }
     }
 
@@ -101,6 +114,7 @@ impl Shape {
             Shape::Inline => "the raw instruction inline in the loop",
             Shape::Call => "a call to a function whose body is the instruction and `ret`",
             Shape::Libc => "libc's wrapper",
+            Shape::Vdso => "a call through the vDSO's system-call entry (__kernel_vsyscall)",
         }
     }
 }
@@ -119,7 +133,7 @@ fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
     let expected = unsafe { libc::getppid() } as i64;
     let extra = ctx.integer(EXTRA_MULS.key)?;
     let mut results = Vec::new();
-    for shape in Shape::ALL {
+    for shape in Shape::here() {
         let (mut calls, mut wrong) = (0u64, 0u64);
         let mut check = |got: i64| {
             calls += 1;
@@ -129,6 +143,7 @@ fn run_getppid(ctx: &mut Ctx) -> Result<(), String> {
             Shape::Inline => planted(ctx, extra, shapes::getppid_inline, &mut check),
             Shape::Call => planted(ctx, extra, shapes::getppid_call, &mut check),
             Shape::Libc => planted(ctx, extra, shapes::getppid_libc, &mut check),
+            Shape::Vdso => planted(ctx, extra, shapes::getppid_vdso, &mut check),
         };
         let mut r = shaped(ctx, shape, m, "getppid(2)");
         if let Some(extra) = extra {
@@ -188,7 +203,7 @@ fn run_read_devzero(ctx: &mut Ctx) -> Result<(), String> {
         std::fs::File::open("/dev/zero").map_err(|e| format!("cannot open /dev/zero: {e}"))?;
     let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
     let mut results = Vec::new();
-    for shape in Shape::ALL {
+    for shape in Shape::here() {
         let mut byte = [1u8; 1];
         let (mut calls, mut short) = (0u64, 0u64);
         let m = {
@@ -200,6 +215,7 @@ fn run_read_devzero(ctx: &mut Ctx) -> Result<(), String> {
                 Shape::Inline => ctx.measure(|| check(shapes::read_inline(fd, &mut byte))),
                 Shape::Call => ctx.measure(|| check(shapes::read_call(fd, &mut byte))),
                 Shape::Libc => ctx.measure(|| check(shapes::read_libc(fd, &mut byte))),
+                Shape::Vdso => ctx.measure(|| check(shapes::read_vdso(fd, &mut byte))),
             }
         };
         let mut r = shaped(ctx, shape, m, "read(2) of 1 byte from /dev/zero");
@@ -248,7 +264,7 @@ fn finish(ctx: &mut Ctx, call: &str, mut results: Vec<BenchResult>) {
                 .flatten()
         })
         .collect();
-    let rows: Vec<serde_json::Value> = Shape::ALL
+    let rows: Vec<serde_json::Value> = Shape::here()
         .iter()
         .zip(&results)
         .map(|(shape, r)| {
@@ -263,12 +279,12 @@ fn finish(ctx: &mut Ctx, call: &str, mut results: Vec<BenchResult>) {
     head.extra.insert("comparison".into(), json!(rows));
     head.extra.insert(
         "comparison_table".into(),
-        json!("system call by caller's shape (each result's headline value; inline: raw instruction, call: `syscall; ret` function, libc: libc's wrapper)"),
+        json!("system call by caller's shape (each result's headline value; inline: raw instruction, call: `syscall; ret` function, libc: libc's wrapper; vdso, where present: a call through the vDSO's system-call entry)"),
     );
     head.extra
         .insert("comparison_rows".into(), json!("syscall"));
     head.extra.insert("mitigations".into(), json!(lines));
-    if let [Some(inline), Some(called), Some(libc)] = medians[..] {
+    if let [Some(inline), Some(called), Some(libc), ..] = medians[..] {
         let gap = called - inline;
         let machine_says = if lines.is_empty() {
             "the kernel does not say (no /sys/devices/system/cpu/vulnerabilities)".to_string()

@@ -7,10 +7,10 @@
 //! `x86_64.rs` reads the TSC, `aarch64.rs` the virtual counter; elsewhere
 //! `unsupported.rs` falls back to clock_gettime.
 
-#[cfg_attr(target_arch = "x86_64", path = "x86_64.rs")]
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "x86"), path = "x86_64.rs")]
 #[cfg_attr(target_arch = "aarch64", path = "aarch64.rs")]
 #[cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")),
     path = "unsupported.rs"
 )]
 mod imp;

@@ -11,7 +11,7 @@ pub mod opaque {
         fn opaque(self) -> Self;
     }
 
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"))]
     macro_rules! opaque_in {
         ($t:ty, $class:ident, $template:literal) => {
             impl Opaque for $t {
@@ -40,6 +40,33 @@ pub mod opaque {
     opaque_in!(f32, xmm_reg, "/* {0} */");
     #[cfg(target_arch = "x86_64")]
     opaque_in!(f64, xmm_reg, "/* {0} */");
+    #[cfg(target_arch = "x86")]
+    opaque_in!(i32, reg, "/* {0} */");
+    #[cfg(target_arch = "x86")]
+    opaque_in!(f32, xmm_reg, "/* {0} */");
+    #[cfg(target_arch = "x86")]
+    opaque_in!(f64, xmm_reg, "/* {0} */");
+    /// 32-bit x86: a 64-bit integer is two registers, both hidden.
+    #[cfg(target_arch = "x86")]
+    macro_rules! opaque_pair {
+        ($($t:ty),*) => {$(
+            impl Opaque for $t {
+                #[inline(always)]
+                fn opaque(self) -> Self {
+                    let (mut lo, mut hi) = (self as u32, (self as u64 >> 32) as u32);
+                    // SAFETY: an empty asm block; it only claims to modify
+                    // the two registers holding the value.
+                    unsafe {
+                        std::arch::asm!("/* {0} {1} */", inout(reg) lo, inout(reg) hi,
+                            options(nomem, nostack, preserves_flags));
+                    }
+                    (u64::from(hi) << 32 | u64::from(lo)) as $t
+                }
+            }
+        )*};
+    }
+    #[cfg(target_arch = "x86")]
+    opaque_pair!(i64, u64);
     #[cfg(target_arch = "aarch64")]
     opaque_in!(i32, reg, "/* {0:w} */");
     #[cfg(target_arch = "aarch64")]
@@ -53,7 +80,7 @@ pub mod opaque {
 
     /// Elsewhere: `black_box`, which may pass the value through memory
     /// (a store and a load inside every chain step: latencies read high).
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
     macro_rules! opaque_in {
         ($($t:ty),*) => {$(
             impl Opaque for $t {
@@ -64,11 +91,15 @@ pub mod opaque {
             }
         )*};
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
     opaque_in!(i32, i64, u64, f32, f64);
 
     /// Whether [`Opaque`] costs nothing here (a register-only barrier).
-    pub const IN_REGISTERS: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+    pub const IN_REGISTERS: bool = cfg!(any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64"
+    ));
 }
 
 /// The core clock's own tick: a block of [`BLOCK`] dependent adds of one
@@ -125,6 +156,47 @@ pub mod chains {
         x
     }
 
+    /// 32-bit x86: the chains run on the low word (a 32-bit register add
+    /// or multiply has the same latency); the high word is carried along.
+    #[cfg(target_arch = "x86")]
+    #[inline(always)]
+    pub fn adds(x: u64) -> u64 {
+        let mut lo = x as u32;
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "add {x}, {one}", ".endr", x = inout(reg) lo,
+                one = in(reg) 1u32, options(nomem, nostack));
+        }
+        x & !0xFFFF_FFFF | u64::from(lo)
+    }
+
+    #[cfg(target_arch = "x86")]
+    #[inline(always)]
+    pub fn adds_two(x: u64, y: u64) -> (u64, u64) {
+        let (mut a, mut b) = (x as u32, y as u32);
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "add {x}, {one}", "add {y}, {one}", ".endr",
+                x = inout(reg) a, y = inout(reg) b, one = in(reg) 1u32, options(nomem, nostack));
+        }
+        (
+            x & !0xFFFF_FFFF | u64::from(a),
+            y & !0xFFFF_FFFF | u64::from(b),
+        )
+    }
+
+    #[cfg(target_arch = "x86")]
+    #[inline(always)]
+    pub fn muls(x: u64) -> u64 {
+        let mut lo = x as u32;
+        // SAFETY: register arithmetic only.
+        unsafe {
+            std::arch::asm!(".rept 100", "imul {x}, {x}, 3", ".endr", x = inout(reg) lo,
+                options(nomem, nostack));
+        }
+        x & !0xFFFF_FFFF | u64::from(lo)
+    }
+
     #[cfg(target_arch = "aarch64")]
     #[inline(always)]
     pub fn adds(mut x: u64) -> u64 {
@@ -161,7 +233,7 @@ pub mod chains {
 
     /// Elsewhere: the same chains in Rust, each step hidden from the
     /// optimiser (see [`super::opaque`]).
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
     #[inline(always)]
     pub fn adds(mut x: u64) -> u64 {
         use super::opaque::Opaque;
@@ -171,7 +243,7 @@ pub mod chains {
         x
     }
 
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
     #[inline(always)]
     pub fn adds_two(mut x: u64, mut y: u64) -> (u64, u64) {
         use super::opaque::Opaque;
@@ -182,7 +254,7 @@ pub mod chains {
         (x, y)
     }
 
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
     #[inline(always)]
     pub fn muls(mut x: u64) -> u64 {
         use super::opaque::Opaque;
@@ -209,12 +281,18 @@ pub mod order {
         unsafe {
             std::arch::x86_64::_mm_lfence()
         };
+        #[cfg(target_arch = "x86")]
+        // SAFETY: lfence exists on every x86 CPU with SSE2 (which the i686
+        // target requires) and touches no state.
+        unsafe {
+            std::arch::x86::_mm_lfence()
+        };
         #[cfg(target_arch = "aarch64")]
         // SAFETY: isb touches no memory or register.
         unsafe {
             std::arch::asm!("isb", options(nomem, nostack, preserves_flags))
         };
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
 }

@@ -14,20 +14,28 @@
 //!   argument `x`, the callee's result returned: chained by the caller)
 //!   and `calls::call_carried()` (no argument; the callee carries a chain
 //!   through its own static counter);
-//! - `vdso_mapped() -> bool`.
+//! - `vdso_mapped() -> bool`;
+//! - `vdso::{entry, syscall0, syscall3}`: the system call through the
+//!   vDSO's own entry where the platform has one (i386's
+//!   `__kernel_vsyscall`; `entry()` is None elsewhere and the `.vdso`
+//!   shape is not measured).
 //!
 //! The instructions differ by architecture, so the platforms here are
-//! Linux on x86-64 and Linux on aarch64; everywhere else `unsupported.rs`
+//! Linux on x86-64, on 32-bit x86 and on aarch64; everywhere else `unsupported.rs`
 //! (whose `NAME` is `NO_ADAPTER`: the runner skips this area's benchmarks
 //! with "no adapter for this platform").
 
 #[cfg_attr(all(linux_adapters, target_arch = "x86_64"), path = "linux_x86_64.rs")]
+#[cfg_attr(all(linux_adapters, target_arch = "x86"), path = "linux_x86.rs")]
 #[cfg_attr(
     all(linux_adapters, target_arch = "aarch64"),
     path = "linux_aarch64.rs"
 )]
 #[cfg_attr(
-    not(all(linux_adapters, any(target_arch = "x86_64", target_arch = "aarch64"))),
+    not(all(
+        linux_adapters,
+        any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")
+    )),
     path = "unsupported.rs"
 )]
 mod imp;
@@ -72,6 +80,21 @@ pub mod shapes {
     pub fn read_call(fd: i32, buf: &mut [u8; 1]) -> i64 {
         // SAFETY: reads one byte into a one-byte buffer the caller owns.
         unsafe { yamba_sys_read(fd as i64, buf.as_mut_ptr(), 1) }
+    }
+
+    /// Whether the platform has a vDSO system-call entry (the `.vdso` shape).
+    pub fn has_vdso_entry() -> bool {
+        super::vdso::entry().is_some()
+    }
+
+    #[inline(always)]
+    pub fn getppid_vdso() -> i64 {
+        super::vdso::syscall0(super::SYS_GETPPID)
+    }
+
+    #[inline(always)]
+    pub fn read_vdso(fd: i32, buf: &mut [u8; 1]) -> i64 {
+        super::vdso::syscall3(super::SYS_READ, fd as i64, buf.as_mut_ptr() as i64, 1)
     }
 
     #[inline(always)]

@@ -131,7 +131,7 @@ pub fn mq_anonymous(tag: &str, msgsize: i64) -> Result<i32, String> {
     unsafe {
         let mut attr: libc::mq_attr = std::mem::zeroed();
         attr.mq_maxmsg = 1;
-        attr.mq_msgsize = msgsize;
+        attr.mq_msgsize = msgsize as libc::c_long;
         let q = libc::mq_open(
             name.as_ptr(),
             libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
