@@ -162,24 +162,20 @@ fn check_and_run_a_class_importing_one_of_another_file() {
     assert!(out.contains("b.yamba:2:12"), "{out}");
     assert!(out.contains("1 error(s)"), "{out}");
     let out_file = dir.path().join("run.json");
-    let (code, out, err) = yamba(&[
-        "lang",
-        "run",
-        b,
-        a,
-        "--class",
-        "B",
-        "--quick",
-        "--repeat",
-        "1",
-        "--no-history",
-        "--out",
-        out_file.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{out}\n{err}");
-    let file = yamba_core::ResultsFile::read(&out_file).unwrap();
-    assert_eq!(file.results.len(), 1);
-    let r = &file.results[0];
+    // `lang run` of B (with `extra` flags): its one result.
+    let run_b = |extra: &[&str]| {
+        let mut args = vec![
+            "lang", "run", b, a, "--class", "B", "--quick", "--repeat", "1",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--no-history", "--out", out_file.to_str().unwrap()]);
+        let (code, out, err) = yamba(&args);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let file = yamba_core::ResultsFile::read(&out_file).unwrap();
+        assert_eq!(file.results.len(), 1);
+        file.results[0].clone()
+    };
+    let r = &run_b(&[]);
     // B's C parts compiled, A's function interpreted inside them: the
     // calls and A's steps the same in both; A's code is B's.
     for check in [
@@ -195,24 +191,7 @@ fn check_and_run_a_class_importing_one_of_another_file() {
     }
     assert_eq!(r.extra["generated"][0]["function"], "A.id(0)");
     // The interpreter, the reference, runs the same program.
-    let (code, out, err) = yamba(&[
-        "lang",
-        "run",
-        b,
-        a,
-        "--class",
-        "B",
-        "--quick",
-        "--repeat",
-        "1",
-        "--interpret",
-        "--no-history",
-        "--out",
-        out_file.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{out}\n{err}");
-    let file = yamba_core::ResultsFile::read(&out_file).unwrap();
-    let r = &file.results[0];
+    let r = &run_b(&["--interpret"]);
     assert!(
         r.evidence
             .iter()

@@ -877,15 +877,7 @@ impl<'a, 'b> Fc<'a, 'b> {
                     },
                 );
                 let addr = self.trampoline(self.addrs.user, site, &ivals);
-                self.bump(offset_of!(Rt, code_calls));
-                let zero = self.iconst(0);
-                let words: Vec<V> = (0..MAX_ARGS)
-                    .map(|i| vals.get(i).copied().unwrap_or(zero))
-                    .collect();
-                let sig = self.sig(MAX_ARGS);
-                let call = self.b.ins().call_indirect(sig, addr, &words);
-                let r = self.b.inst_results(call)[0];
-                Ok(self.coerce(ret, r))
+                Ok(self.call_code(addr, &vals, ret))
             }
             ExprKind::Field(base, f) => {
                 let sc = self
@@ -929,21 +921,27 @@ impl<'a, 'b> Fc<'a, 'b> {
                     ivals.push(self.expr(a)?.0);
                 }
                 let addr = self.generate(callee, n, &ivals, Some(e.span))?;
-                self.bump(offset_of!(Rt, code_calls));
-                let zero = self.iconst(0);
-                let words: Vec<V> = (0..MAX_ARGS)
-                    .map(|i| vals.get(i).copied().unwrap_or(zero))
-                    .collect();
-                let sig = self.sig(MAX_ARGS);
-                let call = self.b.ins().call_indirect(sig, addr, &words);
-                let r = self.b.inst_results(call)[0];
-                Ok(self.coerce(ret, r))
+                Ok(self.call_code(addr, &vals, ret))
             }
             _ => Err(self.err(
                 callee.span,
                 "the compiler calls generated code only where it is made: name(m)(args)",
             )),
         }
+    }
+
+    /// Calls generated code at `addr` with `vals` (six words, as
+    /// `ExecMem::call`), counted; its value as the sub-type's `ret`.
+    fn call_code(&mut self, addr: V, vals: &[V], ret: CType) -> (V, T) {
+        self.bump(offset_of!(Rt, code_calls));
+        let zero = self.iconst(0);
+        let words: Vec<V> = (0..MAX_ARGS)
+            .map(|i| vals.get(i).copied().unwrap_or(zero))
+            .collect();
+        let sig = self.sig(MAX_ARGS);
+        let call = self.b.ins().call_indirect(sig, addr, &words);
+        let r = self.b.inst_results(call)[0];
+        self.coerce(ret, r)
     }
 
     /// Code generating bitstring `name` for `vals` (an inline cache of the
