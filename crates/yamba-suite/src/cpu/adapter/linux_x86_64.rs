@@ -33,19 +33,8 @@ pub fn syscall3(nr: i64, a: i64, b: i64, c: i64) -> i64 {
 pub const SYS_GETPPID: i64 = 110;
 pub const SYS_READ: i64 = 0;
 
-/// No vDSO system-call entry on this platform: the `.vdso` shape is not
-/// measured, so these are never reached.
-pub mod vdso {
-    pub fn entry() -> Option<usize> {
-        None
-    }
-    pub fn syscall0(_nr: i64) -> i64 {
-        unreachable!("no vDSO system-call entry on this platform")
-    }
-    pub fn syscall3(_nr: i64, _a: i64, _b: i64, _c: i64) -> i64 {
-        unreachable!("no vDSO system-call entry on this platform")
-    }
-}
+/// No vDSO system-call entry on this platform (`.vdso` is not measured).
+pub(crate) use super::no_vdso as vdso;
 
 /// The call-wrapped shape: functions whose whole body is the system call
 /// and `ret` (what libc's wrappers are, less their error handling), written

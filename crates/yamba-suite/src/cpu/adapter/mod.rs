@@ -39,6 +39,8 @@
     path = "unsupported.rs"
 )]
 mod imp;
+#[cfg(not(all(linux_adapters, target_arch = "x86")))]
+pub(crate) mod no_vdso;
 
 pub use imp::*;
 
