@@ -473,16 +473,7 @@ impl<'a, 'b> Fc<'a, 'b> {
                 else {
                     return Err(self.err(e.span, format!("'{}' is not a data member", f.name)));
                 };
-                let site = self.site(
-                    e.span,
-                    SiteKind::User {
-                        user,
-                        member: f.clone(),
-                        nargs: 0,
-                        op: UserOp::Data,
-                    },
-                );
-                (self.trampoline(self.addrs.user, site, &[]), t_of(*ty))
+                (self.user(e.span, user, f, &[], UserOp::Data), t_of(*ty))
             }
             ExprKind::Field(base, f) => {
                 let sc = self
@@ -835,16 +826,7 @@ impl<'a, 'b> Fc<'a, 'b> {
                 if vals.len() > MAX_ARGS {
                     return Err(self.err(e.span, "more than 6 arguments"));
                 }
-                let site = self.site(
-                    e.span,
-                    SiteKind::User {
-                        user,
-                        member: f.clone(),
-                        nargs: vals.len(),
-                        op: UserOp::Call { ret },
-                    },
-                );
-                let r = self.trampoline(self.addrs.user, site, &vals);
+                let r = self.user(e.span, user, f, &vals, UserOp::Call { ret });
                 Ok((r, t_of(ret)))
             }
             ExprKind::Call(inner, inner_args) if matches!(&inner.kind, ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some()) =>
@@ -867,16 +849,8 @@ impl<'a, 'b> Fc<'a, 'b> {
                 if ivals.len() > MAX_ARGS {
                     return Err(self.err(callee.span, "more than 6 arguments"));
                 }
-                let site = self.site(
-                    callee.span,
-                    SiteKind::User {
-                        user,
-                        member: f.clone(),
-                        nargs: ivals.len(),
-                        op: UserOp::Code { call: e.span },
-                    },
-                );
-                let addr = self.trampoline(self.addrs.user, site, &ivals);
+                let op = UserOp::Code { call: e.span };
+                let addr = self.user(callee.span, user, f, &ivals, op);
                 Ok(self.call_code(addr, &vals, ret))
             }
             ExprKind::Field(base, f) => {
@@ -928,6 +902,19 @@ impl<'a, 'b> Fc<'a, 'b> {
                 "the compiler calls generated code only where it is made: name(m)(args)",
             )),
         }
+    }
+
+    /// `op` on member `f` of imported user class `user`, through the
+    /// trampoline (`jit::user_trampoline`): its word.
+    fn user(&mut self, span: Span, user: usize, f: &Ident, vals: &[V], op: UserOp) -> V {
+        let kind = SiteKind::User {
+            user,
+            member: f.clone(),
+            nargs: vals.len(),
+            op,
+        };
+        let site = self.site(span, kind);
+        self.trampoline(self.addrs.user, site, vals)
     }
 
     /// Calls generated code at `addr` with `vals` (six words, as
