@@ -228,9 +228,7 @@ fn check_import(prog: &Program, ci: usize, m: &Member, diags: &mut Vec<Diag>) {
                 mine.join(", ")
             ));
         }
-        if n.contains("x86_32") {
-            d = d.note("32-bit x86 is not supported: write the class for x86_64");
-        } else if let Some(near) = closest(n, stdlib::names().into_iter().chain(mine)) {
+        if let Some(near) = closest(n, stdlib::names().into_iter().chain(mine)) {
             d = d.note(format!("did you mean {near}?"));
         }
         diags.push(d);

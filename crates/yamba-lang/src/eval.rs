@@ -631,6 +631,10 @@ impl<'p> Instance<'p> {
     }
 
     /// The class's C functions with bodies (its own and inherited), by name.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
     pub(crate) fn c_functions(&self) -> Vec<(String, &'p Member)> {
         let mut v: Vec<(String, &'p Member)> = self
             .view
@@ -643,6 +647,10 @@ impl<'p> Instance<'p> {
     }
 
     /// Data members in slot order, with their types (for the compiler).
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
     pub(crate) fn data_layout(&self) -> Vec<(String, CType)> {
         let mut v: Vec<(usize, &String)> = self.data.index.iter().map(|(k, &i)| (i, k)).collect();
         v.sort();
@@ -652,6 +660,10 @@ impl<'p> Instance<'p> {
     }
 
     /// The data members' words, in slot order.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
     pub(crate) fn data_words(&self, out: &mut [i64]) {
         for (o, (_, v)) in out.iter_mut().zip(&self.data.slots) {
             *o = v.word();
@@ -659,6 +671,10 @@ impl<'p> Instance<'p> {
     }
 
     /// Sets the data members from words (C's conversion to each type).
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
     pub(crate) fn set_data_words(&mut self, w: &[i64]) {
         for (x, (ty, v)) in w.iter().zip(self.data.slots.iter_mut()) {
             *v = coerce(*ty, Value::Int(*x));

@@ -59,22 +59,26 @@ impl ExecMem {
         self.code_len
     }
 
-    /// Calls the code as `u64 f(u64 a0, …, u64 a5)`; unused arguments are
-    /// passed as 0 (harmless under the SysV and AAPCS64 conventions, which
-    /// pass the first six integer arguments in registers).
+    /// Calls the code as `word f(word a0, …, word a5)`, a word the
+    /// pointer's width; unused arguments are passed as 0 (harmless under the
+    /// SysV and AAPCS64 conventions, which pass the first six integer
+    /// arguments in registers, and under i386 cdecl, where the caller pops
+    /// them). On x86-32 the arguments are truncated to 32 bits and the
+    /// result (eax) zero-extended: the first argument is the word at
+    /// [esp + 4], [ebp + 8] after `push ebp; mov ebp, esp`.
     ///
     /// # Safety
     /// The code must be a function of the platform's C calling convention
     /// that does what its author meant; it runs with this process's rights.
     pub unsafe fn call(&self, args: &[u64]) -> u64 {
-        let mut a = [0u64; 6];
+        let mut a = [0usize; 6];
         for (d, s) in a.iter_mut().zip(args) {
-            *d = *s;
+            *d = *s as usize;
         }
         // SAFETY: the caller vouches for the code; it is mapped executable.
-        let f: extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64 =
+        let f: extern "C" fn(usize, usize, usize, usize, usize, usize) -> usize =
             unsafe { std::mem::transmute(self.ptr) };
-        f(a[0], a[1], a[2], a[3], a[4], a[5])
+        f(a[0], a[1], a[2], a[3], a[4], a[5]) as u64
     }
 }
 
@@ -113,14 +117,24 @@ pub fn permissions_of(addr: usize) -> Option<String> {
     })
 }
 
-#[cfg(all(test, target_arch = "x86_64", target_os = "linux"))]
+#[cfg(all(
+    test,
+    any(target_arch = "x86_64", target_arch = "x86"),
+    target_os = "linux"
+))]
 mod tests {
     use super::*;
 
     #[test]
     fn code_runs_and_its_pages_are_never_writable_and_executable() {
-        // mov rax, rdi; add rax, rsi; ret
-        let m = ExecMem::new(&[0x48, 0x89, 0xf8, 0x48, 0x01, 0xf0, 0xc3]).unwrap();
+        // x86-64: mov rax, rdi; add rax, rsi; ret
+        // x86-32: mov eax, [esp + 4]; add eax, [esp + 8]; ret (cdecl)
+        let code: &[u8] = if cfg!(target_arch = "x86_64") {
+            &[0x48, 0x89, 0xf8, 0x48, 0x01, 0xf0, 0xc3]
+        } else {
+            &[0x8b, 0x44, 0x24, 0x04, 0x03, 0x44, 0x24, 0x08, 0xc3]
+        };
+        let m = ExecMem::new(code).unwrap();
         // SAFETY: the code above is a complete leaf function.
         assert_eq!(unsafe { m.call(&[40, 2]) }, 42);
         let p = permissions_of(m.addr()).unwrap();

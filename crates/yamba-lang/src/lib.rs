@@ -11,6 +11,12 @@ pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod isa;
+// Cranelift's back ends: x86-64 and aarch64 among ours; elsewhere (i686)
+// the C parts are interpreted and nothing of Cranelift is built.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    path = "jit/unsupported.rs"
+)]
 pub mod jit;
 pub mod lexer;
 pub mod model;

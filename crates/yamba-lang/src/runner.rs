@@ -119,7 +119,7 @@ fn run_job(ctx: &mut Ctx) -> Result<(), String> {
         &job.settings,
         ctx.scratch_dir().to_path_buf(),
     )?;
-    if !job.interpret && crate::Isa::host().is_some() {
+    if !job.interpret && crate::Isa::host().is_some() && crate::jit::UNAVAILABLE.is_none() {
         inst.compile_c()?;
     }
     match inst.member_kind("benchmark") {
@@ -415,10 +415,10 @@ fn describe(r: &mut BenchResult, job: &Job, inst: &Instance, ops: u64, how: &str
         .param("isa", inst.isa.name())
         .param(
             "c_parts",
-            if inst.is_compiled() {
-                "compiled (Cranelift)"
-            } else {
-                "interpreted"
+            match (inst.is_compiled(), crate::jit::UNAVAILABLE) {
+                (true, _) => "compiled (Cranelift)".to_string(),
+                (false, Some(why)) if !job.interpret => format!("interpreted: {why}"),
+                (false, _) => "interpreted".to_string(),
             },
         )
         .param("operations_per_call", ops)
@@ -449,9 +449,9 @@ fn code_evidence(r: &mut BenchResult, inst: &Instance, isa: crate::isa::Isa) {
         r.extra.insert(
             "compiled_c".into(),
             json!(j
-                .funcs
-                .iter()
-                .map(|f| json!({"function": f.name, "bytes": f.len}))
+                .sizes()
+                .into_iter()
+                .map(|(name, len)| json!({"function": name, "bytes": len}))
                 .collect::<Vec<_>>()),
         );
     }

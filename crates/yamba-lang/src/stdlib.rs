@@ -1,6 +1,6 @@
 //! The standard classes a Yamba class can `import`: per instruction set
-//! (`x86_64`, `aarch64`: page size and cast functions), per compiler
-//! convention (`compiler_x86_64`, `compiler_aarch64`: prologues and
+//! (`x86_64`, `x86_32`, `aarch64`: page size and cast functions), per compiler
+//! convention (`compiler_x86_64`, `compiler_x86_32`, `compiler_aarch64`: prologues and
 //! epilogues, behind the same member names on both), and per operating
 //! system (`posix`, `linux`: host functions the C parts call).
 //!
@@ -115,6 +115,37 @@ static CLASSES: &[StdClass] = &[
             ),
             // Waits for everything before it to finish: chains in
             // consecutive calls cannot overlap.
+            m!("serialize", StdKind::Asm("lfence")),
+        ],
+    },
+    // The paper's own target (Figure 3): cdecl, arguments on the stack
+    // ([ebp + 8] is the first after prologue_standard).
+    StdClass {
+        name: "x86_32",
+        isa: Some(Isa::X86_32),
+        members: &[
+            m!("page_size", StdKind::Const(|| if cfg!(target_arch = "x86") { host_page_size() } else { 4096 })),
+            m!("cast_imm_8", StdKind::Cast { bytes: 1 }),
+            m!("cast_imm_16", StdKind::Cast { bytes: 2 }),
+            m!("cast_imm_32", StdKind::Cast { bytes: 4 }),
+            m!("cast_immediate_32", StdKind::Cast { bytes: 4 }),
+        ],
+    },
+    StdClass {
+        name: "compiler_x86_32",
+        isa: Some(Isa::X86_32),
+        members: &[
+            m!("prologue_standard", StdKind::Asm("push ebp; mov ebp, esp")),
+            m!("epilogue_standard", StdKind::Asm("pop ebp; ret")),
+            // ebx, esi, edi and ebp are callee-saved in the i386 System V ABI.
+            m!(
+                "prologue_save_all",
+                StdKind::Asm("push ebp; mov ebp, esp; push ebx; push esi; push edi")
+            ),
+            m!(
+                "epilogue_restore_all",
+                StdKind::Asm("pop edi; pop esi; pop ebx; pop ebp; ret")
+            ),
             m!("serialize", StdKind::Asm("lfence")),
         ],
     },

@@ -49,9 +49,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => yamba_lang::Isa::host().ok_or_else(|| {
             anyhow::anyhow!("this host's instruction set is not supported; give --isa")
         })?,
-        Some("x86_64") => yamba_lang::Isa::X86_64,
-        Some("aarch64") => yamba_lang::Isa::Aarch64,
-        Some(o) => bail!("--isa {o}: expected x86_64 or aarch64"),
+        Some(name) => yamba_lang::Isa::from_name(name).ok_or_else(|| {
+            let all: Vec<&str> = yamba_lang::Isa::ALL.iter().map(|i| i.name()).collect();
+            anyhow::anyhow!("--isa {name}: expected one of {}", all.join(", "))
+        })?,
     };
     let specs: Vec<AsmSpec> = args
         .seqs

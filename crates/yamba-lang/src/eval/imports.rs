@@ -35,6 +35,10 @@ impl<'p> Instance<'p> {
 
     /// For the compiler: the imported user class `e` names and the kind
     /// of its member `f` (None: `e` names no imported user class).
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
     pub(crate) fn user_member(&self, e: &Expr, f: &str) -> Option<(usize, Option<&'p MemberKind>)> {
         let u = self.user(e)?;
         Some((u, self.users[u].1.member_kind(f)))

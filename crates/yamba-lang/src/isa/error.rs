@@ -3,16 +3,20 @@
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AsmError {
-    #[error("unknown x86-64 instruction '{0}'")]
-    UnknownInstruction(String),
+    #[error("unknown {isa} instruction '{name}'")]
+    UnknownInstruction { isa: &'static str, name: String },
     /// A memory operand without a size, where forms of several sizes fit.
     #[error("'{0}': the memory operand's size is ambiguous; say byte, word, dword or qword ptr")]
     AmbiguousSize(String),
     /// A branch to an address: targets are labels of the same block.
     #[error("'{0}': a branch's target must be a label of this asm block")]
     Branch(String),
-    #[error("'{line}': no x86-64 form of {mnemonic} takes these operands")]
-    NoForm { line: String, mnemonic: String },
+    #[error("'{line}': no {isa} form of {mnemonic} takes these operands")]
+    NoForm {
+        isa: &'static str,
+        line: String,
+        mnemonic: String,
+    },
     #[error("'{0}': memory operand never closed (missing ])")]
     Unclosed(String),
     /// A memory operand `[..]` whose inside does not address memory.
@@ -43,7 +47,7 @@ pub enum AsmError {
     Aarch64 { line: String, message: String },
 }
 
-/// What is wrong inside the brackets of an x86-64 memory operand.
+/// What is wrong inside the brackets of an x86 memory operand.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MemoryError {
     #[error("'{0}' is not register*scale")]

@@ -4,7 +4,9 @@
 mod aarch64;
 pub mod block;
 mod error;
-mod x86_64;
+mod x86;
+
+use x86::Bits;
 
 pub use block::BlockError;
 pub use error::{AsmError, MemoryError};
@@ -22,6 +24,9 @@ pub struct Insn {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isa {
     X86_64,
+    /// 32-bit x86 (i686), the paper's own target: run natively by an i686
+    /// build of yamba on an x86-64 (or x86-32) host.
+    X86_32,
     Aarch64,
 }
 
@@ -30,6 +35,8 @@ impl Isa {
     pub fn host() -> Option<Isa> {
         if cfg!(target_arch = "x86_64") {
             Some(Isa::X86_64)
+        } else if cfg!(target_arch = "x86") {
+            Some(Isa::X86_32)
         } else if cfg!(target_arch = "aarch64") {
             Some(Isa::Aarch64)
         } else {
@@ -37,9 +44,18 @@ impl Isa {
         }
     }
 
+    /// Every ISA the language generates code for.
+    pub const ALL: [Isa; 3] = [Isa::X86_64, Isa::X86_32, Isa::Aarch64];
+
+    /// The ISA named `name` (as [`Isa::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Isa> {
+        Isa::ALL.into_iter().find(|i| i.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Isa::X86_64 => "x86_64",
+            Isa::X86_32 => "x86_32",
             Isa::Aarch64 => "aarch64",
         }
     }
@@ -47,7 +63,8 @@ impl Isa {
     /// Assembles one instruction (no comments, no separators).
     pub fn assemble_line(self, line: &str) -> Result<Vec<u8>, AsmError> {
         match self {
-            Isa::X86_64 => x86_64::assemble_line(line),
+            Isa::X86_64 => x86::assemble_line(line, Bits::B64),
+            Isa::X86_32 => x86::assemble_line(line, Bits::B32),
             Isa::Aarch64 => aarch64::assemble_line(line),
         }
     }
@@ -63,7 +80,8 @@ impl Isa {
     ) -> Result<Vec<u8>, Vec<BlockError>> {
         let items = block::resolve(self, lines, elsewhere)?;
         match self {
-            Isa::X86_64 => x86_64::assemble_block(&items),
+            Isa::X86_64 => x86::assemble_block(&items, Bits::B64),
+            Isa::X86_32 => x86::assemble_block(&items, Bits::B32),
             Isa::Aarch64 => aarch64::assemble_block(&items),
         }
     }
@@ -71,7 +89,8 @@ impl Isa {
     /// Whether `name` is a register (so not usable as a label).
     pub fn is_register(self, name: &str) -> bool {
         match self {
-            Isa::X86_64 => x86_64::is_register(name),
+            Isa::X86_64 => x86::is_register(name, Bits::B64),
+            Isa::X86_32 => x86::is_register(name, Bits::B32),
             Isa::Aarch64 => aarch64::is_register(name),
         }
     }
@@ -80,14 +99,16 @@ impl Isa {
     /// is a branch to a label (not to a register or an address).
     pub fn branch_target(self, instr: &str) -> Option<(usize, usize)> {
         match self {
-            Isa::X86_64 => x86_64::branch_target(instr),
+            Isa::X86_64 => x86::branch_target(instr, Bits::B64),
+            Isa::X86_32 => x86::branch_target(instr, Bits::B32),
             Isa::Aarch64 => aarch64::branch_target(instr),
         }
     }
 
     pub fn disassemble(self, bytes: &[u8]) -> Vec<Insn> {
         match self {
-            Isa::X86_64 => x86_64::disassemble(bytes),
+            Isa::X86_64 => x86::disassemble(bytes, Bits::B64),
+            Isa::X86_32 => x86::disassemble(bytes, Bits::B32),
             Isa::Aarch64 => aarch64::disassemble(bytes),
         }
     }

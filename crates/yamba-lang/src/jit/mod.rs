@@ -32,6 +32,10 @@ use std::cell::UnsafeCell;
 
 type R<T> = Result<T, String>;
 
+/// Why the C parts are not compiled on this host: never here (see
+/// unsupported.rs for hosts without a Cranelift back end).
+pub const UNAVAILABLE: Option<&str> = None;
+
 /// Most arguments a compiled function takes when called from Rust, and
 /// what generated code is passed (as `ExecMem::call` does).
 pub const MAX_ARGS: usize = 6;
@@ -191,6 +195,14 @@ impl Jit {
 
     pub fn has(&self, name: &str) -> bool {
         self.funcs.iter().any(|f| f.name == name)
+    }
+
+    /// Each compiled function's name and size in bytes.
+    pub fn sizes(&self) -> Vec<(&str, usize)> {
+        self.funcs
+            .iter()
+            .map(|f| (f.name.as_str(), f.len))
+            .collect()
     }
 
     /// Address of the mapped code (for the W^X evidence).

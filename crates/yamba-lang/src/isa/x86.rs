@@ -1,5 +1,7 @@
-//! x86-64: Intel-syntax lines → iced-x86 instructions → bytes, and bytes →
-//! Intel-syntax listing, all through iced-x86.
+//! x86-64 and x86-32: Intel-syntax lines → iced-x86 instructions → bytes,
+//! and bytes → Intel-syntax listing, all through iced-x86. One module for
+//! both modes: they differ only in which forms exist (iced's mode64 and
+//! mode32 tables), the branch forms, and the bitness given to iced.
 //!
 //! Only the operand syntax is parsed here (registers, immediates,
 //! `[base + index*scale + disp]` with an optional `byte|word|dword|qword
@@ -33,15 +35,44 @@ struct MemOp {
     disp: i64,
 }
 
+/// The processor mode code is generated for: 64 (x86-64) or 32 (x86-32,
+/// the paper's own target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bits {
+    B64,
+    B32,
+}
+
+impl Bits {
+    fn n(self) -> u32 {
+        match self {
+            Bits::B64 => 64,
+            Bits::B32 => 32,
+        }
+    }
+
+    fn isa(self) -> &'static str {
+        match self {
+            Bits::B64 => "x86-64",
+            Bits::B32 => "x86-32",
+        }
+    }
+}
+
 struct Tables {
     registers: HashMap<String, Register>,
-    /// Instruction forms valid in 64-bit mode, by mnemonic.
+    /// Instruction forms valid in the mode, by mnemonic.
     forms: HashMap<String, Vec<Code>>,
 }
 
-fn tables() -> &'static Tables {
-    static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
+fn tables(bits: Bits) -> &'static Tables {
+    static T64: OnceLock<Tables> = OnceLock::new();
+    static T32: OnceLock<Tables> = OnceLock::new();
+    let cell = match bits {
+        Bits::B64 => &T64,
+        Bits::B32 => &T32,
+    };
+    cell.get_or_init(|| {
         let mut registers = HashMap::new();
         for r in Register::values() {
             if r == Register::None {
@@ -59,7 +90,11 @@ fn tables() -> &'static Tables {
         let mut forms: HashMap<String, Vec<Code>> = HashMap::new();
         for code in Code::values() {
             let op = code.op_code();
-            if !op.is_instruction() || !op.mode64() || code.mnemonic() == Mnemonic::INVALID {
+            let valid = match bits {
+                Bits::B64 => op.mode64(),
+                Bits::B32 => op.mode32(),
+            };
+            if !op.is_instruction() || !valid || code.mnemonic() == Mnemonic::INVALID {
                 continue;
             }
             forms
@@ -72,18 +107,21 @@ fn tables() -> &'static Tables {
 }
 
 /// Assembles one line of Intel syntax (already free of comments).
-pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
+pub fn assemble_line(line: &str, bits: Bits) -> Result<Vec<u8>, AsmError> {
     let line = line.trim();
     let (mnemonic, rest) = match line.find(char::is_whitespace) {
         Some(i) => (&line[..i], line[i..].trim()),
         None => (line, ""),
     };
     let mnemonic = canonical(mnemonic);
-    let t = tables();
+    let t = tables(bits);
     let forms = t
         .forms
         .get(&mnemonic)
-        .ok_or_else(|| AsmError::UnknownInstruction(mnemonic.clone()))?;
+        .ok_or_else(|| AsmError::UnknownInstruction {
+            isa: bits.isa(),
+            name: mnemonic.clone(),
+        })?;
     let operands: Vec<Operand> = if rest.is_empty() {
         Vec::new()
     } else {
@@ -110,7 +148,7 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
         let Some(instr) = build(code, &operands) else {
             continue;
         };
-        let mut enc = Encoder::new(64);
+        let mut enc = Encoder::new(bits.n());
         if enc.encode(&instr, 0).is_err() {
             continue;
         }
@@ -143,6 +181,7 @@ pub fn assemble_line(line: &str) -> Result<Vec<u8>, AsmError> {
             AsmError::Branch(line.into())
         } else {
             AsmError::NoForm {
+                isa: bits.isa(),
                 line: line.into(),
                 mnemonic: mnemonic.clone(),
             }
@@ -180,36 +219,40 @@ fn canonical(mnemonic: &str) -> String {
     m
 }
 
-pub fn is_register(name: &str) -> bool {
-    tables().registers.contains_key(&name.to_lowercase())
+pub fn is_register(name: &str, bits: Bits) -> bool {
+    tables(bits).registers.contains_key(&name.to_lowercase())
 }
 
 /// The relative-branch form of `mnemonic` to build with a target: the near
 /// (rel32) one when there is one, which the block encoder shortens to rel8
-/// when the target is in reach; else the short-only one (loop, jrcxz),
-/// counting rcx rather than ecx.
-fn branch_code(mnemonic: &str) -> Option<Code> {
+/// when the target is in reach; else the short-only one (loop, jrcxz,
+/// jecxz), counting the mode's own register (rcx in 64-bit mode, ecx in
+/// 32-bit mode).
+fn branch_code(mnemonic: &str, bits: Bits) -> Option<Code> {
+    let (short, near) = match bits {
+        Bits::B64 => (K::br64_1, K::br64_4),
+        Bits::B32 => (K::br32_1, K::br32_4),
+    };
     let rank = |c: &Code| {
         let op = c.op_code();
-        let near = op.op_kind(0) == K::br64_4;
-        (near, op.address_size() != 32)
+        (op.op_kind(0) == near, op.address_size() == bits.n())
     };
-    tables()
+    tables(bits)
         .forms
         .get(mnemonic)?
         .iter()
         .filter(|c| {
             let op = c.op_code();
-            op.op_count() == 1 && matches!(op.op_kind(0), K::br64_1 | K::br64_4)
+            op.op_count() == 1 && (op.op_kind(0) == short || op.op_kind(0) == near)
         })
         .max_by_key(|c| rank(c))
         .copied()
 }
 
 /// The label operand of a relative branch (jmp, jcc, loop, jrcxz, call).
-pub fn branch_target(instr: &str) -> Option<(usize, usize)> {
+pub fn branch_target(instr: &str, bits: Bits) -> Option<(usize, usize)> {
     let end = instr.find(char::is_whitespace)?;
-    branch_code(&canonical(&instr[..end]))?;
+    branch_code(&canonical(&instr[..end]), bits)?;
     let rest = instr[end..].trim_start();
     // `short`/`near` are accepted and left to the encoder.
     let rest = ["short ", "near "]
@@ -219,7 +262,7 @@ pub fn branch_target(instr: &str) -> Option<(usize, usize)> {
         .trim_start();
     let lo = instr.len() - rest.len();
     let rest = rest.trim_end();
-    (!rest.is_empty() && ident_len(rest) == rest.len() && !is_register(rest))
+    (!rest.is_empty() && ident_len(rest) == rest.len() && !is_register(rest, bits))
         .then_some((lo, lo + rest.len()))
 }
 
@@ -228,7 +271,7 @@ pub fn branch_target(instr: &str) -> Option<(usize, usize)> {
 /// encoder lays the block out, choosing short or near forms. Instructions
 /// other than branches are encoded as by [`assemble_line`] and passed as
 /// data, so they keep the shortest form chosen there.
-pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
+pub fn assemble_block(items: &[Item], bits: Bits) -> Result<Vec<u8>, Vec<BlockError>> {
     if items.is_empty() {
         return Ok(Vec::new());
     }
@@ -238,9 +281,11 @@ pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
     let mut errors = Vec::new();
     for (k, it) in items.iter().enumerate() {
         let built = match it.target {
-            Some(t) => Ok(branch(it.text, ip(t.item))),
+            Some(t) => Ok(branch(it.text, ip(t.item), bits)),
             // One instruction is at most 15 bytes: db takes up to 16.
-            None => assemble_line(it.text).map(|b| Instruction::with_declare_byte(&b).unwrap()),
+            None => {
+                assemble_line(it.text, bits).map(|b| Instruction::with_declare_byte(&b).unwrap())
+            }
         };
         match built {
             Ok(mut i) => {
@@ -266,7 +311,7 @@ pub fn assemble_block(items: &[Item]) -> Result<Vec<u8>, Vec<BlockError>> {
     let block = InstructionBlock::new(&instrs, 0);
     let options = BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS;
     // Failure is not expected (every branch can be widened or detoured).
-    let r = BlockEncoder::encode(64, block, options)
+    let r = BlockEncoder::encode(bits.n(), block, options)
         .map_err(|e| vec![out_of_reach(first_branch(items), e.to_string())])?;
     let mut bytes = r.code_buffer;
     let offsets = r.new_instruction_offsets;
@@ -300,8 +345,8 @@ fn out_of_reach(it: &Item, message: String) -> BlockError {
 }
 
 /// The branch `instr` (a mnemonic with a label) to `target`.
-fn branch(instr: &str, target: u64) -> Instruction {
-    let code = branch_code(&mnemonic_of(instr)).expect("resolve() found a branch");
+fn branch(instr: &str, target: u64, bits: Bits) -> Instruction {
+    let code = branch_code(&mnemonic_of(instr), bits).expect("resolve() found a branch");
     Instruction::with_branch(code, target).expect("a relative branch form")
 }
 
@@ -578,9 +623,9 @@ fn build(code: Code, ops: &[Operand]) -> Option<Instruction> {
     r.ok()
 }
 
-/// Decodes `bytes` (64-bit mode) into an Intel-syntax listing.
-pub fn disassemble(bytes: &[u8]) -> Vec<Insn> {
-    let mut dec = Decoder::with_ip(64, bytes, 0, DecoderOptions::NONE);
+/// Decodes `bytes` (in the mode `bits`) into an Intel-syntax listing.
+pub fn disassemble(bytes: &[u8], bits: Bits) -> Vec<Insn> {
+    let mut dec = Decoder::with_ip(bits.n(), bytes, 0, DecoderOptions::NONE);
     let mut fmt = IntelFormatter::new();
     fmt.options_mut().set_space_after_operand_separator(true);
     fmt.options_mut().set_hex_prefix("0x");
@@ -615,13 +660,25 @@ pub fn disassemble(bytes: &[u8]) -> Vec<Insn> {
 mod tests {
     use super::*;
 
+    fn assemble_line_64(s: &str) -> Result<Vec<u8>, AsmError> {
+        assemble_line(s, Bits::B64)
+    }
+
+    fn branch_target_64(s: &str) -> Option<(usize, usize)> {
+        branch_target(s, Bits::B64)
+    }
+
+    fn branch_code_64(s: &str) -> Option<Code> {
+        branch_code(s, Bits::B64)
+    }
+
     fn asm(s: &str) -> Vec<u8> {
-        assemble_line(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+        assemble_line(s, Bits::B64).unwrap_or_else(|e| panic!("{s}: {e}"))
     }
 
     fn round_trip(s: &str) -> String {
         let b = asm(s);
-        let d = disassemble(&b);
+        let d = disassemble(&b, Bits::B64);
         assert_eq!(d.len(), 1, "{s} → {b:02x?} → {d:?}");
         d[0].text.clone()
     }
@@ -661,15 +718,15 @@ mod tests {
 
     #[test]
     fn branch_targets_are_labels_not_registers_or_numbers() {
-        assert_eq!(branch_target("jnz top"), Some((4, 7)));
-        assert_eq!(branch_target("jmp short  top"), Some((11, 14)));
-        assert_eq!(branch_target("loop top"), Some((5, 8)));
-        assert_eq!(branch_target("jmp rax"), None);
-        assert_eq!(branch_target("jmp 5"), None);
-        assert_eq!(branch_target("mov rax, top"), None);
-        assert_eq!(branch_code("loop"), Some(Code::Loop_rel8_64_RCX));
-        assert_eq!(branch_code("jne"), Some(Code::Jne_rel32_64));
-        assert_eq!(branch_code("jmp"), Some(Code::Jmp_rel32_64));
+        assert_eq!(branch_target_64("jnz top"), Some((4, 7)));
+        assert_eq!(branch_target_64("jmp short  top"), Some((11, 14)));
+        assert_eq!(branch_target_64("loop top"), Some((5, 8)));
+        assert_eq!(branch_target_64("jmp rax"), None);
+        assert_eq!(branch_target_64("jmp 5"), None);
+        assert_eq!(branch_target_64("mov rax, top"), None);
+        assert_eq!(branch_code_64("loop"), Some(Code::Loop_rel8_64_RCX));
+        assert_eq!(branch_code_64("jne"), Some(Code::Jne_rel32_64));
+        assert_eq!(branch_code_64("jmp"), Some(Code::Jmp_rel32_64));
     }
 
     #[test]
@@ -697,25 +754,68 @@ mod tests {
 
     #[test]
     fn bad_lines_say_why() {
-        assert!(assemble_line("frobnicate rax")
+        assert!(assemble_line_64("frobnicate rax")
             .unwrap_err()
             .to_string()
             .contains("unknown"));
-        assert!(assemble_line("inc [rax]")
+        assert!(assemble_line_64("inc [rax]")
             .unwrap_err()
             .to_string()
             .contains("ambiguous"));
-        assert!(assemble_line("mov eax, rbx")
+        assert!(assemble_line_64("mov eax, rbx")
             .unwrap_err()
             .to_string()
             .contains("no x86-64 form"));
-        assert!(assemble_line("jnz 5")
+        assert!(assemble_line_64("jnz 5")
             .unwrap_err()
             .to_string()
             .contains("must be a label"));
-        assert!(assemble_line("mov eax, [rbx")
+        assert!(assemble_line_64("mov eax, [rbx")
             .unwrap_err()
             .to_string()
             .contains("never closed"));
+    }
+
+    #[test]
+    fn x86_32_mode_has_its_own_forms_registers_and_branches() {
+        let a32 = |s: &str| assemble_line(s, Bits::B32).unwrap_or_else(|e| panic!("{s}: {e}"));
+        // push/pop of 32-bit registers are one byte, as in the paper's listing.
+        assert_eq!(a32("push ebp"), vec![0x55]);
+        assert_eq!(a32("mov ebp, esp"), vec![0x89, 0xe5]);
+        assert_eq!(a32("mov ebx, [ebp + 8]"), vec![0x8b, 0x5d, 0x08]);
+        // inc eax is one byte in 32-bit mode (0x40 is a REX prefix in 64-bit mode).
+        assert_eq!(a32("inc eax"), vec![0x40]);
+        assert_eq!(asm("inc eax"), vec![0xff, 0xc0]);
+        for bad in ["push rbx", "mov rax, 1", "mov r8d, eax"] {
+            let e = assemble_line(bad, Bits::B32).unwrap_err().to_string();
+            assert!(e.contains("no x86-32 form"), "{bad}: {e}");
+        }
+        // swapgs exists only in 64-bit mode.
+        let e = assemble_line("swapgs", Bits::B32).unwrap_err().to_string();
+        assert!(e.contains("unknown x86-32 instruction"), "{e}");
+        assert_eq!(asm("swapgs"), vec![0x0f, 0x01, 0xf8]);
+        assert_eq!(branch_code("loop", Bits::B32), Some(Code::Loop_rel8_32_ECX));
+        assert_eq!(branch_code("jne", Bits::B32), Some(Code::Jne_rel32_32));
+        assert_eq!(branch_code("jecxz", Bits::B32), Some(Code::Jecxz_rel8_32));
+        assert_eq!(branch_code("jrcxz", Bits::B32), None);
+        let kinds = ["jmp", "jnz", "jl", "loop", "jecxz", "call"];
+        let mut lines = vec!["top: nop".to_string()];
+        lines.extend(kinds.iter().map(|k| format!("{k} top")));
+        let refs: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
+        let bytes = super::super::Isa::X86_32
+            .assemble_block(&refs, &Default::default())
+            .unwrap();
+        let mut dec = Decoder::with_ip(32, &bytes, 0, DecoderOptions::NONE);
+        assert_eq!(dec.decode().mnemonic(), Mnemonic::Nop);
+        for k in kinds {
+            let i = dec.decode();
+            assert!(!i.is_invalid(), "{k}");
+            assert_eq!(i.near_branch_target(), 0, "{k}: {i}");
+        }
+        assert!(!dec.can_decode());
+        assert_eq!(
+            disassemble(&[0x8b, 0x83, 0, 0x10, 0, 0], Bits::B32)[0].text,
+            "mov eax, [ebx + 0x1000]"
+        );
     }
 }
