@@ -136,9 +136,10 @@ fn b_imports_a_from_another_file_and_runs_its_function_and_bitstrings() {
     assert_eq!(labels, ["A.add_k(5)", "B.twice_plus_one(0)"]);
 }
 
-/// B's C parts compiled (the runtime path): A's function and A's data
-/// reached through the interpreter's instance of A, A's code called from
-/// compiled code; the values are the interpreter's.
+/// B's C parts compiled (the runtime path), A's too: A's function called
+/// directly and A's data read from A's words, A's code (generated through
+/// the interpreter's instance of A) called from compiled code; the values
+/// are the interpreter's.
 #[test]
 fn compiled_code_reaches_an_imported_classs_members() {
     let dir = tempfile::tempdir().unwrap();
