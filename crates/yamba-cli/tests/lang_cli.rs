@@ -176,11 +176,11 @@ fn check_and_run_a_class_importing_one_of_another_file() {
         file.results[0].clone()
     };
     let r = &run_b(&[]);
-    // B's C parts compiled, A's function interpreted inside them: the
-    // calls and A's steps the same in both; A's code is B's.
+    // B's C parts compiled, A's function too (called directly): the
+    // calls the same in both, and no interpreter step; A's code is B's.
     for check in [
         "(compiled) made the same calls",
-        "imported classes' C functions (interpreted) ran the same steps",
+        "(compiled, imported classes' C functions too) ran the same interpreter steps",
         "read+execute",
     ] {
         assert!(
@@ -190,6 +190,19 @@ fn check_and_run_a_class_importing_one_of_another_file() {
         );
     }
     assert_eq!(r.extra["generated"][0]["function"], "A.id(0)");
+    let steps = r
+        .evidence
+        .iter()
+        .find(|e| e.check.contains("ran the same interpreter steps"))
+        .unwrap();
+    assert_eq!(steps.observed, "benchmark [0], dummy [0]");
+    let compiled: Vec<&str> = r.extra["compiled_c"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["function"].as_str().unwrap())
+        .collect();
+    assert!(compiled.contains(&"A.twice"), "{compiled:?}");
     // The interpreter, the reference, runs the same program.
     let r = &run_b(&["--interpret"]);
     assert!(

@@ -613,8 +613,13 @@ impl<'p> Instance<'p> {
 
     /// Compiles the class's C functions to native code (src/jit): from
     /// now on `call_function` runs them natively; the interpreter remains
-    /// for data initialisers and the expressions of code generation.
+    /// for data initialisers and the expressions of code generation. The
+    /// imported user classes are compiled first (at any depth): the
+    /// class's code calls their functions directly.
     pub fn compile_c(&mut self) -> R<()> {
+        for (_, sub) in &mut self.users {
+            sub.compile_c()?;
+        }
         let jit = crate::jit::Jit::build(self)?;
         self.jit = Some(Box::new(jit));
         Ok(())
@@ -628,6 +633,35 @@ impl<'p> Instance<'p> {
     /// The compiled C functions (None when interpreted).
     pub fn jit(&self) -> Option<&crate::jit::Jit> {
         self.jit.as_deref()
+    }
+
+    /// Calls of generated code and of host functions made by compiled code
+    /// so far, the imported classes' compiled code included (None when
+    /// interpreted).
+    pub fn jit_counts(&self) -> Option<(u64, u64)> {
+        let own = self.jit()?.counts();
+        Some(self.user_jits().iter().fold(own, |(c, h), (_, j)| {
+            let (c1, h1) = j.counts();
+            (c + c1, h + h1)
+        }))
+    }
+
+    /// Every compiled C function, the imported classes' ones named
+    /// `A.f`: (name, bytes).
+    pub fn compiled_functions(&self) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = self
+            .jit()
+            .into_iter()
+            .flat_map(|j| j.sizes().into_iter().map(|(f, n)| (f.to_string(), n)))
+            .collect();
+        for (_, j) in self.user_jits() {
+            v.extend(
+                j.sizes()
+                    .into_iter()
+                    .map(|(f, n)| (format!("{}.{f}", j.class_name()), n)),
+            );
+        }
+        v
     }
 
     /// The class's C functions with bodies (its own and inherited), by name.
@@ -685,7 +719,11 @@ impl<'p> Instance<'p> {
     /// compiled (`compile_c`), else interpreted.
     pub fn call_function(&mut self, name: &str, args: &[Value]) -> R<Value> {
         if let Some(jit) = self.jit.take() {
-            let r = if jit.has(name) {
+            // Busy: compiled code of this class is running (this is a
+            // call from Rust inside it, e.g. from code generation); the
+            // interpreter runs it, as for the main class, whose Jit is
+            // taken out while it runs.
+            let r = if jit.has(name) && !jit.busy() {
                 Some(jit.call(self, name, args))
             } else {
                 None

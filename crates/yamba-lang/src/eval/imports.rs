@@ -52,6 +52,71 @@ impl<'p> Instance<'p> {
         }
     }
 
+    /// How many user classes the class imports (their indices for `user_instance`).
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
+    pub(crate) fn user_count(&self) -> usize {
+        self.users.len()
+    }
+
+    /// Imported instance `u`.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
+    pub(crate) fn user_instance(&self, u: usize) -> &Instance<'p> {
+        &self.users[u].1
+    }
+
+    /// The instance `path` (users' indices, one per level) leads to.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
+    pub(crate) fn at_path_mut(&mut self, path: &[usize]) -> &mut Instance<'p> {
+        match path.split_first() {
+            None => self,
+            Some((&u, rest)) => self.users[u].1.at_path_mut(rest),
+        }
+    }
+
+    /// Runs `f` in the instance `path` leads to, each level lending it
+    /// this instance's host and counting its steps and generations (as
+    /// `with_user` does for one level): the compiled code of an imported
+    /// class calls back into Rust through this.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )] // used by the compiler only
+    pub(crate) fn with_path<T>(
+        &mut self,
+        path: &[usize],
+        f: impl FnOnce(&mut Instance<'p>) -> R<T>,
+    ) -> R<T> {
+        match path.split_first() {
+            None => f(self),
+            Some((&u, rest)) => self.with_user(u, |a| a.with_path(rest, f)),
+        }
+    }
+
+    /// Every imported instance's compiled C parts, at any depth, with the
+    /// path to it (depth first, in import order).
+    pub(crate) fn user_jits(&self) -> Vec<(Vec<usize>, &crate::jit::Jit)> {
+        let mut out = Vec::new();
+        for (u, (_, sub)) in self.users.iter().enumerate() {
+            if let Some(j) = sub.jit() {
+                out.push((vec![u], j));
+            }
+            for (mut p, j) in sub.user_jits() {
+                p.insert(0, u);
+                out.push((p, j));
+            }
+        }
+        out
+    }
+
     /// Runs `f` in imported instance `u`, lending it this instance's host
     /// and counting its steps and generations as this instance's.
     fn with_user<T>(&mut self, u: usize, f: impl FnOnce(&mut Instance<'p>) -> R<T>) -> R<T> {

@@ -38,6 +38,20 @@ pub(super) struct Addrs {
     pub host: i64,
     pub gen: i64,
     pub user: i64,
+    /// Each imported user class's compiled code (by its index; None:
+    /// not compiled), called and read directly.
+    pub users: Vec<Option<UserAddrs>>,
+}
+
+/// What the code needs of an imported class's Jit.
+pub(super) struct UserAddrs {
+    /// Its runtime block (the code reads its `err` after a call).
+    pub rt: i64,
+    /// Its data members' words, in `layout`'s order.
+    pub data: i64,
+    pub layout: Vec<(String, CType)>,
+    /// Its functions: name, address, number of parameters.
+    pub funcs: Vec<(String, i64, usize)>,
 }
 
 pub(super) struct Out {
@@ -219,6 +233,11 @@ impl<'a, 'b> Fc<'a, 'b> {
     /// Code that raises error `msg` at `span` when `cond` is non-zero.
     fn raise_if(&mut self, cond: V, span: Span, msg: &str) {
         let idx = self.site(span, SiteKind::Error(msg.to_string()));
+        self.raise_site_if(cond, idx);
+    }
+
+    /// Code that raises site `idx`'s error when `cond` is non-zero.
+    fn raise_site_if(&mut self, cond: V, idx: i64) {
         let raise = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(cond, raise, &[], cont, &[]);
@@ -473,7 +492,20 @@ impl<'a, 'b> Fc<'a, 'b> {
                 else {
                     return Err(self.err(e.span, format!("'{}' is not a data member", f.name)));
                 };
-                (self.user(e.span, user, f, &[], UserOp::Data), t_of(*ty))
+                let slot = self.addrs.users[user].as_ref().and_then(|u| {
+                    let i = u.layout.iter().position(|(k, _)| k == &f.name)?;
+                    Some((u.data, i))
+                });
+                match slot {
+                    // A's data words: A's compiled code keeps them, the
+                    // Rust side copies them to and from A's instance.
+                    Some((data, i)) => {
+                        let base = self.iconst(data);
+                        let v = self.b.ins().load(I64, trusted(), base, (i * 8) as i32);
+                        (v, t_of(*ty))
+                    }
+                    None => (self.user(e.span, user, f, &[], UserOp::Data), t_of(*ty)),
+                }
             }
             ExprKind::Field(base, f) => {
                 let sc = self
@@ -826,7 +858,16 @@ impl<'a, 'b> Fc<'a, 'b> {
                 if vals.len() > MAX_ARGS {
                     return Err(self.err(e.span, "more than 6 arguments"));
                 }
-                let r = self.user(e.span, user, f, &vals, UserOp::Call { ret });
+                let direct = self.addrs.users[user].as_ref().and_then(|u| {
+                    let &(_, addr, n) = u.funcs.iter().find(|g| g.0 == f.name)?;
+                    (n == vals.len()).then_some((addr, u.rt))
+                });
+                let r = match direct {
+                    Some((addr, rt)) => self.call_user(e.span, user, addr, rt, &vals),
+                    // Not compiled (declared only) or a wrong argument
+                    // count: the interpreter's instance says what it says.
+                    None => self.user(e.span, user, f, &vals, UserOp::Call { ret }),
+                };
                 Ok((r, t_of(ret)))
             }
             ExprKind::Call(inner, inner_args) if matches!(&inner.kind, ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some()) =>
@@ -905,7 +946,8 @@ impl<'a, 'b> Fc<'a, 'b> {
     }
 
     /// `op` on member `f` of imported user class `user`, through the
-    /// trampoline (`jit::user_trampoline`): its word.
+    /// trampoline (`jit::user_trampoline`; `A.code(m)`, or a function of
+    /// A's that is not called directly): its word.
     fn user(&mut self, span: Span, user: usize, f: &Ident, vals: &[V], op: UserOp) -> V {
         let kind = SiteKind::User {
             user,
@@ -915,6 +957,24 @@ impl<'a, 'b> Fc<'a, 'b> {
         };
         let site = self.site(span, kind);
         self.trampoline(self.addrs.user, site, vals)
+    }
+
+    /// A direct call of imported class `user`'s compiled function at
+    /// `addr` (its value already converted to its type); an error it
+    /// raised (in its Rt, `rt`) unwinds this code too, reported as its.
+    fn call_user(&mut self, span: Span, user: usize, addr: i64, rt: i64, vals: &[V]) -> V {
+        let sig = self.sig(vals.len());
+        let f = self.iconst(addr);
+        let call = self.b.ins().call_indirect(sig, f, vals);
+        let r = self.b.inst_results(call)[0];
+        let rt = self.iconst(rt);
+        let err = self
+            .b
+            .ins()
+            .load(I64, trusted(), rt, offset_of!(Rt, err) as i32);
+        let idx = self.site(span, SiteKind::Inside { user });
+        self.raise_site_if(err, idx);
+        r
     }
 
     /// Calls generated code at `addr` with `vals` (six words, as

@@ -19,6 +19,13 @@
 //! 64-bit arithmetic, C's conversion on assignment, zero-extending loads,
 //! the same errors (division by zero, null pointer, calls nested deeper
 //! than 256) at the same places.
+//!
+//! An imported user class has a Jit of its own (in its instance, built
+//! first); the importer's code calls its functions directly and loads its
+//! data words, both addresses baked in as constants. The call from Rust
+//! (`Jit::call`, the root) arms every Jit below it with the root instance
+//! and the path to its own, so an imported class's trampolines reach its
+//! instance with the importer's host lent, as interpreted.
 
 mod compile;
 
@@ -41,39 +48,69 @@ pub const UNAVAILABLE: Option<&str> = None;
 pub const MAX_ARGS: usize = 6;
 
 /// The runtime block compiled code reads and writes (offsets are baked in).
+/// Each Jit has one; a call from Rust (`Jit::call`, the root) arms its own
+/// and those of the imported classes' Jits below it, whose code the
+/// root's calls directly.
 #[repr(C)]
 pub(crate) struct Rt {
     /// 0: no error; else the index + 1 of the site that raised it.
     err: i64,
-    /// C calls nested now (the interpreter's limit is 256).
+    /// C calls nested now in this class (the interpreter's limit, 256,
+    /// is per instance too).
     depth: i64,
     /// Calls of generated code and of host functions, for the runner's evidence.
     code_calls: i64,
     host_calls: i64,
-    /// The instance being run (set at each call from Rust).
+    /// The root call's instance (set at each call from Rust).
     inst: *mut u8,
     /// A message for `err` when the site's own is not it (host and generation errors).
     msg: Option<String>,
-    /// The running Jit's sites and data words, for the trampolines.
+    /// This Jit's sites, for the trampolines.
     sites: *const Site,
     nsites: usize,
-    data: *mut i64,
-    ndata: usize,
+    /// Armed by a running call from Rust: a call of this class's
+    /// functions from Rust meanwhile is interpreted (`Instance::call_function`).
+    busy: bool,
+    /// From the root instance to this Jit's instance (users' indices).
+    path: Vec<usize>,
+    /// The root call's Jit (this one, for the root).
+    root: *const Jit,
 }
 
 impl Rt {
-    /// The site `i` and the instance being run.
+    fn new() -> Rt {
+        Rt {
+            err: 0,
+            depth: 0,
+            code_calls: 0,
+            host_calls: 0,
+            inst: std::ptr::null_mut(),
+            msg: None,
+            sites: std::ptr::null(),
+            nsites: 0,
+            busy: false,
+            path: Vec::new(),
+            root: std::ptr::null(),
+        }
+    }
+
+    /// The site `i`, the root instance and the path from it to this Jit's.
     ///
     /// # Safety
     /// Only inside a call made by `Jit::call` (which sets the pointers and
     /// holds `&mut Instance` for the call's length); `i` a site index the
     /// compiler gave the calling code.
-    unsafe fn site_and_inst<'a>(&self, i: i64) -> (&'a Site, &'a mut Instance<'a>) {
-        // SAFETY: the caller's contract.
+    unsafe fn site_and_inst<'a>(
+        rt: *mut Rt,
+        i: i64,
+    ) -> (&'a Site, &'a mut Instance<'a>, &'a [usize]) {
+        // SAFETY: the caller's contract; the path is not changed while
+        // the call runs (an armed Rt is re-armed only when idle).
         unsafe {
             (
-                &*self.sites.add((i as usize).min(self.nsites - 1)),
-                &mut *(self.inst as *mut Instance),
+                &*(*rt).sites.add((i as usize).min((*rt).nsites - 1)),
+                &mut *((*rt).inst as *mut Instance),
+                &*(&(*rt).path as *const Vec<usize>),
             )
         }
     }
@@ -90,14 +127,18 @@ pub(crate) enum SiteKind {
         nargs: usize,
     },
     /// A member of an imported user class (`A.x`, `A.f(args)`,
-    /// `A.code(m)` called at once), run in the interpreter's instance of A
-    /// (see `eval/imports.rs`).
+    /// `A.code(m)` called at once), reached through the interpreter's
+    /// instance of A (see `eval/imports.rs`): `A.code(m)`, and `A.f` when
+    /// it is not called directly (not compiled, a wrong argument count).
     User {
         user: usize,
         member: crate::ast::Ident,
         nargs: usize,
         op: UserOp,
     },
+    /// A direct call of imported class `user`'s compiled function raised
+    /// an error: the message is that class's Jit's (its file, its place).
+    Inside { user: usize },
     /// `name(args)`: generates bitstring code; `call`: it is called at once
     /// (`name(m)(a)`), so code that cannot run here is an error.
     Gen {
@@ -143,6 +184,11 @@ pub struct Jit {
     data: Box<UnsafeCell<Vec<i64>>>,
     sites: Vec<Site>,
     _table: Box<[i64]>,
+    /// The imported classes' Jits at any depth, with the path to each
+    /// (`Instance::user_jits`). They live in the imported instances, which
+    /// live in this Jit's; they are replaced only by `compile_c` of the
+    /// instance this Jit is in, which replaces this Jit too.
+    users: Vec<(Vec<usize>, *const Jit)>,
 }
 
 impl Jit {
@@ -152,18 +198,7 @@ impl Jit {
         let isa =
             Isa::host().ok_or("the C parts are compiled for x86-64 and aarch64 hosts only")?;
         let nfuncs = compile::function_names(inst).len();
-        let rt = Box::new(UnsafeCell::new(Rt {
-            err: 0,
-            depth: 0,
-            code_calls: 0,
-            host_calls: 0,
-            inst: std::ptr::null_mut(),
-            msg: None,
-            sites: std::ptr::null(),
-            nsites: 0,
-            data: std::ptr::null_mut(),
-            ndata: 0,
-        }));
+        let rt = Box::new(UnsafeCell::new(Rt::new()));
         let layout = inst.data_layout();
         let data = Box::new(UnsafeCell::new(vec![0i64; layout.len().max(1)]));
         let mut table = vec![0i64; nfuncs.max(1)].into_boxed_slice();
@@ -174,6 +209,27 @@ impl Jit {
             host: host_trampoline as *const () as i64,
             gen: gen_trampoline as *const () as i64,
             user: user_trampoline as *const () as i64,
+            users: (0..inst.user_count())
+                .map(|u| {
+                    let sub = inst.user_instance(u);
+                    sub.jit().map(|j| compile::UserAddrs {
+                        rt: j.rt.get() as i64,
+                        data: data_ptr(&j.data) as i64,
+                        layout: sub.data_layout(),
+                        funcs: j
+                            .funcs
+                            .iter()
+                            .map(|f| {
+                                (
+                                    f.name.clone(),
+                                    (j.code.addr() + f.offset) as i64,
+                                    f.params.len(),
+                                )
+                            })
+                            .collect(),
+                    })
+                })
+                .collect(),
         };
         let out = compile::compile_all(inst, &layout, &addrs)?;
         let code = ExecMem::new(&out.bytes).map_err(|e| e.to_string())?;
@@ -190,11 +246,21 @@ impl Jit {
             data,
             sites: out.sites,
             _table: table,
+            users: inst
+                .user_jits()
+                .into_iter()
+                .map(|(p, j)| (p, j as *const Jit))
+                .collect(),
         })
     }
 
     pub fn has(&self, name: &str) -> bool {
         self.funcs.iter().any(|f| f.name == name)
+    }
+
+    /// The class whose C functions these are.
+    pub fn class_name(&self) -> &str {
+        &self.class
     }
 
     /// Each compiled function's name and size in bytes.
@@ -212,6 +278,12 @@ impl Jit {
 
     pub fn code_len(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// Whether a call from Rust is running this class's code (armed).
+    pub(crate) fn busy(&self) -> bool {
+        // SAFETY: a read of a flag only Rust code sets, single-threaded.
+        unsafe { (*self.rt.get()).busy }
     }
 
     /// Calls of generated code and of host functions so far.
@@ -244,18 +316,17 @@ impl Jit {
             *d = s.word();
         }
         let rt = self.rt.get();
-        // SAFETY: the Rt box is ours; no compiled code runs now.
+        let root_inst = inst as *mut Instance as *mut u8;
+        // SAFETY: the Rt boxes are ours and the imported classes' Jits'
+        // (live, see `users`; idle: a busy one is not called from Rust);
+        // no compiled code runs now.
         unsafe {
-            (*rt).err = 0;
-            (*rt).msg = None;
-            (*rt).depth = 0;
-            (*rt).inst = inst as *mut Instance as *mut u8;
-            (*rt).sites = self.sites.as_ptr();
-            (*rt).nsites = self.sites.len();
-            (*rt).data = data_ptr(&self.data);
-            (*rt).ndata = (*self.data.get()).len();
-            inst.data_words(&mut *self.data.get());
+            self.arm(root_inst, self, &[]);
+            for (path, j) in &self.users {
+                (**j).arm(root_inst, self, path);
+            }
         }
+        self.sync(inst, false);
         let addr = self.code.addr() + f.offset;
         // SAFETY: `addr` is a function this module compiled with the
         // platform's C convention, taking `f.params.len()` i64 arguments
@@ -265,25 +336,101 @@ impl Jit {
                 std::mem::transmute(addr);
             func(a[0], a[1], a[2], a[3], a[4], a[5])
         };
-        // SAFETY: the code has returned; the boxes are ours again.
+        self.sync(inst, true);
+        // SAFETY: the code has returned; the boxes are ours again (and
+        // the imported Jits live, as above).
         let (err, msg) = unsafe {
-            inst.set_data_words(&*self.data.get());
+            for (_, j) in &self.users {
+                let r = (**j).rt.get();
+                (*r).busy = false;
+                (*r).inst = std::ptr::null_mut();
+            }
+            (*rt).busy = false;
             (*rt).inst = std::ptr::null_mut();
             ((*rt).err, (*rt).msg.take())
         };
         if err != 0 {
-            return Err(match msg {
-                Some(m) => m,
-                None => {
-                    let site = &self.sites[(err - 1) as usize];
-                    match &site.kind {
-                        SiteKind::Error(m) => inst.at(site.span, m.clone()),
-                        _ => inst.at(site.span, "error"),
-                    }
-                }
-            });
+            return Err(self.error(inst, err, msg));
         }
         Ok(coerce(f.ret, Value::Int(r)))
+    }
+
+    /// Sets up this Jit's Rt for a call from Rust: no error, depth 0,
+    /// the root call's instance and Jit, the path from that instance to
+    /// this Jit's.
+    ///
+    /// # Safety
+    /// No compiled code of this Jit runs.
+    unsafe fn arm(&self, inst: *mut u8, root: *const Jit, path: &[usize]) {
+        let rt = self.rt.get();
+        // SAFETY: the caller's contract.
+        unsafe {
+            (*rt).err = 0;
+            (*rt).msg = None;
+            (*rt).depth = 0;
+            (*rt).inst = inst;
+            (*rt).sites = self.sites.as_ptr();
+            (*rt).nsites = self.sites.len();
+            (*rt).busy = true;
+            if (*rt).path != path {
+                (*rt).path = path.to_vec();
+            }
+            (*rt).root = root;
+        }
+    }
+
+    /// Copies the data words of this (root) Jit and of every imported
+    /// class's into their instances (`to_instances`), or back: around
+    /// Rust code that may read or set data members (code generation, an
+    /// imported class's members through the trampoline), and around a call.
+    fn sync(&self, inst: &mut Instance, to_instances: bool) {
+        let blocks = std::iter::once((&[][..], self)).chain(
+            self.users
+                .iter()
+                // SAFETY: the imported Jits live (see `users`).
+                .map(|(p, j)| (&p[..], unsafe { &**j })),
+        );
+        for (path, j) in blocks {
+            // SAFETY: no compiled code of `j` runs while Rust code does
+            // (it is below a trampoline call or has returned); the words
+            // are its own.
+            let words = unsafe { &mut *j.data.get() };
+            let i = inst.at_path_mut(path);
+            if to_instances {
+                i.set_data_words(words);
+            } else {
+                i.data_words(words);
+            }
+        }
+    }
+
+    /// The message of error `err` (a site index + 1) raised in this Jit's
+    /// code run on `inst`: the site's own, or, for an error inside an
+    /// imported class's code, that class's Jit's — its file, its place,
+    /// as the interpreter reports it.
+    fn error(&self, inst: &Instance, err: i64, msg: Option<String>) -> String {
+        if let Some(m) = msg {
+            return m;
+        }
+        let site = &self.sites[(err - 1) as usize];
+        match &site.kind {
+            SiteKind::Error(m) => inst.at(site.span, m.clone()),
+            SiteKind::Inside { user } => {
+                let sub = inst.user_instance(*user);
+                match sub.jit() {
+                    Some(j) => {
+                        // SAFETY: the code has returned; the Rt is idle.
+                        let (e, m) = unsafe {
+                            let r = j.rt.get();
+                            ((*r).err, (*r).msg.take())
+                        };
+                        j.error(sub, e.max(1), m)
+                    }
+                    None => inst.at(site.span, "error"),
+                }
+            }
+            _ => inst.at(site.span, "error"),
+        }
     }
 
     /// The compiled C functions, each instruction listed (the seed's
@@ -340,7 +487,9 @@ fn data_ptr(d: &UnsafeCell<Vec<i64>>) -> *mut i64 {
 extern "C" fn host_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
     // SAFETY: called only by compiled code, inside `Jit::call`, with its
     // own Rt and a site index the compiler gave this call.
-    let (rt, (site, inst)) = unsafe { (&mut *rt, (*rt).site_and_inst(site)) };
+    let (site, inst, _) = unsafe { Rt::site_and_inst(rt, site) };
+    // SAFETY: as above; no other reference to the Rt is live here.
+    let rt = unsafe { &mut *rt };
     let SiteKind::Host {
         f,
         what,
@@ -368,8 +517,7 @@ extern "C" fn host_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
 /// (cached there), the site's inline cache filled for the next call.
 extern "C" fn gen_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
     // SAFETY: as in host_trampoline.
-    let (rt, (site, inst)) = unsafe { (&mut *rt, (*rt).site_and_inst(site)) };
-    let (data, ndata) = (rt.data, rt.ndata);
+    let (site, inst, path) = unsafe { Rt::site_and_inst(rt, site) };
     let SiteKind::Gen {
         name,
         nargs,
@@ -379,18 +527,17 @@ extern "C" fn gen_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
     else {
         return 0;
     };
-    // SAFETY: the compiler stores MAX_ARGS words there before the call;
-    // `data` is the running Jit's data block of `ndata` words.
-    let (words, data) = unsafe {
-        (
-            std::slice::from_raw_parts(args, MAX_ARGS),
-            std::slice::from_raw_parts_mut(data, ndata),
-        )
-    };
-    // Generation evaluates expressions that may read or set data members.
-    inst.set_data_words(data);
-    let r = inst.generate(name, &words[..*nargs]);
-    inst.data_words(data);
+    // SAFETY: the compiler stores MAX_ARGS words there before the call.
+    let words = unsafe { std::slice::from_raw_parts(args, MAX_ARGS) };
+    // Generation evaluates expressions that may read or set data members
+    // (this class's and, through `A.bits`, its imports').
+    // SAFETY: as in host_trampoline: the root Jit lives while it runs.
+    let root = unsafe { &*(*rt).root };
+    root.sync(inst, true);
+    let r = inst.with_path(path, |a| a.generate(name, &words[..*nargs]));
+    root.sync(inst, false);
+    // SAFETY: as in host_trampoline.
+    let rt = unsafe { &mut *rt };
     match r {
         Ok(c) => {
             if let (Some(span), false) = (call, c.executable()) {
@@ -416,12 +563,13 @@ extern "C" fn gen_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
 }
 
 /// `extern "C"` use of an imported user class's member: through the
-/// interpreter's instance of it (`Instance::user_data`/`user_call`), so an
-/// imported class's C functions run interpreted inside compiled code (see
-/// docs/language.md, "The C parts are compiled").
+/// interpreter's instance of it (`Instance::user_data`/`user_call`). A's
+/// code (`A.code(m)`) comes this way; A's compiled functions and data
+/// are reached directly (see docs/language.md, "The C parts are
+/// compiled"), this only when A's function is not compiled.
 extern "C" fn user_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
     // SAFETY: as in host_trampoline.
-    let (rt, (site, inst)) = unsafe { (&mut *rt, (*rt).site_and_inst(site)) };
+    let (site, inst, path) = unsafe { Rt::site_and_inst(rt, site) };
     let SiteKind::User {
         user,
         member,
@@ -434,12 +582,16 @@ extern "C" fn user_trampoline(rt: *mut Rt, site: i64, args: *const i64) -> i64 {
     // SAFETY: the compiler stores MAX_ARGS words there before the call.
     let words = unsafe { std::slice::from_raw_parts(args, MAX_ARGS) };
     let vals: Vec<Value> = words[..*nargs].iter().map(|w| Value::Int(*w)).collect();
-    let r = match op {
-        UserOp::Data => inst.user_data(*user, member, site.span),
-        UserOp::Call { .. } | UserOp::Code { .. } => {
-            inst.user_call(*user, member, &vals, site.span)
-        }
-    };
+    // SAFETY: as in gen_trampoline.
+    let root = unsafe { &*(*rt).root };
+    root.sync(inst, true);
+    let r = inst.with_path(path, |a| match op {
+        UserOp::Data => a.user_data(*user, member, site.span),
+        UserOp::Call { .. } | UserOp::Code { .. } => a.user_call(*user, member, &vals, site.span),
+    });
+    root.sync(inst, false);
+    // SAFETY: as in gen_trampoline.
+    let rt = unsafe { &mut *rt };
     let fail = |rt: &mut Rt, m: String| {
         rt.msg = Some(m);
         rt.err = 1;

@@ -26,7 +26,15 @@ impl Jit {
         match *self {}
     }
 
+    pub fn class_name(&self) -> &str {
+        match *self {}
+    }
+
     pub fn sizes(&self) -> Vec<(&str, usize)> {
+        match *self {}
+    }
+
+    pub(crate) fn busy(&self) -> bool {
         match *self {}
     }
 
