@@ -203,6 +203,25 @@ fn check_and_run_a_class_importing_one_of_another_file() {
         .map(|f| f["function"].as_str().unwrap())
         .collect();
     assert!(compiled.contains(&"A.twice"), "{compiled:?}");
+    // `lang disasm`: B's compiled C, then A's (which runs inside B's calls);
+    // `--fn A.twice` alone; a function A lacks is a one-line error.
+    let (code, all, err) = yamba(&["lang", "disasm", b, a, "--class", "B"]);
+    assert_eq!(code, 0, "{err}");
+    let (own, imported) = (
+        all.find("/* B.benchmark("),
+        all.find("/* A.twice(long) -> long"),
+    );
+    assert!(own.is_some() && imported > own, "{all}");
+    let (code, one, err) = yamba(&["lang", "disasm", b, a, "--class", "B", "--fn", "A.twice"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(one.starts_with("/* A.twice(long) -> long"), "{one}");
+    assert!(!one.contains("B.benchmark"), "{one}");
+    let (code, _, err) = yamba(&["lang", "disasm", b, a, "--class", "B", "--fn", "A.thrice"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("B imports no class A with a compiled C function thrice()"),
+        "{err}"
+    );
     // The interpreter, the reference, runs the same program.
     let r = &run_b(&["--interpret"]);
     assert!(

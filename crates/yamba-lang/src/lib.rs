@@ -61,7 +61,9 @@ pub fn disasm(
 }
 
 /// The listing of `class`'s C functions compiled to native code (all, or
-/// the one named `func`), each under a comment naming it.
+/// the one named `func`; `A.f` names imported class A's), each under a
+/// comment naming it. With no `func`, the imported classes' compiled
+/// functions follow the class's own: they run inside its timed calls too.
 pub fn disasm_c(
     prog: &Program,
     class: &str,
@@ -73,10 +75,26 @@ pub fn disasm_c(
     let mut inst = Instance::new(prog, class, settings, scratch).map_err(LangError::Eval)?;
     inst.compile_c().map_err(LangError::Eval)?;
     let jit = inst.jit().expect("compiled");
-    if let Some(f) = func {
-        if !jit.has(f) {
-            return Err(LangError::Eval(format!("{class} has no C function {f}()")));
+    let users = inst.user_jits();
+    match func.map(|f| (f, f.split_once('.'))) {
+        None => {
+            let mut out = jit.listing(None, with_bytes);
+            for (_, u) in users.iter().filter(|(_, u)| u.code_len() > 0) {
+                out.push('\n');
+                out.push_str(&u.listing(None, with_bytes));
+            }
+            Ok(out)
         }
+        Some((_, Some((a, f)))) => users
+            .iter()
+            .find(|(_, u)| u.class_name() == a && u.has(f))
+            .map(|(_, u)| u.listing(Some(f), with_bytes))
+            .ok_or_else(|| {
+                LangError::Eval(format!(
+                    "{class} imports no class {a} with a compiled C function {f}()"
+                ))
+            }),
+        Some((f, None)) if jit.has(f) => Ok(jit.listing(Some(f), with_bytes)),
+        Some((f, None)) => Err(LangError::Eval(format!("{class} has no C function {f}()"))),
     }
-    Ok(jit.listing(func, with_bytes))
 }

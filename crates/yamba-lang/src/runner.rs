@@ -416,6 +416,10 @@ fn describe(r: &mut BenchResult, job: &Job, inst: &Instance, ops: u64, how: &str
         .param(
             "c_parts",
             match (inst.is_compiled(), crate::jit::UNAVAILABLE) {
+                _ if inst.c_functions().is_empty() && inst.user_count() == 0 => {
+                    "none: the class has no C functions (its generated code is called directly)"
+                        .to_string()
+                }
                 (true, _) => "compiled (Cranelift), imported classes' too".to_string(),
                 (false, Some(why)) if !job.interpret => format!("interpreted: {why}"),
                 (false, _) => "interpreted".to_string(),

@@ -71,8 +71,9 @@ enum Sub {
         files: Vec<PathBuf>,
         #[arg(long)]
         class: String,
-        /// The bitstring function, or a C function (its compiled code);
-        /// none: every C function of the class, compiled.
+        /// The bitstring function, or a C function (its compiled code;
+        /// A.f: imported class A's); none: every C function of the class
+        /// and of the classes it imports, compiled.
         #[arg(long = "fn", value_name = "NAME")]
         func: Option<String>,
         /// Its arguments, in order (repeatable).
@@ -139,14 +140,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                         .ok_or_else(|| anyhow::anyhow!("--arg {a}: expected an integer"))
                 })
                 .collect::<anyhow::Result<_>>()?;
+            // `--fn A.f`: imported class A's compiled C function f.
             let is_c = prog.class(&class).is_some_and(|ci| {
                 func.as_ref().is_none_or(|f| {
-                    matches!(
-                        prog.members(ci)
-                            .get(f.as_str())
-                            .map(|&(c, m)| &prog.classes[c].members[m].kind),
-                        Some(yamba_lang::ast::MemberKind::Function { .. })
-                    )
+                    f.contains('.')
+                        || matches!(
+                            prog.members(ci)
+                                .get(f.as_str())
+                                .map(|&(c, m)| &prog.classes[c].members[m].kind),
+                            Some(yamba_lang::ast::MemberKind::Function { .. })
+                        )
                 })
             });
             let text = if is_c {
