@@ -33,17 +33,6 @@ impl<'p> Instance<'p> {
         Ok(())
     }
 
-    /// For the compiler: the imported user class `e` names and the kind
-    /// of its member `f` (None: `e` names no imported user class).
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(dead_code)
-    )] // used by the compiler only
-    pub(crate) fn user_member(&self, e: &Expr, f: &str) -> Option<(usize, Option<&'p MemberKind>)> {
-        let u = self.user(e)?;
-        Some((u, self.users[u].1.member_kind(f)))
-    }
-
     /// The imported user class `e` names (before a `.`), by its index.
     pub(super) fn user(&self, e: &Expr) -> Option<usize> {
         match &e.kind {
@@ -53,52 +42,8 @@ impl<'p> Instance<'p> {
     }
 
     /// How many user classes the class imports (their indices for `user_instance`).
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(dead_code)
-    )] // used by the compiler only
     pub(crate) fn user_count(&self) -> usize {
         self.users.len()
-    }
-
-    /// Imported instance `u`.
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(dead_code)
-    )] // used by the compiler only
-    pub(crate) fn user_instance(&self, u: usize) -> &Instance<'p> {
-        &self.users[u].1
-    }
-
-    /// The instance `path` (users' indices, one per level) leads to.
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(dead_code)
-    )] // used by the compiler only
-    pub(crate) fn at_path_mut(&mut self, path: &[usize]) -> &mut Instance<'p> {
-        match path.split_first() {
-            None => self,
-            Some((&u, rest)) => self.users[u].1.at_path_mut(rest),
-        }
-    }
-
-    /// Runs `f` in the instance `path` leads to, each level lending it
-    /// this instance's host and counting its steps and generations (as
-    /// `with_user` does for one level): the compiled code of an imported
-    /// class calls back into Rust through this.
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(dead_code)
-    )] // used by the compiler only
-    pub(crate) fn with_path<T>(
-        &mut self,
-        path: &[usize],
-        f: impl FnOnce(&mut Instance<'p>) -> R<T>,
-    ) -> R<T> {
-        match path.split_first() {
-            None => f(self),
-            Some((&u, rest)) => self.with_user(u, |a| a.with_path(rest, f)),
-        }
     }
 
     /// Every imported instance's compiled C parts, at any depth, with the
@@ -119,7 +64,11 @@ impl<'p> Instance<'p> {
 
     /// Runs `f` in imported instance `u`, lending it this instance's host
     /// and counting its steps and generations as this instance's.
-    fn with_user<T>(&mut self, u: usize, f: impl FnOnce(&mut Instance<'p>) -> R<T>) -> R<T> {
+    pub(super) fn with_user<T>(
+        &mut self,
+        u: usize,
+        f: impl FnOnce(&mut Instance<'p>) -> R<T>,
+    ) -> R<T> {
         let sub = &mut self.users[u].1;
         std::mem::swap(&mut self.host, &mut sub.host);
         let (steps, generations) = (sub.steps, sub.generations);
