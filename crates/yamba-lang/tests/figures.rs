@@ -65,30 +65,43 @@ fn pagefault_func_5_is_the_seeds_listing_by_iced() {
     }
 }
 
-#[test]
-fn pagefault_func_5_is_the_seeds_listing_by_objdump() {
-    let prog = load("pagefault_x86_64.yamba");
-    let code = pagefault_func_5(&prog, "Y_pagefault_x86_64");
+/// objdump's reading of `bytes` as machine `arch` (`-m`), Intel syntax:
+/// each instruction's text, spaces collapsed, and objdump's whole output;
+/// Err (why) where objdump is missing, for the test to skip visibly.
+fn objdump(bytes: &[u8], arch: &str) -> Result<(Vec<String>, String), String> {
     let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("pagefault_func_5.bin");
-    std::fs::write(&bin, &code.bytes).unwrap();
+    let bin = dir.path().join("code.bin");
+    std::fs::write(&bin, bytes).unwrap();
     let out = match std::process::Command::new("objdump")
-        .args(["-D", "-b", "binary", "-mi386:x86-64", "-M", "intel"])
+        .args(["-D", "-b", "binary", &format!("-m{arch}"), "-M", "intel"])
         .arg(&bin)
         .output()
     {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
         Ok(o) => panic!("objdump failed: {}", String::from_utf8_lossy(&o.stderr)),
         Err(e) => {
-            yamba_testkit::skip!("objdump not available ({e}); .ci/install installs binutils")
+            return Err(format!(
+                "objdump not available ({e}); .ci/install installs binutils"
+            ))
         }
     };
     // Lines like "   0:\t55                   \tpush   rbp"
-    let insns: Vec<String> = out
+    let insns = out
         .lines()
         .filter_map(|l| l.split('\t').nth(2))
         .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
+    Ok((insns, out))
+}
+
+#[test]
+fn pagefault_func_5_is_the_seeds_listing_by_objdump() {
+    let prog = load("pagefault_x86_64.yamba");
+    let code = pagefault_func_5(&prog, "Y_pagefault_x86_64");
+    let (insns, out) = match objdump(&code.bytes, "i386:x86-64") {
+        Ok(r) => r,
+        Err(why) => yamba_testkit::skip!("{why}"),
+    };
     let mut want = vec![
         "push rbp".to_string(),
         "mov rbp,rsp".into(),
@@ -156,25 +169,10 @@ fn the_x86_32_figure_3_is_the_seeds_listing_by_iced() {
 fn the_x86_32_figure_3_is_the_seeds_listing_by_objdump() {
     let prog = load("pagefault_x86_32.yamba");
     let code = pagefault_func_5(&prog, "Y_pagefault_x86_32");
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("pagefault_func_5_x86_32.bin");
-    std::fs::write(&bin, &code.bytes).unwrap();
-    let out = match std::process::Command::new("objdump")
-        .args(["-D", "-b", "binary", "-mi386", "-M", "intel"])
-        .arg(&bin)
-        .output()
-    {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Ok(o) => panic!("objdump failed: {}", String::from_utf8_lossy(&o.stderr)),
-        Err(e) => {
-            yamba_testkit::skip!("objdump not available ({e}); .ci/install installs binutils")
-        }
+    let (insns, out) = match objdump(&code.bytes, "i386") {
+        Ok(r) => r,
+        Err(why) => yamba_testkit::skip!("{why}"),
     };
-    let insns: Vec<String> = out
-        .lines()
-        .filter_map(|l| l.split('\t').nth(2))
-        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect();
     let mut want = vec![
         "push ebp".to_string(),
         "mov ebp,esp".into(),

@@ -736,13 +736,17 @@ mod tests {
             "jle", "jg", "js", "jns", "jo", "jno", "jp", "jnp", "loop", "loope", "loopne", "jrcxz",
             "call",
         ];
+        each_branch_reaches_top(super::super::Isa::X86_64, 64, &kinds);
+    }
+
+    /// A block `top: nop` then `K top` for each kind K, assembled for `isa`
+    /// and decoded in `bits`-bit mode: each is a valid branch back to 0.
+    fn each_branch_reaches_top(isa: super::super::Isa, bits: u32, kinds: &[&str]) {
         let mut lines = vec!["top: nop".to_string()];
         lines.extend(kinds.iter().map(|k| format!("{k} top")));
         let refs: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
-        let bytes = super::super::Isa::X86_64
-            .assemble_block(&refs, &Default::default())
-            .unwrap();
-        let mut dec = Decoder::with_ip(64, &bytes, 0, DecoderOptions::NONE);
+        let bytes = isa.assemble_block(&refs, &Default::default()).unwrap();
+        let mut dec = Decoder::with_ip(bits, &bytes, 0, DecoderOptions::NONE);
         assert_eq!(dec.decode().mnemonic(), Mnemonic::Nop);
         for k in kinds {
             let i = dec.decode();
@@ -798,21 +802,11 @@ mod tests {
         assert_eq!(branch_code("jne", Bits::B32), Some(Code::Jne_rel32_32));
         assert_eq!(branch_code("jecxz", Bits::B32), Some(Code::Jecxz_rel8_32));
         assert_eq!(branch_code("jrcxz", Bits::B32), None);
-        let kinds = ["jmp", "jnz", "jl", "loop", "jecxz", "call"];
-        let mut lines = vec!["top: nop".to_string()];
-        lines.extend(kinds.iter().map(|k| format!("{k} top")));
-        let refs: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
-        let bytes = super::super::Isa::X86_32
-            .assemble_block(&refs, &Default::default())
-            .unwrap();
-        let mut dec = Decoder::with_ip(32, &bytes, 0, DecoderOptions::NONE);
-        assert_eq!(dec.decode().mnemonic(), Mnemonic::Nop);
-        for k in kinds {
-            let i = dec.decode();
-            assert!(!i.is_invalid(), "{k}");
-            assert_eq!(i.near_branch_target(), 0, "{k}: {i}");
-        }
-        assert!(!dec.can_decode());
+        each_branch_reaches_top(
+            super::super::Isa::X86_32,
+            32,
+            &["jmp", "jnz", "jl", "loop", "jecxz", "call"],
+        );
         assert_eq!(
             disassemble(&[0x8b, 0x83, 0, 0x10, 0, 0], Bits::B32)[0].text,
             "mov eax, [ebx + 0x1000]"
