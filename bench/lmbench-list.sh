@@ -179,6 +179,18 @@ for s in 0 16 64; do
       "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx_out" | median)" µs "ring of pipes; yamba in SCHED_BATCH"
   done
 done
+# The same ring with lmbench in SCHED_BATCH too (chrt --batch; its forked
+# ring inherits the policy): with wake-up preemption off, a hop is one
+# switch for both, and the rows above differ only by the policy
+# (docs/lmbench.md, lat_ctx). Not with RT=1: both then run in SCHED_FIFO.
+if [ "${RT:-0}" != 1 ]; then
+  ctx_out="$work/ctx0-batch.txt"
+  for _ in $(seq "$REPS"); do pin chrt --batch 0 "$LB/lat_ctx" "${N[@]}" -s 0 2 8 16 96 2>>"$ctx_out" >/dev/null || true; done
+  for p in 2 8 16 96; do
+    row "lat_ctx -s 0 ${p}p batch" "ipc.ctxsw.sweep.0k @${p}" "$(ypoint "$f" "ipc.ctxsw.sweep.0k" "$p" 0.001)" \
+      "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx_out" | median)" µs "both in SCHED_BATCH: one switch per hop"
+  done
+fi
 
 # --- lat_proc shell (and exec, for reference) ---------------------------------
 f=$(yamba proc.shell proc.fork_exec)

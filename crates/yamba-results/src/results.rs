@@ -106,6 +106,18 @@ impl Evidence {
             self.check, self.expected, self.observed
         )
     }
+
+    /// One word for a listing: "ok" when the check held, "FAILED" when a
+    /// gating check did not (the result is withheld), "note" when an
+    /// informational one did not (e.g. code placement where a platform
+    /// has no adapter for it): the result stands, and says so.
+    pub fn verdict(&self) -> &'static str {
+        match (self.ok, self.gating) {
+            (true, _) => "ok",
+            (false, true) => "FAILED",
+            (false, false) => "note",
+        }
+    }
 }
 
 /// Which method took the observations.
@@ -1561,6 +1573,19 @@ mod tests {
             r.reason.as_deref(),
             Some("page-out before every pass: expected 0 of 8 resident, observed 8 of 8 resident")
         );
+    }
+
+    /// A listing tells a failed gating check (the result withheld) from
+    /// an informational one that did not hold (the result stands).
+    #[test]
+    fn verdicts_tell_a_failed_check_from_a_note() {
+        let mut r = BenchResult::new("m.x", "x", "m", Unit::Nanoseconds, Mode::Hot, "t");
+        r.add_evidence("held", "a", "a", true)
+            .add_evidence("gating, not held", "a", "b", false)
+            .add_note_evidence("informational, held", "a", "a", true)
+            .add_note_evidence("informational, not held", "a", "b", false);
+        let got: Vec<_> = r.evidence.iter().map(Evidence::verdict).collect();
+        assert_eq!(got, ["ok", "FAILED", "ok", "note"]);
     }
 
     #[test]

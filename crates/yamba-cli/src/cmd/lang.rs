@@ -233,12 +233,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 print!("{}", yamba_report::table::render(&file.results));
                 for r in &file.results {
                     for e in &r.evidence {
-                        println!(
-                            "  [{}] {}: {}",
-                            if e.ok { "ok" } else { "FAILED" },
-                            e.check,
-                            e.observed
-                        );
+                        println!("  [{}] {}: {}", e.verdict(), e.check, e.observed);
                     }
                     if let Some(reason) = &r.reason {
                         println!("  {:?}: {reason}", r.status);
