@@ -149,7 +149,8 @@ done
 # The curve reaches 64 MiB (mem.bw_size); its points at powers of two are the sizes.
 f=$(yamba mem.bandwidth.read.curve --set mem.bw_size=67108864)
 for s in 16k 256k 4m 64m; do
-  b=$(( ${s%?} * $(case $s in *k) echo 1024;; *m) echo 1048576;; esac) ))
+  case $s in *k) unit=1024 ;; *m) unit=1048576 ;; esac
+  b=$(( ${s%?} * unit ))
   row "bw_mem $s rd" "mem.bandwidth.read.curve @$s" "$(ypoint "$f" mem.bandwidth.read.curve "$b" 1000)" \
     "$(lm "awk '{print \$2}'" "$LB/bw_mem" "${N[@]}" "$s" rd)" MB/s "lmbench loads one int per 16 bytes and counts 16; yamba loads every word"
 done
