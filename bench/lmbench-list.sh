@@ -87,11 +87,15 @@ small="$work/usr/include/linux/types.h"
 
 # yamba ARGS...: one yamba run; its results file's name is printed. (Called
 # in $(...), a subshell, where a counter would not survive the call: mktemp
-# names the file.)
+# names the file.) Not under taskset: --cpu pins the benchmark, and a
+# peer (a server thread, the other end of a cross-CPU pair) must be free
+# to go to the other CPU, as lmbench's servers are put there below; under
+# taskset every peer was held on the benchmark's CPU.
 yamba() {
   local out
   out=$(mktemp --suffix=.json "$work/y-$1.XXXX")
-  pin "$Y" run --cpu "$CPU" --budget "$BUDGET" "${yrt[@]}" --scratch "$work/yscratch" --out "$out" "$@" >"${out%.json}.txt" 2>&1 || true
+  "${rt[@]}" "$Y" run --cpu "$CPU" --budget "$BUDGET" "${yrt[@]}" --scratch "${YSCRATCH:-$work/yscratch}" --out "$out" "$@" >"${out%.json}.txt" 2>&1 || true
+  jq -r '.results[] | select((.params.peer // "") | test("no other CPU")) | "bench/lmbench-list.sh: \(.id): peer \(.params.peer)"' "$out" >&2 2>/dev/null || true
   echo "$out"
 }
 # ymed FILE ID [scale]: a result's median × scale, or n/a (its status after a colon when not ok).
@@ -228,6 +232,24 @@ for s in 0 1 4 10; do
   row "lat_fs ${s}k delete" "fs.create_delete.${s}k.delete" "$(ymed "$f" "fs.create_delete.${s}k.delete")" \
     "$(awk -v s="${s}k" '$1 == s {print $4}' "$fs_out" | median)" /s ""
 done
+# The same on tmpfs: on an ext4 without a journal, a create's cost grows
+# with the inodes deleted in the last minutes (ext4 skips recently deleted
+# inodes when it allocates one), so there the rows above depend on what
+# ran before each tool, builds included (docs/lmbench.md, lat_fs).
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+  shm=$(mktemp -d /dev/shm/yamba-lmlist.XXXXXX)
+  mkdir -p "$shm/lm" "$shm/y"
+  f=$(YSCRATCH=$shm/y yamba fs.create_delete)
+  fs_out="$work/lat_fs_tmpfs.txt"
+  for _ in $(seq "$REPS"); do pin "$LB/lat_fs" "${N[@]}" "$shm/lm" 2>>"$fs_out" >/dev/null || true; done
+  for s in 0 10; do
+    row "lat_fs ${s}k create tmpfs" "fs.create_delete.${s}k.create" "$(ymed "$f" "fs.create_delete.${s}k.create")" \
+      "$(awk -v s="${s}k" '$1 == s {print $3}' "$fs_out" | median)" /s "files per second, both in /dev/shm"
+    row "lat_fs ${s}k delete tmpfs" "fs.create_delete.${s}k.delete" "$(ymed "$f" "fs.create_delete.${s}k.delete")" \
+      "$(awk -v s="${s}k" '$1 == s {print $4}' "$fs_out" | median)" /s ""
+  done
+  rm -rf "$shm"
+fi
 
 # --- lat_connect: with its server, then with none listening --------------------
 f=$(yamba net.tcp.connect_close net.tcp.connect_refused_naive net.tcp.connect)

@@ -145,8 +145,10 @@ fn select_and_poll_see_every_descriptor_ready() {
 }
 
 /// An AF_UNIX connection to a path (lmbench's lat_unix_connect) is really
-/// made, three ways, as a TCP one is; a scratch directory whose path an
-/// AF_UNIX address cannot hold is one clear reason, not a wrong socket.
+/// made, three ways, as a TCP one is. A scratch directory whose path an
+/// AF_UNIX address cannot hold moves the socket to a private directory of
+/// the system's temporary directory, and the result says where and why;
+/// when that is too long as well, one clear reason, not a wrong socket.
 #[test]
 fn unix_connections_are_made_and_a_path_too_long_is_said() {
     let _g = serial();
@@ -156,22 +158,49 @@ fn unix_connections_are_made_and_a_path_too_long_is_said() {
     assert!(evidence(r, "every connection was really made").ok);
     assert!(evidence(r, "the connected socket's peer was the server").ok);
     assert!(evidence(r, "the server accepted every connection").ok);
+    assert!(evidence(r, "the socket was bound in the scratch directory").ok);
     assert!(r.params["endpoint"].as_str().unwrap().contains("AF_UNIX"));
     let dir = tempfile::tempdir().unwrap();
     let deep = dir.path().join("d".repeat(110));
     std::fs::create_dir(&deep).unwrap();
-    let session = yamba_core::Session::prepare(RunConfig::quick());
-    let rs = yamba_core::runner::run_one(
-        &session,
-        &net::connect_close::UNIX_CONNECT_CLOSE,
-        Mode::Hot,
-        &deep,
+    let in_deep = || {
+        let session = yamba_core::Session::prepare(RunConfig::quick());
+        yamba_core::runner::run_one(
+            &session,
+            &net::connect_close::UNIX_CONNECT_CLOSE,
+            Mode::Hot,
+            &deep,
+        )
+    };
+    let rs = in_deep();
+    let r = find(&rs, "net.unix.connect_close");
+    assert_ok(r);
+    let moved = evidence(r, "the socket was bound in the scratch directory");
+    assert!(!moved.ok && !moved.gating, "{moved:?}");
+    assert!(
+        moved.observed.contains("bound at") && moved.observed.contains("at most 107"),
+        "{moved:?}"
     );
+    let at = r.params["socket_path"].as_str().unwrap();
+    assert!(
+        at.starts_with(&*std::env::temp_dir().to_string_lossy()),
+        "{at}"
+    );
+    assert!(at.len() <= 107, "{at}");
+    assert!(!std::path::Path::new(at).exists(), "{at} left behind");
+    // The temporary directory too deep as well: one clear reason.
+    let old = std::env::var_os("TMPDIR");
+    std::env::set_var("TMPDIR", &deep);
+    let rs = in_deep();
+    match old {
+        Some(v) => std::env::set_var("TMPDIR", v),
+        None => std::env::remove_var("TMPDIR"),
+    }
     let r = find(&rs, "net.unix.connect_close");
     assert_ne!(r.status, Status::Ok);
     let why = r.reason.as_deref().unwrap_or("");
     assert!(
-        why.contains("holds at most 107") && why.contains("--scratch"),
+        why.contains("holds at most 107") && why.contains("--scratch") && why.contains("TMPDIR"),
         "{why}"
     );
 }

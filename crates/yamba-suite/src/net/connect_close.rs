@@ -269,22 +269,57 @@ fn run_connect_close(ctx: &mut Ctx) -> Result<(), String> {
     Ok(())
 }
 
-/// The UNIX socket's path, in the run's scratch directory; the name is
-/// the process's, so two runs sharing a scratch directory do not meet.
-fn unix_path(ctx: &Ctx) -> Result<PathBuf, String> {
-    let path = ctx
-        .scratch_dir()
-        .join(format!("yamba-connect-{}.sock", std::process::id()));
-    // sockaddr_un holds 108 bytes, its terminating NUL included.
+/// sockaddr_un holds 108 bytes, its terminating NUL included.
+const SUN_PATH_MAX: usize = 107;
+
+/// Where the UNIX socket is bound: in the run's scratch directory, the
+/// name the process's, so two runs sharing a scratch directory do not
+/// meet. A scratch path too long for an AF_UNIX address (a deep
+/// `--scratch`) binds in a private directory of the system's temporary
+/// directory instead, as lmbench binds /tmp/af_unix; the result says so.
+struct SocketPlace {
+    path: PathBuf,
+    /// The private directory when the scratch path was too long (removed
+    /// with it).
+    _short: Option<tempfile::TempDir>,
+    /// Why the scratch directory was not used, if it was not.
+    moved: Option<String>,
+}
+
+fn unix_place(ctx: &Ctx) -> Result<SocketPlace, String> {
+    let name = format!("yamba-connect-{}.sock", std::process::id());
+    let path = ctx.scratch_dir().join(&name);
     let len = path.as_os_str().len();
-    if len >= 108 {
+    if len <= SUN_PATH_MAX {
+        return Ok(SocketPlace {
+            path,
+            _short: None,
+            moved: None,
+        });
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("yamba-")
+        .tempdir()
+        .map_err(|e| format!("a private directory for the socket: {e}"))?;
+    let short = dir.path().join(&name);
+    if short.as_os_str().len() > SUN_PATH_MAX {
         return Err(format!(
-            "the socket's path {} is {len} bytes, and an AF_UNIX address holds at most 107: \
-             give a shorter --scratch directory",
-            path.display()
+            "the socket's path {} is {len} bytes, and so is {} ({} bytes): an AF_UNIX address holds at most {SUN_PATH_MAX}; give a shorter --scratch directory or TMPDIR",
+            path.display(),
+            short.display(),
+            short.as_os_str().len()
         ));
     }
-    Ok(path)
+    Ok(SocketPlace {
+        moved: Some(format!(
+            "bound at {} ({} bytes): the scratch directory's path {} is {len} bytes, and an AF_UNIX address holds at most {SUN_PATH_MAX}",
+            short.display(),
+            short.as_os_str().len(),
+            path.display()
+        )),
+        path: short,
+        _short: Some(dir),
+    })
 }
 
 /// Removes the socket's name when the benchmark ends, however it ends.
@@ -297,18 +332,30 @@ impl Drop for Unlink {
 }
 
 fn run_unix_connect_close(ctx: &mut Ctx) -> Result<(), String> {
-    let path = unix_path(ctx)?;
+    let place = unix_place(ctx)?;
+    let path = place.path.clone();
     let cpu = peer::cpu(ctx)?;
     let _ = std::fs::remove_file(&path);
     let listener =
         UnixListener::bind(&path).map_err(|e| format!("bind {}: {e}", path.display()))?;
     let _unlink = Unlink(path.clone());
-    let (mut r, o, n_accepted) = against_server(ctx, cpu, &Endpoint::Unix(path), move |st, ac| {
-        accept_and_close(listener.incoming(), st, ac)
-    })?;
+    let (mut r, o, n_accepted) =
+        against_server(ctx, cpu, &Endpoint::Unix(path.clone()), move |st, ac| {
+            accept_and_close(listener.incoming(), st, ac)
+        })?;
     r.param(
         "endpoint",
-        "AF_UNIX stream socket bound to a path in the scratch directory",
+        match place.moved {
+            None => "AF_UNIX stream socket bound to a path in the scratch directory",
+            Some(_) => "AF_UNIX stream socket bound to a path in a private directory of the system's temporary directory",
+        },
+    )
+    .param("socket_path", path.display().to_string());
+    r.add_note_evidence(
+        "the socket was bound in the scratch directory",
+        format!("its path at most {SUN_PATH_MAX} bytes there"),
+        place.moved.as_deref().unwrap_or("it was"),
+        place.moved.is_none(),
     );
     add_made_evidence(&mut r, &o, Some(n_accepted));
     ctx.push(r);

@@ -131,6 +131,10 @@ pub fn block_device(_path: &Path) -> Result<BlockDevice, String> {
     Err(yamba_core::bench::no_adapter_reason())
 }
 
+pub fn ext4_has_journal(_path: &Path) -> Option<bool> {
+    None
+}
+
 pub fn device_io(_dev: &BlockDevice) -> io::Result<DeviceIo> {
     Err(unsupported())
 }
