@@ -20,11 +20,10 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use yamba_core::{RunConfig, Status};
 use yamba_lang::runner::{benchmark, Job};
 use yamba_lang::{Isa, Program};
-use yamba_testkit::{alone, check, skip, Accept};
+use yamba_testkit::{alone, check, skip, Accept, Journal, RamExt4};
 
 /// Pages of the scratch file, one major fault each per pass.
 const PAGES: usize = 2048;
@@ -42,10 +41,13 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
             std::env::consts::ARCH
         );
     }
-    let ram = RamExt4::new();
+    // zram reads a page synchronously, in the faulting thread (a loop
+    // device's reads, done by a kworker, cost 18 or 30 µs as that worker
+    // lands on the faulting CPU or the other).
+    let ram = RamExt4::new("64M", Journal::With);
     let disk;
     let scratch = match &ram {
-        Ok(r) => r.dir.path(),
+        Ok(r) => r.path(),
         Err(why) => {
             println!("scratch on the build's disk (page reads vary with other I/O): {why}");
             disk = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
@@ -130,76 +132,4 @@ fn figures_2_and_3_agree_with_the_built_in_major_fault() {
         );
         Ok(a / b)
     });
-}
-
-/// An ext4 on a fresh zram device, mounted on a fresh directory; unmounted
-/// and removed on drop. zram reads a page synchronously, in the faulting
-/// thread: no worker thread or interrupt on another CPU takes part (a loop
-/// device's reads, done by a kworker, cost 18 or 30 µs as that worker lands on
-/// the faulting CPU or the other).
-struct RamExt4 {
-    dir: tempfile::TempDir,
-    zram: String,
-    mounted: bool,
-}
-
-fn sh(program: &str, args: &[&str]) -> Result<String, String> {
-    let o = Command::new(program)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{program}: {e}"))?;
-    if !o.status.success() {
-        return Err(format!(
-            "{program} {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&o.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
-
-impl RamExt4 {
-    fn new() -> Result<RamExt4, String> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root (a zram device needs it)".into());
-        }
-        let control = "/sys/class/zram-control/hot_add";
-        let n = std::fs::read_to_string(control)
-            .map_err(|e| format!("no zram here ({control}: {e})"))?;
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let mut ram = RamExt4 {
-            dir,
-            zram: n.trim().to_string(),
-            mounted: false,
-        };
-        let sys = format!("/sys/block/zram{}/disksize", ram.zram);
-        std::fs::write(&sys, "64M").map_err(|e| format!("{sys}: {e}"))?;
-        let dev = format!("/dev/zram{}", ram.zram);
-        sh(
-            "mkfs.ext4",
-            &[
-                "-q",
-                "-F",
-                "-E",
-                "lazy_itable_init=0,lazy_journal_init=0",
-                &dev,
-            ],
-        )?;
-        sh(
-            "mount",
-            &["-t", "ext4", &dev, ram.dir.path().to_str().unwrap()],
-        )?;
-        ram.mounted = true;
-        Ok(ram)
-    }
-}
-
-impl Drop for RamExt4 {
-    fn drop(&mut self) {
-        if self.mounted {
-            let _ = sh("umount", &[self.dir.path().to_str().unwrap()]);
-        }
-        let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.zram);
-    }
 }

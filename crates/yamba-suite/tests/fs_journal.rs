@@ -7,79 +7,9 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 use yamba_core::{Mode, RunConfig, Session};
 use yamba_suite::fs::{adapter, create_delete};
-
-fn sh(program: &str, args: &[&str]) -> Result<(), String> {
-    let o = Command::new(program)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{program}: {e}"))?;
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{program} {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&o.stderr).trim()
-        ))
-    }
-}
-
-/// An ext4 on a fresh zram device, mounted on a temporary directory,
-/// undone when dropped.
-struct RamExt4 {
-    dir: tempfile::TempDir,
-    zram: String,
-    mounted: bool,
-}
-
-impl RamExt4 {
-    fn new(journal: bool) -> Result<RamExt4, String> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root (a zram device needs it)".into());
-        }
-        let _ = sh("modprobe", &["zram"]);
-        let control = "/sys/class/zram-control/hot_add";
-        let n = std::fs::read_to_string(control)
-            .map_err(|e| format!("no zram here ({control}: {e})"))?;
-        let mut ram = RamExt4 {
-            dir: tempfile::tempdir().map_err(|e| e.to_string())?,
-            zram: n.trim().to_string(),
-            mounted: false,
-        };
-        let sys = format!("/sys/block/zram{}/disksize", ram.zram);
-        std::fs::write(&sys, "64M").map_err(|e| format!("{sys}: {e}"))?;
-        let dev = format!("/dev/zram{}", ram.zram);
-        let features = if journal {
-            "has_journal"
-        } else {
-            "^has_journal"
-        };
-        sh("mkfs.ext4", &["-q", "-F", "-O", features, &dev])?;
-        sh(
-            "mount",
-            &["-t", "ext4", &dev, ram.dir.path().to_str().unwrap()],
-        )?;
-        ram.mounted = true;
-        Ok(ram)
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for RamExt4 {
-    fn drop(&mut self) {
-        if self.mounted {
-            let _ = sh("umount", &[self.dir.path().to_str().unwrap()]);
-        }
-        let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.zram);
-    }
-}
+use yamba_testkit::{Journal, RamExt4};
 
 /// The create rate's warnings, run with `scratch` as the scratch directory.
 fn create_warnings(scratch: &Path) -> Vec<String> {
@@ -96,7 +26,10 @@ fn create_warnings(scratch: &Path) -> Vec<String> {
 #[test]
 fn creates_on_an_ext4_without_a_journal_say_what_moves_them() {
     let _g = support::serial();
-    let (with, without) = match (RamExt4::new(true), RamExt4::new(false)) {
+    let (with, without) = match (
+        RamExt4::new("64M", Journal::With),
+        RamExt4::new("64M", Journal::Without),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => yamba_testkit::skip!("{e}"),
     };

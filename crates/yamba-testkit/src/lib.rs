@@ -10,6 +10,7 @@
 //! - [`premise_unmet!`]: a check whose premise this machine does not meet
 //!   says so, is recorded and returns.
 //! - [`fuzz_plan`]: fuzzers run a fixed number of cases from a fixed seed.
+//! - [`RamExt4`]: an ext4 of known make (journal or not) on a zram device.
 //!
 //! Every outcome is recorded (`YAMBA_SKIP_LOG`, `YAMBA_CHECK_LOG`) so CI
 //! can list what it did not test.
@@ -18,6 +19,7 @@ mod alone;
 mod check;
 mod fuzz;
 mod id;
+mod ram_ext4;
 mod record;
 mod rule;
 mod skip;
@@ -26,6 +28,7 @@ pub use alone::{alone, Alone};
 pub use check::{Accept, Attempt, Check, Outcome, Verdict};
 pub use fuzz::fuzz_plan;
 pub use id::{test_id, TestId};
+pub use ram_ext4::{Journal, RamExt4};
 pub use record::premise_unmet;
 pub use rule::{median_interval, ALPHA, PASS_LEVEL};
 pub use skip::{allowed_skips, skipped};
