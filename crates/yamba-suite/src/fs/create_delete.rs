@@ -45,9 +45,6 @@ create_delete!(SIZE_1K, "fs.create_delete.1k", 1024, "1 KiB");
 create_delete!(SIZE_4K, "fs.create_delete.4k", 4096, "4 KiB");
 create_delete!(SIZE_10K, "fs.create_delete.10k", 10 * 1024, "10 KiB");
 
-/// Said of creates on an ext4 without a journal (docs/lmbench.md, lat_fs).
-pub const NO_JOURNAL: &str = "ext4 without a journal: it skips inodes deleted in the last 1–6 minutes when it allocates one, so a create costs more after recent deletes by any process (a build's too; 830 µs against 12 µs measured on one guest): compare runs after the filesystem has been idle for 6 minutes, or on tmpfs";
-
 /// Files per batch: lmbench's files per directory.
 pub const BATCH: usize = 100;
 
@@ -195,8 +192,8 @@ fn run(ctx: &mut Ctx, bytes: usize) -> Result<(), String> {
             .param("fs_type", &fs_type)
             .param("synced", false);
         add_evidence(&mut r, &rates, bytes);
-        if suffix == "create" && adapter::ext4_has_journal(&dir) == Some(false) {
-            r.param("ext4_journal", false).warn(NO_JOURNAL);
+        if suffix == "create" {
+            super::files::say_if_unjournaled(&mut r, &dir);
         }
         ctx.push(r);
     }

@@ -8,6 +8,19 @@ use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+/// Said of file creation on an ext4 without a journal (docs/lmbench.md,
+/// lat_fs).
+pub const NO_JOURNAL: &str = "ext4 without a journal: it skips inodes deleted in the last 1–6 minutes when it allocates one, so a create costs more after recent deletes by any process (a build's too; 830 µs against 12 µs measured on one guest): compare runs after the filesystem has been idle for 6 minutes, or on tmpfs";
+
+/// Warns on a result that creates files in `dir` when `dir` is on an
+/// ext4 without a journal, where a create's cost depends on what was
+/// deleted there in the last minutes ([`NO_JOURNAL`]).
+pub fn say_if_unjournaled(r: &mut yamba_core::BenchResult, dir: &Path) {
+    if adapter::ext4_has_journal(dir) == Some(false) {
+        r.param("ext4_journal", false).warn(NO_JOURNAL);
+    }
+}
+
 /// Alignment of buffers, offsets and lengths: enough for O_DIRECT on any
 /// device with logical blocks up to 4 KiB.
 pub const ALIGN: usize = 4096;

@@ -166,6 +166,9 @@ fn run_batch(ctx: &mut Ctx, op: Op) -> Result<(), String> {
         format!("{count_after:?}"),
         count_after.iter().all(|&c| c == want),
     );
+    if op == Op::Create {
+        super::files::say_if_unjournaled(&mut r, &dir);
+    }
     ctx.push(r);
     Ok(())
 }
@@ -219,6 +222,9 @@ fn run_single(ctx: &mut Ctx, op: Op, dir: &Path) -> Result<(), String> {
         format!("{entries_seen:?}"),
         entries_seen == want,
     );
+    if op == Op::Create {
+        super::files::say_if_unjournaled(&mut r, dir);
+    }
     ctx.push(r);
     Ok(())
 }
