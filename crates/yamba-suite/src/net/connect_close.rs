@@ -304,7 +304,7 @@ fn unix_place(ctx: &Ctx) -> Result<SocketPlace, String> {
     let short = dir.path().join(&name);
     if short.as_os_str().len() > SUN_PATH_MAX {
         return Err(format!(
-            "the socket's path {} is {len} bytes, and so is {} ({} bytes): an AF_UNIX address holds at most {SUN_PATH_MAX}; give a shorter --scratch directory or TMPDIR",
+            "the socket's path {} is {len} bytes, and its fallback {} is {}: an AF_UNIX address holds at most {SUN_PATH_MAX}; give a shorter --scratch directory or TMPDIR",
             path.display(),
             short.display(),
             short.as_os_str().len()
