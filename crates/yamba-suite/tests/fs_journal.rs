@@ -1,8 +1,9 @@
 //! An ext4 without a journal makes a create's cost depend on the recent
 //! deletes of every process (it skips inodes deleted in the last minutes;
 //! docs/lmbench.md, lat_fs): `fs.create_delete`'s create rates say so
-//! there, and only there (so do `fs.meta.create`'s, hot and cold). Ground truth: two ext4 filesystems made here on
-//! zram, one with a journal and one without, and tmpfs.
+//! there, and only there (so do `fs.meta.create`'s, hot and cold).
+//! Ground truth: two ext4 filesystems made here on zram, one with a
+//! journal and one without, and tmpfs.
 
 mod support;
 
