@@ -239,10 +239,17 @@ pub const MAX_BLOCKS: usize = 10;
 /// block is a short look at the machine; certainty comes from blocks.
 pub const BLOCK_BUDGET_S: f64 = 0.15;
 
-/// A precise run's effort per benchmark, in quick passes: spent as
-/// [`PRECISE_BLOCKS`] replicated blocks where the benchmark replicates,
-/// and as one longer block where it is measured in one process only.
-pub const PRECISE_EFFORT: f64 = 3.0;
+/// A precise run's effort per benchmark in its pilot, in quick passes:
+/// spent as [`PRECISE_BLOCKS`] replicated blocks where the benchmark
+/// replicates ([`BLOCK_EFFORT`] each), and as one longer block where it is
+/// measured in one process only. Less than one pass per block: the
+/// interval rests on the spread between blocks, not on each block's own
+/// precision, and a pilot of three whole quick passes would alone cost
+/// issue 25's bound for a whole precise run (3× a quick run).
+pub const PRECISE_EFFORT: f64 = 2.0;
+
+/// What one replicated block of a precise run does, in quick passes.
+pub const BLOCK_EFFORT: f64 = PRECISE_EFFORT / PRECISE_BLOCKS as f64;
 
 fn one() -> usize {
     1
@@ -260,7 +267,7 @@ fn extra_share() -> f64 {
 /// default: a precise run's length stays within a known multiple of its
 /// pilot's, and a time bound that does not look at the blocks' values
 /// leaves the two-stage interval's coverage as it is.
-pub const EXTRA_SHARE: f64 = 0.25;
+pub const EXTRA_SHARE: f64 = 0.10;
 
 impl RunConfig {
     pub fn quick() -> RunConfig {
@@ -291,14 +298,17 @@ impl RunConfig {
     }
 
     /// How much one block of `bench` does, in quick passes: 1 in a quick
-    /// run and in each block of a replicated benchmark (the blocks
-    /// replicate it); [`PRECISE_EFFORT`] in a precise run's benchmark
-    /// measured in one block (a curve, or `--repeat 1`).
+    /// run, [`BLOCK_EFFORT`] in each block of a precise run's replicated
+    /// benchmark (the blocks replicate it), [`PRECISE_EFFORT`] in a
+    /// precise run's benchmark measured in one block (a curve, or
+    /// `--repeat 1`).
     pub fn effort_for(&self, bench: &Benchmark) -> f64 {
         if self.quick {
             1.0
+        } else if self.blocks_for(bench) == 1 {
+            PRECISE_EFFORT
         } else {
-            (PRECISE_EFFORT / self.blocks_for(bench) as f64).max(1.0)
+            BLOCK_EFFORT
         }
     }
 
@@ -728,6 +738,45 @@ mod tests {
         run: |_| panic!("a benchmark without an adapter must never run"),
         ..Benchmark::TEMPLATE
     };
+
+    static ONE_PROCESS: Benchmark = Benchmark {
+        id: "test.one_process",
+        area: "test",
+        description: "a curve measured in one process",
+        replication: Replication::OneProcess { why: "a test" },
+        run: |_| Ok(()),
+        ..Benchmark::TEMPLATE
+    };
+
+    /// A precise run's pilot does two quick passes' worth of every
+    /// benchmark: three blocks of ⅔ where it replicates, one block of 2
+    /// where it does not; `--repeat N` keeps a block's effort; a quick
+    /// pass is 1. The plan's budget follows a block's effort below 1 too.
+    #[test]
+    fn a_precise_pilot_does_two_quick_passes() {
+        let precise = RunConfig::default();
+        let replicated = &WITHOUT_ADAPTER;
+        let pilot = precise.blocks_for(replicated) as f64 * precise.effort_for(replicated);
+        assert!((pilot - 2.0).abs() < 1e-12, "{pilot}");
+        assert_eq!(precise.effort_for(&ONE_PROCESS), PRECISE_EFFORT);
+        let repeat_1 = RunConfig {
+            repetitions: 1,
+            max_blocks: 1,
+            ..RunConfig::default()
+        };
+        assert_eq!(repeat_1.effort_for(replicated), PRECISE_EFFORT);
+        let repeat_6 = RunConfig {
+            repetitions: 6,
+            max_blocks: 6,
+            ..RunConfig::default()
+        };
+        assert_eq!(repeat_6.effort_for(replicated), BLOCK_EFFORT);
+        let quick = RunConfig::quick();
+        assert_eq!(quick.effort_for(replicated), 1.0);
+        assert_eq!(quick.effort_for(&ONE_PROCESS), 1.0);
+        let block = precise.plan().scaled(BLOCK_EFFORT);
+        assert_eq!(block.budget, precise.plan().budget.mul_f64(2.0 / 3.0));
+    }
 
     /// What a new platform sees: skipped with the reason, never run (its
     /// `run` would panic into a failed result), and `yamba list` says the same.

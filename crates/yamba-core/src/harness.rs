@@ -90,9 +90,10 @@ impl Plan {
     }
 
     /// The same plan for a block doing `effort` quick passes' worth:
-    /// budget, minimum sampling and warm-up scaled.
+    /// budget, minimum sampling and warm-up scaled (a block may do less
+    /// than a quick pass: [`crate::bench::BLOCK_EFFORT`]).
     pub fn scaled(mut self, effort: f64) -> Plan {
-        let e = effort.max(1.0);
+        let e = effort.max(0.1);
         self.budget = self.budget.mul_f64(e);
         self.min_sampling = self.min_sampling.mul_f64(e);
         self.warmup_ns *= e;

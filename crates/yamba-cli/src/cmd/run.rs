@@ -88,9 +88,11 @@ pub struct Args {
     /// Blocks: run the whole list exactly N times, interleaved, each
     /// benchmark in a fresh process every time; a result's interval comes
     /// from the processes' values, so it includes the variation between
-    /// runs. By default a precise run gives every benchmark 3 blocks and
-    /// adds blocks (up to 10) where the interval is still wider than 1%;
-    /// --quick measures one block, whose interval is within-process only.
+    /// runs. By default a precise run gives every benchmark 3 blocks, each
+    /// two thirds of a quick pass, and adds blocks (up to 10, in at most a
+    /// tenth of the first three's time) where the interval is still wider
+    /// than 1%; --quick measures one block, whose interval is
+    /// within-process only.
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
     /// Also run every benchmark as N simultaneous copies, each pinned to a CPU of its own
