@@ -245,7 +245,8 @@ pub const BLOCK_BUDGET_S: f64 = 0.15;
 /// measured in one process only. Less than one pass per block: the
 /// interval rests on the spread between blocks, not on each block's own
 /// precision, and a pilot of three whole quick passes would alone cost
-/// issue 25's bound for a whole precise run (3× a quick run).
+/// 3× a quick run, the bound a whole precise run is held to
+/// (docs/certainty.md, "Where the time goes").
 pub const PRECISE_EFFORT: f64 = 2.0;
 
 /// What one replicated block of a precise run does, in quick passes.
