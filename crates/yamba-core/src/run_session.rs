@@ -228,14 +228,30 @@ impl Observer for Saving<'_> {
     }
 }
 
-/// The run-wide notes: hypervisor, noise, counters, order, quick pass, a
-/// wide BASE, an uncertain clock.
+/// The opt-level yamba-core was compiled at (build.rs): "0" for `cargo
+/// build` without `--release`.
+pub const OPT_LEVEL: &str = env!("YAMBA_CORE_OPT_LEVEL");
+
+/// The note for a run of an unoptimised build: its harness (and every
+/// benchmark written in Rust) runs code no release build runs.
+pub fn build_note(opt_level: &str) -> Option<String> {
+    (opt_level == "0").then(|| {
+        "this yamba is an unoptimised build (opt-level 0, as `cargo build` without --release): \
+         the harness and the benchmarks written in Rust run unoptimised code, so times are not \
+         a release build's; build with `cargo build --release`"
+            .into()
+    })
+}
+
+/// The run-wide notes: an unoptimised build, hypervisor, noise, counters,
+/// order, quick pass, a wide BASE, an uncertain clock.
 pub fn run_notes(
     session: &Session,
     noise: Option<String>,
     shuffle_seed: Option<u64>,
 ) -> Vec<String> {
     let mut notes = Vec::new();
+    notes.extend(build_note(OPT_LEVEL));
     let m = &session.machine;
     if let (Some(raw), Some(h)) = (&m.hypervisor, m.hypervisor_name()) {
         notes.push(if crate::machine::cpu_emulated(raw) {
@@ -322,5 +338,24 @@ mod tests {
             })
             .collect();
         assert!(orders.len() > 1, "every seed gave the same order");
+    }
+
+    /// An unoptimised build says so; an optimised one (every level cargo
+    /// gives a release: 1–3, "s", "z") says nothing. The crate's own level
+    /// reached the code.
+    #[test]
+    fn only_an_unoptimised_build_is_noted() {
+        let note = build_note("0").unwrap();
+        assert!(
+            note.contains("unoptimised") && note.contains("--release"),
+            "{note}"
+        );
+        for level in ["1", "2", "3", "s", "z"] {
+            assert_eq!(build_note(level), None, "opt-level {level}");
+        }
+        assert!(
+            ["0", "1", "2", "3", "s", "z"].contains(&OPT_LEVEL),
+            "OPT_LEVEL {OPT_LEVEL}"
+        );
     }
 }

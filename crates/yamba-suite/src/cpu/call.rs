@@ -308,6 +308,10 @@ mod tests {
     /// nothing was inlined or folded away.
     #[test]
     #[cfg(target_arch = "x86_64")]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "reads the optimised build's code (the unrolled loops): run with --release"
+    )]
     fn generated_code_calls_every_callee() {
         // Keep the measuring code in this test binary.
         let _keep = run_calls as fn(&mut Ctx) -> Result<(), String>;
