@@ -85,12 +85,17 @@ pub fn sizes(min: usize, max: usize, per_octave: u32, stride: usize) -> Vec<usiz
         }
         x *= step;
     }
+    // The last step, when below `max`, gives way to it if it lies within
+    // half a step of it (else `max` follows it): a curve whose evidence
+    // asks for its largest size to be ≥ k × the LLC got the power of two
+    // below `max` (64 MiB of 88) and was withheld.
     let top = (max / stride).max(2) * stride;
-    if out
-        .last()
-        .is_some_and(|&l| (l as f64) < top as f64 / step.sqrt())
-    {
-        out.push(top);
+    match out.last().copied() {
+        Some(l) if l >= top => {}
+        Some(l) if (l as f64) >= top as f64 / step.sqrt() && out.len() > 1 => {
+            *out.last_mut().unwrap() = top;
+        }
+        _ => out.push(top),
     }
     out
 }
@@ -169,5 +174,14 @@ mod tests {
         let v = sizes(4096, 1 << 20, 1, 64);
         assert_eq!(v.iter().filter(|&&s| s == 1 << 20).count(), 1);
         assert_eq!(*v.last().unwrap(), 1 << 20);
+        // A max just above a step (88 MiB, one point per octave: 64 MiB
+        // is the last step) ends the sizes, in the step's place.
+        let v = sizes(8192, 88 << 20, 1, 4096);
+        assert_eq!(*v.last().unwrap(), 88 << 20);
+        assert!(!v.contains(&(64 << 20)), "{v:?}");
+        assert_eq!(v[v.len() - 2], 32 << 20);
+        // Just below a step (120 MiB, beyond 64·√2): after it.
+        let v = sizes(8192, 120 << 20, 1, 4096);
+        assert_eq!(v[v.len() - 2..], [64 << 20, 120 << 20]);
     }
 }
