@@ -10,7 +10,12 @@
 # On an AMD EPYC guest (Firecracker, Linux 6.18), 5 rounds: int 0x80
 # 4106 ns vs 4089 (1.004), __kernel_vsyscall 171.5 vs 171.4 (1.001),
 # glibc's getppid 177.5 vs 177.7 (0.999). int 0x80 is that slow there, the
-# witness agrees; the vDSO entry (syscall/sysenter) is the fast path.
+# witness agrees; the vDSO entry (syscall/sysenter) is the fast path. Why:
+# int 0x80 costs one VM exit more (CPUID, which every hypervisor traps,
+# witness.cpuid: 3527 ns; int 0x80 − vDSO: 3875): Linux ≥ 6.7 reads the
+# local APIC's in-service register on every int 0x80 (int80_is_external,
+# the CVE-2024-25744 fix), and this guest's hypervisor traps the read.
+# yamba's result says so (cpu/syscall.rs, `Int80`).
 #
 # Usage: bench/syscall-i686.sh [ROUNDS]     (default 5)
 # Needs: rustup target i686-unknown-linux-gnu, gcc-<version>-multilib, jq.

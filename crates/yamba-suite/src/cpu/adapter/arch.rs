@@ -296,3 +296,24 @@ pub mod order {
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
 }
+
+/// An instruction every x86 hypervisor traps: CPUID exits to it
+/// unconditionally under VMX and is intercepted by every SVM hypervisor
+/// (KVM, Hyper-V, Xen). In a guest its time is one VM exit and its return,
+/// the yardstick for a cost a hypervisor adds (`cpu.syscall`'s `int 0x80`
+/// on i686). None off x86.
+pub mod exit {
+    /// One CPUID (leaf 0), or None where there is no such instruction.
+    pub fn cpuid() -> Option<fn()> {
+        #[cfg(target_arch = "x86_64")]
+        return Some(|| {
+            std::hint::black_box(std::arch::x86_64::__cpuid(std::hint::black_box(0)));
+        });
+        #[cfg(target_arch = "x86")]
+        return Some(|| {
+            std::hint::black_box(std::arch::x86::__cpuid(std::hint::black_box(0)));
+        });
+        #[allow(unreachable_code)]
+        None
+    }
+}

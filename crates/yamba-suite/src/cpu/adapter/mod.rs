@@ -47,7 +47,7 @@ pub use imp::*;
 /// Architecture-specific, OS-independent pieces: optimisation barriers
 /// that keep values in registers, and dependent-operation chains.
 mod arch;
-pub use arch::{chains, opaque, order};
+pub use arch::{chains, exit, opaque, order};
 
 /// The same system calls in the three shapes a caller may have: the raw
 /// instruction inline, a call to a function whose body is the instruction
