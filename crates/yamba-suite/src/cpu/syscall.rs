@@ -20,6 +20,13 @@
 //! itself costs without a crossing. The three are reported side by side in
 //! one table, next to what /sys/devices/system/cpu/vulnerabilities says.
 //!
+//! On 32-bit x86 in a guest, `int 0x80` (the inline and call shapes) may
+//! cost a VM exit the vDSO's entry does not: Linux ≥ 6.7 reads the local
+//! APIC on every `int 0x80`. The inline result then carries CPUID's time
+//! (`vm_exit_ns`: CPUID always exits to the hypervisor), the gap counted
+//! in exits (evidence, not gating) and, at about one, a warning
+//! ([`Int80`]).
+//!
 //! Test only: `--set cpu.syscall.getppid.extra_muls=N` plants a slowdown
 //! of known size — P becomes the call followed by N dependent multiplies
 //! on its result, N read at run time, and a fence that holds the next call
