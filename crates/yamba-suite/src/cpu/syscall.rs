@@ -25,7 +25,7 @@
 //! APIC on every `int 0x80`. The inline result then carries CPUID's time
 //! (`vm_exit_ns`: CPUID always exits to the hypervisor), the gap counted
 //! in exits (evidence, not gating) and, at about one, a warning
-//! ([`Int80`]).
+//! (`Int80`).
 //!
 //! Test only: `--set cpu.syscall.getppid.extra_muls=N` plants a slowdown
 //! of known size — P becomes the call followed by N dependent multiplies
