@@ -338,8 +338,8 @@ fn finish(ctx: &mut Ctx, call: &str, mut results: Vec<BenchResult>) {
             results[0].add_note_evidence(
                 "int 0x80 costs what the vDSO's entry costs, within half a VM exit (in a guest, Linux ≥ 6.7 reads the local APIC's in-service register on every int 0x80 — int80_is_external, the CVE-2024-25744 fix — and a hypervisor that does not virtualise the APIC traps that read)",
                 format!("int 0x80 − vDSO ≤ {:.0} ns (half of CPUID's {exit_ns:.0} ns: CPUID always exits to the hypervisor)", exit_ns / 2.0),
-                format!("int 0x80 − vDSO = {:+.0} ns ({:.2} VM exits)", v.gap_ns, v.exits),
-                v.within,
+                format!("int 0x80 − vDSO = {:+.0} ns ({:.2} VM exits)", v.gap_ns, v.exits()),
+                v.within(),
             );
             if let Some(w) = v.warning() {
                 for (shape, r) in here.iter().zip(&mut results) {
@@ -358,12 +358,7 @@ fn finish(ctx: &mut Ctx, call: &str, mut results: Vec<BenchResult>) {
 /// The time of one VM exit and return, where the platform has an
 /// instruction every hypervisor traps (CPUID on x86): None elsewhere.
 fn exit_cost(ctx: &mut Ctx) -> Option<f64> {
-    let cpuid = adapter::exit::cpuid()?;
-    let m = match ctx.mode {
-        Mode::Hot => ctx.measure_loop(cpuid, || {}),
-        Mode::Cold => ctx.measure_single(|| {}, cpuid),
-    };
-    m.summary().map(|s| s.median)
+    time_alone(ctx, adapter::exit::cpuid()?)
 }
 
 /// `int 0x80` (i686's inline and call shapes) against the vDSO's entry,
@@ -375,28 +370,30 @@ fn exit_cost(ctx: &mut Ctx) -> Option<f64> {
 struct Int80 {
     gap_ns: f64,
     exit_ns: f64,
-    /// The gap over one exit's time.
-    exits: f64,
-    /// The gap is under half an exit: no exit per call.
-    within: bool,
 }
 
 impl Int80 {
     fn judge(inline: f64, vdso: f64, exit_ns: f64) -> Int80 {
-        let gap_ns = inline - vdso;
-        let exits = gap_ns / exit_ns;
         Int80 {
-            gap_ns,
+            gap_ns: inline - vdso,
             exit_ns,
-            exits,
-            within: exits <= 0.5,
         }
+    }
+
+    /// The gap over one exit's time.
+    fn exits(&self) -> f64 {
+        self.gap_ns / self.exit_ns
+    }
+
+    /// The gap is under half an exit: no exit per call.
+    fn within(&self) -> bool {
+        self.exits() <= 0.5
     }
 
     /// Said on the int 0x80 results when the gap is about one exit (½ to
     /// 1½): the number is the hypervisor's, not the kernel's entry path.
     fn warning(&self) -> Option<String> {
-        (0.5..=1.5).contains(&self.exits).then(|| {
+        (0.5..=1.5).contains(&self.exits()).then(|| {
             format!(
                 "int 0x80 costs about one VM exit here: {:.0} ns more than the vDSO's entry, and CPUID, which always exits, takes {:.0} ns. In a guest, Linux ≥ 6.7 reads the local APIC's in-service register on every int 0x80 (int80_is_external, the CVE-2024-25744 fix), and this hypervisor traps the read; bare metal, or a hypervisor that virtualises the APIC, does not pay it",
                 self.gap_ns, self.exit_ns
@@ -408,9 +405,15 @@ impl Int80 {
 /// The cost of a call to a function that only returns (hot: loop method
 /// against an empty F; cold: a single call).
 fn call_control(ctx: &mut Ctx) -> Option<f64> {
+    time_alone(ctx, shapes::just_call)
+}
+
+/// The median time of `op` in the context's mode: hot, the loop method
+/// against an empty F; cold, a single call.
+fn time_alone(ctx: &mut Ctx, op: fn()) -> Option<f64> {
     let m = match ctx.mode {
-        Mode::Hot => ctx.measure_loop(shapes::just_call, || {}),
-        Mode::Cold => ctx.measure_single(|| {}, shapes::just_call),
+        Mode::Hot => ctx.measure_loop(op, || {}),
+        Mode::Cold => ctx.measure_single(|| {}, op),
     };
     m.summary().map(|s| s.median)
 }
@@ -437,16 +440,16 @@ mod tests {
     #[test]
     fn int80_is_counted_in_vm_exits() {
         let amd = Int80::judge(4030.0, 170.0, 3506.0);
-        assert!(!amd.within);
-        assert!((amd.exits - 1.10).abs() < 0.01, "{amd:?}");
+        assert!(!amd.within());
+        assert!((amd.exits() - 1.10).abs() < 0.01, "{amd:?}");
         let w = amd.warning().unwrap();
         assert!(
             w.contains("about one VM exit") && w.contains("3860 ns more"),
             "{w}"
         );
         let virtualised = Int80::judge(182.0, 170.0, 1500.0);
-        assert!(virtualised.within && virtualised.warning().is_none());
+        assert!(virtualised.within() && virtualised.warning().is_none());
         let two = Int80::judge(3170.0, 170.0, 1500.0);
-        assert!(!two.within && two.warning().is_none(), "{two:?}");
+        assert!(!two.within() && two.warning().is_none(), "{two:?}");
     }
 }
