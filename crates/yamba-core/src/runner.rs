@@ -743,37 +743,44 @@ mod tests {
     /// the values; blocks without the reading ask for nothing.
     #[test]
     fn a_shared_core_block_is_replaced() {
-        let block = |median: f64, adds: Option<f64>| {
-            let mut r = rep(&[median], Status::Ok);
-            let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
-            m.core_adds_per_cycle = adds;
-            r.method = Some(m);
-            r
+        // Blocks as (median, adds per cycle), and the count they want of
+        // a pilot of 3.
+        let wanted = |blocks: &[(f64, Option<f64>)]| {
+            let rs: Vec<BenchResult> = blocks
+                .iter()
+                .map(|&(median, adds)| {
+                    let mut r = rep(&[median], Status::Ok);
+                    let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
+                    m.core_adds_per_cycle = adds;
+                    r.method = Some(m);
+                    r
+                })
+                .collect();
+            replacing_shared(&rs.iter().collect::<Vec<_>>(), 3)
         };
         let alone = [
-            block(1856.0, Some(3.74)),
-            block(2038.0, Some(3.73)),
-            block(1850.0, Some(3.70)),
+            (1856.0, Some(3.74)),
+            (2038.0, Some(3.73)),
+            (1850.0, Some(3.70)),
         ];
-        assert_eq!(replacing_shared(&alone.iter().collect::<Vec<_>>(), 3), 3);
+        assert_eq!(wanted(&alone), 3);
         // ipc.ctxsw.pipe on the AMD EPYC guest: two of four shared.
         let ctxsw = [
-            block(2038.0, Some(3.73)),
-            block(2950.0, Some(2.42)),
-            block(1856.0, Some(3.74)),
-            block(2517.0, Some(2.21)),
+            (2038.0, Some(3.73)),
+            (2950.0, Some(2.42)),
+            (1856.0, Some(3.74)),
+            (2517.0, Some(2.21)),
         ];
-        assert_eq!(replacing_shared(&ctxsw.iter().collect::<Vec<_>>(), 3), 5);
+        assert_eq!(wanted(&ctxsw), 5);
         // The same values with the shared readings moved: the count
         // moves with the readings, not with the values.
         let moved = [
-            block(2038.0, Some(2.42)),
-            block(2950.0, Some(3.73)),
-            block(1856.0, Some(3.74)),
-            block(2517.0, Some(3.70)),
+            (2038.0, Some(2.42)),
+            (2950.0, Some(3.73)),
+            (1856.0, Some(3.74)),
+            (2517.0, Some(3.70)),
         ];
-        assert_eq!(replacing_shared(&moved.iter().collect::<Vec<_>>(), 3), 4);
-        let unread = [block(1856.0, None), block(2950.0, Some(2.42))];
-        assert_eq!(replacing_shared(&unread.iter().collect::<Vec<_>>(), 3), 0);
+        assert_eq!(wanted(&moved), 4);
+        assert_eq!(wanted(&[(1856.0, None), (2950.0, Some(2.42))]), 0);
     }
 }
