@@ -621,10 +621,15 @@ impl<'p> Instance<'p> {
     /// imported user classes are compiled first (at any depth): the
     /// class's code calls their functions directly.
     pub fn compile_c(&mut self) -> R<()> {
+        self.compile_c_with(crate::Backend::host())
+    }
+
+    /// `compile_c` with a chosen code generator (the imported classes too).
+    pub fn compile_c_with(&mut self, backend: crate::Backend) -> R<()> {
         for (_, sub) in &mut self.users {
-            sub.compile_c()?;
+            sub.compile_c_with(backend)?;
         }
-        let jit = crate::jit::Jit::build(self)?;
+        let jit = crate::jit::Jit::build(self, backend)?;
         self.jit = Some(Box::new(jit));
         Ok(())
     }

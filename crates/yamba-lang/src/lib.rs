@@ -6,15 +6,17 @@
 
 pub mod asm;
 pub mod ast;
+pub mod backend;
 pub mod check;
 pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod isa;
-// Cranelift's back ends: x86-64 and aarch64 among ours; elsewhere (i686)
-// the C parts are interpreted and nothing of Cranelift is built.
+// The C parts compiled: by Cranelift on x86-64 and aarch64, by the
+// system's C compiler on x86-32 (nothing of Cranelift built there);
+// elsewhere interpreted.
 #[cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86")),
     path = "jit/unsupported.rs"
 )]
 pub mod jit;
@@ -26,6 +28,7 @@ pub mod session;
 pub mod source;
 pub mod stdlib;
 
+pub use backend::Backend;
 pub use error::LangError;
 pub use eval::{Compiled, Instance};
 pub use isa::Isa;

@@ -89,7 +89,9 @@ fn an_interpreted_class_of_c_alone_is_not_withheld_for_code_it_never_made() {
 
 #[test]
 fn a_compiled_class_of_c_alone_still_checks_its_code_pages() {
-    if yamba_lang::jit::UNAVAILABLE.is_some() || yamba_lang::Isa::host().is_none() {
+    if yamba_lang::jit::unavailable(yamba_lang::Backend::host()).is_some()
+        || yamba_lang::Isa::host().is_none()
+    {
         yamba_testkit::skip!(
             "no compiler back end for this host ({}): its C parts are interpreted",
             std::env::consts::ARCH
