@@ -67,16 +67,23 @@ pub fn disasm(
 /// the one named `func`; `A.f` names imported class A's), each under a
 /// comment naming it. With no `func`, the imported classes' compiled
 /// functions follow the class's own: they run inside its timed calls too.
+/// `backend` compiles them (`lang disasm --backend`).
 pub fn disasm_c(
     prog: &Program,
     class: &str,
     func: Option<&str>,
     settings: &BTreeMap<String, String>,
     with_bytes: bool,
+    backend: Backend,
 ) -> Result<String, LangError> {
     let scratch = std::env::temp_dir();
     let mut inst = Instance::new(prog, class, settings, scratch).map_err(LangError::Eval)?;
-    inst.compile_c().map_err(LangError::Eval)?;
+    if let Some(why) = jit::unavailable(backend) {
+        return Err(LangError::Eval(format!(
+            "the C parts cannot be compiled here: {why}"
+        )));
+    }
+    inst.compile_c_with(backend).map_err(LangError::Eval)?;
     let jit = inst.jit().expect("compiled");
     let users = inst.user_jits();
     match func.map(|f| (f, f.split_once('.'))) {

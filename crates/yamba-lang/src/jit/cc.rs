@@ -87,8 +87,8 @@ pub(crate) const FLAGS: &[&str] = &[
 ];
 
 /// The full command line for source on stdin, object to `out`.
-fn command_line(out: &str) -> Vec<String> {
-    let mut v = compiler();
+fn command_line(cc: Vec<String>, out: &str) -> Vec<String> {
+    let mut v = cc;
     if cfg!(target_arch = "x86") {
         v.push("-m32".into());
     }
@@ -100,10 +100,15 @@ fn command_line(out: &str) -> Vec<String> {
 /// C source in, object bytes out (a temporary directory for the object).
 /// An error names the command and the first line of its stderr.
 pub(crate) fn run_compiler(source: &str) -> R<Vec<u8>> {
+    run_compiler_as(compiler(), source)
+}
+
+/// `run_compiler` with compiler command `cc` (its program and first flags).
+fn run_compiler_as(cc: Vec<String>, source: &str) -> R<Vec<u8>> {
     use std::io::Write;
     let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory for cc: {e}"))?;
     let obj = dir.path().join("c_parts.o");
-    let argv = command_line(&obj.to_string_lossy());
+    let argv = command_line(cc, &obj.to_string_lossy());
     let shown = argv.join(" ");
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
@@ -1106,5 +1111,76 @@ impl<'a, 'b> Fc<'a, 'b> {
         let r = self.trampoline(self.addrs.gen, site, vals);
         self.line(format!("{t} = {r}; }}"));
         Ok(t)
+    }
+}
+
+#[cfg(all(test, any(target_arch = "x86", target_arch = "x86_64")))]
+mod tests {
+    use super::*;
+
+    fn object(body: &str) -> Vec<u8> {
+        run_compiler(&format!("{PRELUDE_COMMON}{body}")).unwrap()
+    }
+
+    #[test]
+    fn a_function_alone_is_taken_with_its_place_in_text() {
+        let o = object(
+            "static i64 f(i64 a) __attribute__((used));\nstatic i64 f(i64 a) { return a * 3; }\n\
+             static i64 g(i64 a) __attribute__((used));\nstatic i64 g(i64 a) { return f(a) + 1; }\n",
+        );
+        let (text, places) = text_of(&o, &["f", "g"]).unwrap();
+        assert_eq!(places.len(), 2);
+        for (off, len) in places {
+            assert!(len > 0 && off + len <= text.len());
+        }
+        // Both end in ret (c3) on x86.
+        assert_eq!(text[places_end(&o, "f") - 1], 0xc3);
+    }
+
+    fn places_end(o: &[u8], n: &str) -> usize {
+        let (_, p) = text_of(o, &[n]).unwrap();
+        p[0].0 + p[0].1
+    }
+
+    #[test]
+    fn an_object_needing_a_relocation_is_refused() {
+        // A global defined elsewhere: its address is the linker's to fill.
+        let o = object("extern i64 elsewhere;\ni64 f(void) { return elsewhere; }\n");
+        let e = text_of(&o, &["f"]).unwrap_err();
+        assert!(e.contains("needs relocations"), "{e}");
+    }
+
+    #[test]
+    fn bytes_outside_text_are_refused() {
+        // Constants the code does not reference (so no relocation): still
+        // bytes in .rodata, which is never mapped.
+        let o = object(
+            "static const i64 k[4] __attribute__((used)) = {1, 2, 3, 4};\n\
+             static i64 f(void) __attribute__((used));\nstatic i64 f(void) { return 1; }\n",
+        );
+        let e = text_of(&o, &["f"]).unwrap_err();
+        assert!(
+            e.contains("only .text is mapped") && e.contains(".rodata"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_function_is_an_error_naming_it() {
+        let o =
+            object("static i64 f(void) __attribute__((used));\nstatic i64 f(void) { return 1; }\n");
+        let e = text_of(&o, &["g"]).unwrap_err();
+        assert!(e.contains("no function g"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_compiler_and_a_failed_compile_say_which_command_and_why() {
+        let e = run_compiler_as(vec!["/nonexistent/yamba-cc".into()], "int x;").unwrap_err();
+        assert!(
+            e.contains("could not be run") && e.contains("`/nonexistent/yamba-cc "),
+            "{e}"
+        );
+        let e = run_compiler("this is not C").unwrap_err();
+        assert!(e.contains("failed") && e.contains("error"), "{e}");
     }
 }
