@@ -1,8 +1,11 @@
 //! The C parts of a class compiled to native code at run time, with
-//! Cranelift (cranelift-codegen and cranelift-frontend; the host's ISA
-//! from cranelift-native). `setup()`, `benchmark()`, `benchmark_dummy()`
-//! and every other C function of the class run as machine code; the
-//! interpreter (eval.rs) stays as the reference (`lang run --interpret`).
+//! Cranelift (compile.rs: cranelift-codegen and cranelift-frontend; the
+//! host's ISA from cranelift-native) on x86-64 and aarch64, or with the
+//! system's C compiler (cc.rs) on x86-32, where Cranelift has no back end,
+//! and on x86-64 when asked ([`Backend`]). `setup()`, `benchmark()`,
+//! `benchmark_dummy()` and every other C function of the class run as
+//! machine code; the interpreter (eval.rs) stays as the reference (`lang
+//! run --interpret`). Both generators give this module the same `Out`.
 //!
 //! Why not cranelift-jit: it maps code with its own allocator. Here each
 //! function is compiled to position-independent bytes with no relocations
