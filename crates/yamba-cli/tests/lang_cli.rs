@@ -231,6 +231,37 @@ fn check_and_run_a_class_importing_one_of_another_file() {
         "{:?}",
         r.evidence
     );
+    // The C compiler's back end (x86-32's, asked for on x86-64): the same
+    // checks held, the result and the listing naming it.
+    if cfg!(target_arch = "x86_64") {
+        let r = &run_b(&["--backend", "cc"]);
+        assert_eq!(r.params["c_backend"], "cc", "{:?}", r.params);
+        assert!(
+            r.evidence.iter().all(|e| e.ok || !e.gating),
+            "{:?}",
+            r.evidence
+        );
+        let (code, one, err) = yamba(&[
+            "lang",
+            "disasm",
+            b,
+            a,
+            "--class",
+            "B",
+            "--fn",
+            "A.twice",
+            "--backend",
+            "cc",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            one.starts_with("/* A.twice(long) -> long: C compiled by the system C compiler"),
+            "{one}"
+        );
+        let (code, _, err) = yamba(&["lang", "run", b, a, "--class", "B", "--backend", "gcc"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("gcc: expected cranelift or cc"), "{err}");
+    }
     // A cycle across the files: one error, with the cycle and a caret.
     std::fs::write(
         dir.path().join("a.yamba"),

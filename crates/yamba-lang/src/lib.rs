@@ -6,15 +6,17 @@
 
 pub mod asm;
 pub mod ast;
+pub mod backend;
 pub mod check;
 pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod isa;
-// Cranelift's back ends: x86-64 and aarch64 among ours; elsewhere (i686)
-// the C parts are interpreted and nothing of Cranelift is built.
+// The C parts compiled: by Cranelift on x86-64 and aarch64, by the
+// system's C compiler on x86-32 (nothing of Cranelift built there);
+// elsewhere interpreted.
 #[cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86")),
     path = "jit/unsupported.rs"
 )]
 pub mod jit;
@@ -26,6 +28,7 @@ pub mod session;
 pub mod source;
 pub mod stdlib;
 
+pub use backend::Backend;
 pub use error::LangError;
 pub use eval::{Compiled, Instance};
 pub use isa::Isa;
@@ -64,16 +67,23 @@ pub fn disasm(
 /// the one named `func`; `A.f` names imported class A's), each under a
 /// comment naming it. With no `func`, the imported classes' compiled
 /// functions follow the class's own: they run inside its timed calls too.
+/// `backend` compiles them (`lang disasm --backend`).
 pub fn disasm_c(
     prog: &Program,
     class: &str,
     func: Option<&str>,
     settings: &BTreeMap<String, String>,
     with_bytes: bool,
+    backend: Backend,
 ) -> Result<String, LangError> {
     let scratch = std::env::temp_dir();
     let mut inst = Instance::new(prog, class, settings, scratch).map_err(LangError::Eval)?;
-    inst.compile_c().map_err(LangError::Eval)?;
+    if let Some(why) = jit::unavailable(backend) {
+        return Err(LangError::Eval(format!(
+            "the C parts cannot be compiled here: {why}"
+        )));
+    }
+    inst.compile_c_with(backend).map_err(LangError::Eval)?;
     let jit = inst.jit().expect("compiled");
     let users = inst.user_jits();
     match func.map(|f| (f, f.split_once('.'))) {

@@ -42,6 +42,9 @@ pub struct Job {
     /// Run the C parts in the interpreter (the reference) instead of
     /// compiling them to native code (`lang run --interpret`).
     pub interpret: bool,
+    /// Which code generator compiles them (`lang run --backend`; default
+    /// the host's: Cranelift, or the C compiler on x86-32).
+    pub backend: crate::Backend,
 }
 
 impl Job {
@@ -54,6 +57,7 @@ impl Job {
             area: "lang",
             description: None,
             interpret: false,
+            backend: crate::Backend::host(),
         }
     }
 }
@@ -120,8 +124,11 @@ fn run_job(ctx: &mut Ctx) -> Result<(), String> {
         &job.settings,
         ctx.scratch_dir().to_path_buf(),
     )?;
-    if !job.interpret && crate::Isa::host().is_some() && crate::jit::UNAVAILABLE.is_none() {
-        inst.compile_c()?;
+    if !job.interpret
+        && crate::Isa::host().is_some()
+        && crate::jit::unavailable(job.backend).is_none()
+    {
+        inst.compile_c_with(job.backend)?;
     }
     match inst.member_kind("benchmark") {
         Some(MemberKind::Function { .. }) => run_interpreted(ctx, &job, inst),
@@ -415,15 +422,21 @@ fn describe(r: &mut BenchResult, job: &Job, inst: &Instance, ops: u64, how: &str
         .param("isa", inst.isa.name())
         .param(
             "c_parts",
-            match (inst.is_compiled(), crate::jit::UNAVAILABLE) {
+            match (inst.jit(), crate::jit::unavailable(job.backend)) {
                 _ if inst.c_functions().is_empty() && inst.user_count() == 0 => {
                     "none: the class has no C functions (its generated code is called directly)"
                         .to_string()
                 }
-                (true, _) => "compiled (Cranelift), imported classes' too".to_string(),
-                (false, Some(why)) if !job.interpret => format!("interpreted: {why}"),
-                (false, _) => "interpreted".to_string(),
+                (Some(j), _) => {
+                    format!("compiled ({}), imported classes' too", j.backend().label())
+                }
+                (None, Some(why)) if !job.interpret => format!("interpreted: {why}"),
+                (None, _) => "interpreted".to_string(),
             },
+        )
+        .param(
+            "c_backend",
+            inst.jit().map_or("interpreter", |j| j.backend().name()),
         )
         .param("operations_per_call", ops)
         .param("shape", how);

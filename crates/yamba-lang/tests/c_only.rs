@@ -60,10 +60,11 @@ yamba Sum64
 
 const WX: &str = "generated code was mapped read+execute and never writable (/proc/self/maps)";
 
-fn run(interpret: bool) -> yamba_core::BenchResult {
+fn run(interpret: bool, backend: yamba_lang::Backend) -> yamba_core::BenchResult {
     let (prog, _) = Program::from_text("sum64.yamba", CLASS).unwrap();
     let mut job = Job::new(prog, "Sum64", BTreeMap::new());
     job.interpret = interpret;
+    job.backend = backend;
     let bench = benchmark(job).unwrap();
     let config = RunConfig {
         budget_s: 0.02,
@@ -75,7 +76,7 @@ fn run(interpret: bool) -> yamba_core::BenchResult {
 
 #[test]
 fn an_interpreted_class_of_c_alone_is_not_withheld_for_code_it_never_made() {
-    let r = run(true);
+    let r = run(true, yamba_lang::Backend::host());
     assert_eq!(r.status, Status::Ok, "{:?}", r.reason);
     let wx: Vec<_> = r.evidence.iter().filter(|e| e.check == WX).collect();
     assert_eq!(wx.len(), 1, "{:?}", r.evidence);
@@ -87,19 +88,37 @@ fn an_interpreted_class_of_c_alone_is_not_withheld_for_code_it_never_made() {
     );
 }
 
-#[test]
-fn a_compiled_class_of_c_alone_still_checks_its_code_pages() {
-    if yamba_lang::jit::UNAVAILABLE.is_some() || yamba_lang::Isa::host().is_none() {
+fn a_compiled_class_of_c_alone_still_checks_its_code_pages(backend: yamba_lang::Backend) {
+    if yamba_lang::jit::unavailable(backend).is_some() || yamba_lang::Isa::host().is_none() {
         yamba_testkit::skip!(
             "no compiler back end for this host ({}): its C parts are interpreted",
             std::env::consts::ARCH
         );
     }
-    let r = run(false);
+    let r = run(false, backend);
     assert_eq!(r.status, Status::Ok, "{:?}", r.reason);
     let wx: Vec<_> = r.evidence.iter().filter(|e| e.check == WX).collect();
     assert_eq!(wx.len(), 1, "{:?}", r.evidence);
     // Gating, and held: the compiled C is mapped r-x.
     assert!(wx[0].ok && wx[0].gating, "{:?}", wx[0]);
     assert!(wx[0].observed.contains("r-x"), "{:?}", wx[0]);
+    // The result names who compiled the C parts.
+    assert_eq!(r.params["c_backend"], backend.name(), "{:?}", r.params);
+    let parts = r.params["c_parts"].as_str().unwrap_or_default().to_string();
+    assert!(
+        parts.starts_with(&format!("compiled ({})", backend.label())),
+        "{parts}"
+    );
+}
+
+#[test]
+fn a_compiled_class_of_c_alone_still_checks_its_code_pages_host() {
+    a_compiled_class_of_c_alone_still_checks_its_code_pages(yamba_lang::Backend::host());
+}
+
+/// The C compiler's code on x86-64 too (`--backend cc`).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_compiled_class_of_c_alone_still_checks_its_code_pages_cc() {
+    a_compiled_class_of_c_alone_still_checks_its_code_pages(yamba_lang::Backend::Cc);
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use yamba_lang::{Instance, Program};
+use yamba_lang::{Backend, Instance, Program};
 
 /// The host's instruction set and the asm lines the programs below need:
 /// (import, `v + k` with v in the first argument register, `v + v`,
@@ -140,8 +140,7 @@ fn b_imports_a_from_another_file_and_runs_its_function_and_bitstrings() {
 /// directly and A's data read from A's words, A's code (generated through
 /// the interpreter's instance of A) called from compiled code; the values
 /// are the interpreter's.
-#[test]
-fn compiled_code_reaches_an_imported_classs_members() {
+fn compiled_code_reaches_an_imported_classs_members(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "a.yamba", &a_text());
     let mut b = b_text(true);
@@ -152,7 +151,7 @@ fn compiled_code_reaches_an_imported_classs_members() {
     let b = write(dir.path(), "b.yamba", &b);
     let prog = load(&[b]);
     let mut inst = Instance::new(&prog, "B", &BTreeMap::new(), dir.path().into()).unwrap();
-    inst.compile_c().unwrap();
+    inst.compile_c_with(backend).unwrap();
     assert!(inst.is_compiled());
     let call = |inst: &mut Instance, f: &str| yamba_lang::runner::call_c(inst, f, &[]).unwrap();
     assert_eq!(call(&mut inst, "compute"), 46 + 15 + 41);
@@ -259,10 +258,15 @@ yamba B {
 /// What `f(args)` gives (value or error), compiled and interpreted, for
 /// each argument list in turn (the instances keep their data between
 /// calls, as a run does).
-fn compare(prog: &Program, dir: &Path, calls: &[(&str, Vec<i64>)]) -> Vec<Result<i64, String>> {
+fn compare(
+    b: Backend,
+    prog: &Program,
+    dir: &Path,
+    calls: &[(&str, Vec<i64>)],
+) -> Vec<Result<i64, String>> {
     let mut interp = Instance::new(prog, "B", &BTreeMap::new(), dir.into()).unwrap();
     let mut comp = Instance::new(prog, "B", &BTreeMap::new(), dir.into()).unwrap();
-    comp.compile_c().unwrap();
+    comp.compile_c_with(b).unwrap();
     let mut out = Vec::new();
     for (f, args) in calls {
         let i = yamba_lang::runner::call_c(&mut interp, f, args);
@@ -276,8 +280,7 @@ fn compare(prog: &Program, dir: &Path, calls: &[(&str, Vec<i64>)]) -> Vec<Result
     out
 }
 
-#[test]
-fn an_imported_classs_c_functions_run_compiled_with_the_interpreters_values() {
+fn an_imported_classs_c_functions_run_compiled_with_the_interpreters_values(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (lib, b) = lib_texts();
     write(dir.path(), "lib.yamba", &lib);
@@ -309,7 +312,7 @@ fn an_imported_classs_c_functions_run_compiled_with_the_interpreters_values() {
             calls.push((f, vec![x]));
         }
     }
-    let got = compare(&prog, dir.path(), &calls);
+    let got = compare(backend, &prog, dir.path(), &calls);
     // A few known values: 255 + 1 as unsigned char is 0; 128 as char is
     // -128, minus 1 wraps to 127; 32768 as short is -32768, doubled 0.
     let at = |f: &str, x: i64| {
@@ -329,8 +332,7 @@ fn an_imported_classs_c_functions_run_compiled_with_the_interpreters_values() {
     assert_eq!(at("f", 256), 257 * 2 + 3 * 256);
 }
 
-#[test]
-fn data_an_imported_class_writes_compiled_is_what_its_importer_reads() {
+fn data_an_imported_class_writes_compiled_is_what_its_importer_reads(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (lib, b) = lib_texts();
     write(dir.path(), "lib.yamba", &lib);
@@ -355,7 +357,7 @@ fn data_an_imported_class_writes_compiled_is_what_its_importer_reads() {
         ("gen2", vec![20]),
         ("put", vec![64, 3, 41]),
     ];
-    let got = compare(&prog, dir.path(), &calls);
+    let got = compare(backend, &prog, dir.path(), &calls);
     let want = [
         0,
         -1,
@@ -387,8 +389,7 @@ fn run_location(message: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn errors_inside_an_imported_classs_compiled_code_are_the_interpreters() {
+fn errors_inside_an_imported_classs_compiled_code_are_the_interpreters(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (lib, b) = lib_texts();
     write(dir.path(), "lib.yamba", &lib);
@@ -405,7 +406,7 @@ fn errors_inside_an_imported_classs_compiled_code_are_the_interpreters() {
         ("put", vec![0, 0, 0]),
         ("ratio", vec![9, 3]),
     ];
-    let got = compare(&prog, dir.path(), &calls);
+    let got = compare(backend, &prog, dir.path(), &calls);
     let base = format!("{}/", dir.path().display());
     let err = |k: usize| {
         let e: String = got[k].clone().unwrap_err();
@@ -454,15 +455,14 @@ fn errors_inside_an_imported_classs_compiled_code_are_the_interpreters() {
 /// A loop inside A's function, 10⁶ iterations: compiled it takes no
 /// interpreter step and runs at least 10× faster than interpreted (both
 /// timed in this run; the ratio, not a time, is asserted).
-#[test]
-fn an_imported_classs_loop_runs_native_inside_compiled_code() {
+fn an_imported_classs_loop_runs_native_inside_compiled_code(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (lib, b) = lib_texts();
     write(dir.path(), "lib.yamba", &lib);
     let prog = load(&[write(dir.path(), "b2.yamba", &b)]);
     let mut interp = Instance::new(&prog, "B", &BTreeMap::new(), dir.path().into()).unwrap();
     let mut comp = Instance::new(&prog, "B", &BTreeMap::new(), dir.path().into()).unwrap();
-    comp.compile_c().unwrap();
+    comp.compile_c_with(backend).unwrap();
     let n = 1_000_000;
     let time = |inst: &mut Instance| {
         let (t, s) = (std::time::Instant::now(), inst.steps);
@@ -481,7 +481,9 @@ fn an_imported_classs_loop_runs_native_inside_compiled_code() {
     assert!(si > 3 * n as u64, "{si}");
     assert_eq!(sc, 0);
     let ratio = ti / tc;
-    eprintln!("A.spin(10^6): interpreted {ti:.4} s, compiled {tc:.6} s, ratio {ratio:.0}");
+    eprintln!(
+        "A.spin(10^6), {backend:?}: interpreted {ti:.4} s, compiled {tc:.6} s, ratio {ratio:.0}"
+    );
     assert!(ratio >= 10.0, "interpreted {ti} s, compiled {tc} s");
 }
 
@@ -721,3 +723,42 @@ fn uses_of_an_imported_class_get_located_errors() {
         .unwrap();
     assert_eq!(d.notes, ["f is a member of imported class P: name it P.f"]);
 }
+
+/// The tests of compiled imports above for one code generator: the
+/// host's, and on x86-64 the C compiler's too (`--backend cc`).
+macro_rules! for_backend {
+    ($m:ident, $b:expr) => {
+        mod $m {
+            use super::*;
+
+            #[test]
+            fn compiled_code_reaches_an_imported_classs_members() {
+                super::compiled_code_reaches_an_imported_classs_members($b)
+            }
+
+            #[test]
+            fn an_imported_classs_c_functions_run_compiled_with_the_interpreters_values() {
+                super::an_imported_classs_c_functions_run_compiled_with_the_interpreters_values($b)
+            }
+
+            #[test]
+            fn data_an_imported_class_writes_compiled_is_what_its_importer_reads() {
+                super::data_an_imported_class_writes_compiled_is_what_its_importer_reads($b)
+            }
+
+            #[test]
+            fn errors_inside_an_imported_classs_compiled_code_are_the_interpreters() {
+                super::errors_inside_an_imported_classs_compiled_code_are_the_interpreters($b)
+            }
+
+            #[test]
+            fn an_imported_classs_loop_runs_native_inside_compiled_code() {
+                super::an_imported_classs_loop_runs_native_inside_compiled_code($b)
+            }
+        }
+    };
+}
+
+for_backend!(host_backend, Backend::host());
+#[cfg(target_arch = "x86_64")]
+for_backend!(cc_backend, Backend::Cc);

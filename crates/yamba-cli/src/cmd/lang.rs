@@ -56,6 +56,11 @@ enum Sub {
         /// compiling them to native code.
         #[arg(long)]
         interpret: bool,
+        /// Which code generator compiles the C parts: cranelift (x86-64,
+        /// aarch64) or cc, the system's C compiler ($CC, else cc; x86-32's
+        /// only one, and on x86-64 when asked) [default: the host's].
+        #[arg(long, value_parser = parse_backend, value_name = "cranelift|cc")]
+        backend: Option<yamba_lang::Backend>,
         /// Stop a measurement that takes longer than this many seconds
         /// (each mode and repetition runs in a process of its own, killed
         /// at the limit; its result fails with "timed out") [default: 600].
@@ -84,7 +89,15 @@ enum Sub {
         /// Show each instruction's offset and bytes too.
         #[arg(long)]
         bytes: bool,
+        /// Which code generator compiles the C functions listed (as for
+        /// `lang run`) [default: the host's].
+        #[arg(long, value_parser = parse_backend, value_name = "cranelift|cc")]
+        backend: Option<yamba_lang::Backend>,
     },
+}
+
+fn parse_backend(s: &str) -> Result<yamba_lang::Backend, String> {
+    yamba_lang::Backend::parse(s).ok_or_else(|| format!("{s}: expected cranelift or cc"))
 }
 
 fn settings(items: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
@@ -131,6 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             args,
             settings: s,
             bytes,
+            backend,
         } => {
             let prog = load(&files)?;
             let args: Vec<i64> = args
@@ -153,7 +167,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 })
             });
             let text = if is_c {
-                yamba_lang::disasm_c(&prog, &class, func.as_deref(), &settings(&s)?, bytes)?
+                yamba_lang::disasm_c(
+                    &prog,
+                    &class,
+                    func.as_deref(),
+                    &settings(&s)?,
+                    bytes,
+                    backend.unwrap_or_else(yamba_lang::Backend::host),
+                )?
             } else {
                 let func = func.expect("a bitstring was named");
                 yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)?
@@ -173,12 +194,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             scratch,
             json,
             interpret,
+            backend,
             timeout,
             history,
         } => {
             let prog = load(&files)?;
             let mut job = yamba_lang::runner::Job::new(prog, &class, settings(&s)?);
             job.interpret = interpret;
+            if let Some(b) = backend {
+                if interpret {
+                    bail!("--backend and --interpret: the interpreter compiles nothing");
+                }
+                if let Some(why) = yamba_lang::jit::unavailable(b) {
+                    bail!("--backend {}: {why}", b.name());
+                }
+                job.backend = b;
+            }
             let bench = yamba_lang::runner::benchmark(job)?;
             let mut config = if quick {
                 RunConfig::quick()

@@ -1,6 +1,7 @@
 //! What only the compiler (src/jit) asks of an instance: its data as
 //! words in slot order, and the way into its imported classes' instances.
-//! Built only where Cranelift has a back end (x86-64, aarch64).
+//! Built only where there is a compiler (Cranelift on x86-64 and aarch64,
+//! the C compiler on x86).
 
 use super::{coerce, Instance, MemberKind, Value, R};
 use crate::ast::{CType, Expr};

@@ -10,7 +10,7 @@
 //! undeclared name, a construct the compiler does not take) are errors
 //! here, before anything runs.
 
-use super::{JitFn, Rt, Site, SiteKind, UserOp, MAX_ARGS};
+use super::{Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS};
 use crate::ast::*;
 use crate::eval::Instance;
 use crate::source::Span;
@@ -30,36 +30,6 @@ use std::mem::offset_of;
 
 type R<T> = Result<T, String>;
 
-/// Addresses the code holds as constants.
-pub(super) struct Addrs {
-    pub rt: i64,
-    pub data: i64,
-    pub table: i64,
-    pub host: i64,
-    pub gen: i64,
-    pub user: i64,
-    /// Each imported user class's compiled code (by its index; None:
-    /// not compiled), called and read directly.
-    pub users: Vec<Option<UserAddrs>>,
-}
-
-/// What the code needs of an imported class's Jit.
-pub(super) struct UserAddrs {
-    /// Its runtime block (the code reads its `err` after a call).
-    pub rt: i64,
-    /// Its data members' words, in `layout`'s order.
-    pub data: i64,
-    pub layout: Vec<(String, CType)>,
-    /// Its functions: name, address, number of parameters.
-    pub funcs: Vec<(String, i64, usize)>,
-}
-
-pub(super) struct Out {
-    pub bytes: Vec<u8>,
-    pub funcs: Vec<JitFn>,
-    pub sites: Vec<Site>,
-}
-
 /// The static type of a value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum T {
@@ -76,10 +46,6 @@ fn t_of(c: CType) -> T {
     } else {
         T::Int
     }
-}
-
-pub(super) fn function_names(inst: &Instance) -> Vec<String> {
-    inst.c_functions().into_iter().map(|(n, _)| n).collect()
 }
 
 fn target_isa() -> R<cranelift_codegen::isa::OwnedTargetIsa> {

@@ -1,8 +1,11 @@
 //! The C parts of a class compiled to native code at run time, with
-//! Cranelift (cranelift-codegen and cranelift-frontend; the host's ISA
-//! from cranelift-native). `setup()`, `benchmark()`, `benchmark_dummy()`
-//! and every other C function of the class run as machine code; the
-//! interpreter (eval.rs) stays as the reference (`lang run --interpret`).
+//! Cranelift (compile.rs: cranelift-codegen and cranelift-frontend; the
+//! host's ISA from cranelift-native) on x86-64 and aarch64, or with the
+//! system's C compiler (cc.rs) on x86-32, where Cranelift has no back end,
+//! and on x86-64 when asked ([`Backend`]). `setup()`, `benchmark()`,
+//! `benchmark_dummy()` and every other C function of the class run as
+//! machine code; the interpreter (eval.rs) stays as the reference (`lang
+//! run --interpret`). Both generators give this module the same `Out`.
 //!
 //! Why not cranelift-jit: it maps code with its own allocator. Here each
 //! function is compiled to position-independent bytes with no relocations
@@ -27,6 +30,8 @@
 //! and the path to its own, so an imported class's trampolines reach its
 //! instance with the importer's host lent, as interpreted.
 
+mod cc;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
 
 use crate::ast::CType;
@@ -39,9 +44,21 @@ use std::cell::UnsafeCell;
 
 type R<T> = Result<T, String>;
 
-/// Why the C parts are not compiled on this host: never here (see
-/// unsupported.rs for hosts without a Cranelift back end).
-pub const UNAVAILABLE: Option<&str> = None;
+pub use crate::backend::Backend;
+
+/// Why `backend` cannot compile the C parts on this host (None: it can).
+/// Cranelift: never here (see unsupported.rs for hosts without any back
+/// end); the C compiler: when it cannot be run or cannot build for this
+/// host (asked once per process, see cc.rs).
+pub fn unavailable(backend: Backend) -> Option<String> {
+    match backend {
+        Backend::Cranelift if cfg!(target_arch = "x86") => {
+            Some("Cranelift has no back end for x86-32: the C compiler compiles the C parts there (--backend cc)".into())
+        }
+        Backend::Cranelift => None,
+        Backend::Cc => cc::unavailable(),
+    }
+}
 
 /// Most arguments a compiled function takes when called from Rust, and
 /// what generated code is passed (as `ExecMem::call` does).
@@ -116,6 +133,45 @@ impl Rt {
     }
 }
 
+/// Addresses the code holds as constants.
+pub(crate) struct Addrs {
+    pub(crate) rt: i64,
+    pub(crate) data: i64,
+    /// The functions' addresses (Cranelift's code calls through it; the
+    /// C compiler's calls its own functions directly).
+    #[cfg_attr(target_arch = "x86", allow(dead_code))]
+    pub(crate) table: i64,
+    pub(crate) host: i64,
+    pub(crate) gen: i64,
+    pub(crate) user: i64,
+    /// `div_helper` (the C compiler's code divides through it on x86-32).
+    pub(crate) div: i64,
+    /// Each imported user class's compiled code (by its index; None:
+    /// not compiled), called and read directly.
+    pub(crate) users: Vec<Option<UserAddrs>>,
+}
+
+/// What the code needs of an imported class's Jit.
+pub(crate) struct UserAddrs {
+    /// Its runtime block (the code reads its `err` after a call).
+    pub(crate) rt: i64,
+    /// Its data members' words, in `layout`'s order.
+    pub(crate) data: i64,
+    pub(crate) layout: Vec<(String, CType)>,
+    /// Its functions: name, address, number of parameters.
+    pub(crate) funcs: Vec<(String, i64, usize)>,
+}
+
+pub(crate) struct Out {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) funcs: Vec<JitFn>,
+    pub(crate) sites: Vec<Site>,
+}
+
+pub(crate) fn function_names(inst: &Instance) -> Vec<String> {
+    inst.c_functions().into_iter().map(|(n, _)| n).collect()
+}
+
 pub(crate) enum SiteKind {
     /// A fixed error raised by the code (division by zero, null pointer, …).
     Error(String),
@@ -176,6 +232,8 @@ pub struct JitFn {
 /// The class's C functions as native code.
 pub struct Jit {
     pub isa: Isa,
+    /// Who compiled the C parts.
+    pub backend: Backend,
     pub class: String,
     code: ExecMem,
     bytes: Vec<u8>,
@@ -192,27 +250,29 @@ pub struct Jit {
 }
 
 impl Jit {
-    /// Compiles every C function (with a body) of `inst`'s class. A
-    /// construct the compiler does not take is an error at its place.
-    pub fn build(inst: &Instance) -> R<Jit> {
-        let isa =
-            Isa::host().ok_or("the C parts are compiled for x86-64 and aarch64 hosts only")?;
-        let nfuncs = compile::function_names(inst).len();
+    /// Compiles every C function (with a body) of `inst`'s class with
+    /// `backend`. A construct the compiler does not take is an error at
+    /// its place.
+    pub fn build(inst: &Instance, backend: Backend) -> R<Jit> {
+        let isa = Isa::host()
+            .ok_or("the C parts are compiled for x86-64, aarch64 and x86-32 hosts only")?;
+        let nfuncs = function_names(inst).len();
         let rt = Box::new(UnsafeCell::new(Rt::new()));
         let layout = inst.data_layout();
         let data = Box::new(UnsafeCell::new(vec![0i64; layout.len().max(1)]));
         let mut table = vec![0i64; nfuncs.max(1)].into_boxed_slice();
-        let addrs = compile::Addrs {
+        let addrs = Addrs {
             rt: rt.get() as i64,
             data: data_ptr(&data) as i64,
             table: table.as_ptr() as i64,
             host: host_trampoline as *const () as i64,
             gen: gen_trampoline as *const () as i64,
             user: user_trampoline as *const () as i64,
+            div: div_helper as *const () as i64,
             users: (0..inst.user_count())
                 .map(|u| {
                     let sub = inst.user_instance(u);
-                    sub.jit().map(|j| compile::UserAddrs {
+                    sub.jit().map(|j| UserAddrs {
                         rt: j.rt.get() as i64,
                         data: data_ptr(&j.data) as i64,
                         layout: sub.data_layout(),
@@ -231,13 +291,20 @@ impl Jit {
                 })
                 .collect(),
         };
-        let out = compile::compile_all(inst, &layout, &addrs)?;
+        let out = match backend {
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            Backend::Cranelift => compile::compile_all(inst, &layout, &addrs)?,
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            Backend::Cranelift => return Err(unavailable(backend).unwrap_or_default()),
+            Backend::Cc => cc::compile_all(inst, &layout, &addrs)?,
+        };
         let code = ExecMem::new(&out.bytes).map_err(|e| e.to_string())?;
         for (slot, f) in table.iter_mut().zip(&out.funcs) {
             *slot = (code.addr() + f.offset) as i64;
         }
         Ok(Jit {
             isa,
+            backend,
             class: inst.class_name().to_string(),
             code,
             bytes: out.bytes,
@@ -252,6 +319,11 @@ impl Jit {
                 .map(|(p, j)| (p, j as *const Jit))
                 .collect(),
         })
+    }
+
+    /// Who compiled the C parts.
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -448,11 +520,12 @@ impl Jit {
                 out.push('\n');
             }
             out.push_str(&format!(
-                "/* {}.{}({}) -> {}: C compiled by Cranelift, {} bytes of {} */\n",
+                "/* {}.{}({}) -> {}: C compiled by {}, {} bytes of {} */\n",
                 self.class,
                 f.name,
                 params.join(", "),
                 f.ret.display(),
+                self.backend.label(),
                 f.len,
                 self.isa.name()
             ));
@@ -481,6 +554,20 @@ impl Jit {
 fn data_ptr(d: &UnsafeCell<Vec<i64>>) -> *mut i64 {
     // SAFETY: taking the address of the Vec's buffer; its length never changes.
     unsafe { (*d.get()).as_mut_ptr() }
+}
+
+/// `extern "C"` 64-bit division for the C compiler's code (cc.rs) on
+/// x86-32, where gcc would call libgcc's `__divdi3` (a relocation): `a / b`
+/// (`rem` 0) or `a % b`. The code has already raised division by zero and
+/// turned a divisor of -1 into a negation, as Cranelift's code does.
+extern "C" fn div_helper(a: i64, b: i64, rem: i64) -> i64 {
+    if b == 0 {
+        0
+    } else if rem != 0 {
+        a.wrapping_rem(b)
+    } else {
+        a.wrapping_div(b)
+    }
 }
 
 /// `extern "C"` host call: `site` names the function, `args` its words.

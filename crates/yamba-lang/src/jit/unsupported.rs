@@ -1,6 +1,7 @@
-//! The C parts where Cranelift has no back end for the host (x86-32
-//! among them): nothing is compiled, the runner interprets them and says
-//! so ([`UNAVAILABLE`]), and `lang disasm` of C functions is an error.
+//! The C parts on a host with no code generator of ours (neither
+//! Cranelift's back ends, x86-64 and aarch64, nor the C compiler's, x86):
+//! nothing is compiled, the runner interprets them and says so
+//! ([`unavailable`]), and `lang disasm` of C functions is an error.
 //! The same names as the compiler's module, so the rest of the language
 //! has no cfg of its own.
 
@@ -9,17 +10,23 @@ use crate::stdlib::Value;
 
 type R<T> = Result<T, String>;
 
+pub use crate::backend::Backend;
+
 /// Why the C parts are not compiled on this host (None where they are).
-pub const UNAVAILABLE: Option<&str> = Some(
-    "Cranelift has no back end for this host's instruction set (x86-32 among them): the C parts run in the interpreter",
-);
+pub fn unavailable(_backend: Backend) -> Option<String> {
+    Some("no code generator of yamba's for this host's instruction set (Cranelift: x86-64, aarch64; the C compiler: x86): the C parts run in the interpreter".into())
+}
 
 /// Never built: [`Jit::build`] always fails here.
 pub enum Jit {}
 
 impl Jit {
-    pub fn build(_inst: &Instance) -> R<Jit> {
-        Err(UNAVAILABLE.unwrap_or_default().to_string())
+    pub fn build(_inst: &Instance, backend: Backend) -> R<Jit> {
+        Err(unavailable(backend).unwrap_or_default())
+    }
+
+    pub fn backend(&self) -> Backend {
+        match *self {}
     }
 
     pub fn has(&self, _name: &str) -> bool {
