@@ -80,14 +80,39 @@ fetch() {
 # rustc as the x86-64 build), else Debian's Rust with libstd-rust-dev:arm64.
 # No debug info: the guest gets stripped binaries, and without it the cross
 # build (from scratch in CI) is shorter. The dependencies (not yamba's own
-# crates, whose code the guest checks) at opt-level 1: the guest checks
-# code paths, not speed, and optimising them was most of the cross build.
-# YAMBA_ARM64_DEPS_OPT=3 builds them as a release does.
+# crates, whose code the guest checks) unoptimised, but for those the
+# guest's tests spend their time in (HOT_DEPS, at opt-level 1): the guest
+# checks code paths, not speed, and optimising the dependencies was most
+# of the cross build. Everything at opt-level 0 (yamba's crates too) halved
+# the build but made the guest's tests 4-25x slower.
+# YAMBA_ARM64_DEPS_OPT=3 builds every dependency as a release does.
+HOT_DEPS=(
+  # the language's C parts compiled (tests jit, imports, c_only)
+  cranelift-codegen cranelift-frontend cranelift-bforest cranelift-bitset cranelift-control
+  cranelift-entity cranelift-codegen-shared regalloc2 hashbrown smallvec rustc-hash bumpalo
+  # its aarch64 assembler and disassembler
+  asm-rs yaxpeax-arm yaxpeax-arch
+  # statistics, property tests and random cases (ministat, compare, fuzz)
+  statrs approx num-traits libm proptest rand rand_chacha rand_core rand_xorshift ppv-lite86
+  bit-set bit-vec
+  # every results file written and read: JSON and its compression
+  serde serde_core serde_json itoa memchr zmij zstd zstd-safe zstd-sys
+  # the plots' PNG encoder (yamba-plot's tests)
+  png fdeflate flate2 miniz_oxide crc32fast adler2 simd-adler32
+)
 cross_cargo() {
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
   export CARGO_PROFILE_RELEASE_DEBUG=0
   export CARGO_TARGET_DIR=$CROSS
-  local deps=(--config "profile.release.package.\"*\".opt-level=${YAMBA_ARM64_DEPS_OPT:-1}")
+  local deps=() d
+  if [ -n "${YAMBA_ARM64_DEPS_OPT:-}" ]; then
+    deps=(--config "profile.release.package.\"*\".opt-level=$YAMBA_ARM64_DEPS_OPT")
+  else
+    deps=(--config 'profile.release.package."*".opt-level=0')
+    for d in "${HOT_DEPS[@]}"; do
+      deps+=(--config "profile.release.package.$d.opt-level=1")
+    done
+  fi
   if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx $TARGET; then
     cargo "${deps[@]}" "$@"
   elif [ -d /usr/lib/rustlib/$TARGET ]; then
