@@ -3,7 +3,10 @@
 //! the interpreter (the reference). Prints ns per iteration for each (the
 //! median of 41 rounds, each the best of 20 calls) and the ratios.
 //!
-//!   cargo run --release -p yamba-lang --example jit_loop
+//!   cargo run --release -p yamba-lang --example jit_loop [cranelift|cc]
+//!
+//! The argument names the code generator (default: the host's, Cranelift
+//! on x86-64 and aarch64, the system C compiler on x86-32).
 //!
 //! The loop is a dependent chain, h = (h ^ buf[i]) · 0x100000001b3 (FNV-1's
 //! step), with byte loads the interpreter makes volatile; the Rust loop
@@ -12,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 use yamba_lang::eval::Instance;
-use yamba_lang::Program;
+use yamba_lang::{Backend, Program};
 
 const CLASS: &str = r#"
 yamba Loop4k
@@ -74,12 +77,20 @@ fn per_iter(rounds: usize, calls: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
+    let backend = match std::env::args().nth(1) {
+        None => Backend::host(),
+        Some(a) => Backend::parse(&a).unwrap_or_else(|| {
+            eprintln!("jit_loop: unknown code generator '{a}' (cranelift, cc)");
+            std::process::exit(2)
+        }),
+    };
+    println!("C parts compiled by {}", backend.label());
     let (prog, _) = Program::from_text("loop4k.yamba", CLASS).expect("the class checks");
     let build = |compiled: bool| {
         let mut i =
             Instance::new(&prog, "Loop4k", &BTreeMap::new(), std::env::temp_dir()).expect("builds");
         if compiled {
-            i.compile_c().expect("compiles");
+            i.compile_c_with(backend).expect("compiles");
         }
         i.call_function("setup", &[]).expect("setup");
         i
