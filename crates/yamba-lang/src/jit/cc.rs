@@ -14,7 +14,7 @@
 //! with a relocation, with bytes in any other allocated section, or for
 //! another architecture is refused, never patched.
 
-use super::{Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS};
+use super::{t_of, Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS, T};
 use crate::ast::*;
 use crate::eval::Instance;
 use crate::source::Span;
@@ -26,24 +26,6 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 type R<T> = Result<T, String>;
-
-/// The static type of a value (compile.rs's).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum T {
-    Int,
-    Ptr(i64),
-    Void,
-}
-
-fn t_of(c: CType) -> T {
-    if c.is_pointer() {
-        T::Ptr(c.pointee_size())
-    } else if c.is_void() {
-        T::Void
-    } else {
-        T::Int
-    }
-}
 
 /// The compiler command: `$CC` split at spaces, else `cc`.
 fn compiler() -> Vec<String> {

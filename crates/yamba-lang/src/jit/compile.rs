@@ -10,7 +10,7 @@
 //! undeclared name, a construct the compiler does not take) are errors
 //! here, before anything runs.
 
-use super::{Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS};
+use super::{t_of, Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS, T};
 use crate::ast::*;
 use crate::eval::Instance;
 use crate::source::Span;
@@ -29,24 +29,6 @@ use std::cell::UnsafeCell;
 use std::mem::offset_of;
 
 type R<T> = Result<T, String>;
-
-/// The static type of a value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum T {
-    Int,
-    Ptr(i64),
-    Void,
-}
-
-fn t_of(c: CType) -> T {
-    if c.is_pointer() {
-        T::Ptr(c.pointee_size())
-    } else if c.is_void() {
-        T::Void
-    } else {
-        T::Int
-    }
-}
 
 fn target_isa() -> R<cranelift_codegen::isa::OwnedTargetIsa> {
     let mut flags = settings::builder();

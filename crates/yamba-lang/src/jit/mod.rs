@@ -44,6 +44,26 @@ use std::cell::UnsafeCell;
 
 type R<T> = Result<T, String>;
 
+/// The static type of a value, as both code generators (compile.rs,
+/// cc.rs) track it: narrower than check.rs's `Ty` (no code values, no
+/// error type), and `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum T {
+    Int,
+    Ptr(i64),
+    Void,
+}
+
+pub(crate) fn t_of(c: CType) -> T {
+    if c.is_pointer() {
+        T::Ptr(c.pointee_size())
+    } else if c.is_void() {
+        T::Void
+    } else {
+        T::Int
+    }
+}
+
 pub use crate::backend::Backend;
 
 /// Why `backend` cannot compile the C parts on this host (None: it can).
