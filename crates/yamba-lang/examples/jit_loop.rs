@@ -6,7 +6,8 @@
 //!   cargo run --release -p yamba-lang --example jit_loop [cranelift|cc]
 //!
 //! The argument names the code generator (default: the host's, Cranelift
-//! on x86-64 and aarch64, the system C compiler on x86-32).
+//! on x86-64 and aarch64, the system C compiler on x86-32: `$CC`, else
+//! clang, else cc).
 //!
 //! The loop is a dependent chain, h = (h ^ buf[i]) · 0x100000001b3 (FNV-1's
 //! step), with byte loads the interpreter makes volatile; the Rust loop
@@ -84,7 +85,10 @@ fn main() {
             std::process::exit(2)
         }),
     };
-    println!("C parts compiled by {}", backend.label());
+    match (backend, yamba_lang::jit::c_compiler()) {
+        (Backend::Cc, Some(cc)) => println!("C parts compiled by {} ({cc})", backend.label()),
+        _ => println!("C parts compiled by {}", backend.label()),
+    }
     let (prog, _) = Program::from_text("loop4k.yamba", CLASS).expect("the class checks");
     let build = |compiled: bool| {
         let mut i =

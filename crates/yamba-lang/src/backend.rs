@@ -8,7 +8,7 @@
 pub enum Backend {
     /// Cranelift (cranelift-codegen), in process.
     Cranelift,
-    /// The system's C compiler (`$CC`, else `cc`), run on C source
+    /// The system's C compiler (`$CC`, else clang, else `cc`), run on C source
     /// written from the class; its relocation-free `.text` is mapped by
     /// yamba as Cranelift's code is.
     Cc,

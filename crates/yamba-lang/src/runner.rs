@@ -440,6 +440,11 @@ fn describe(r: &mut BenchResult, job: &Job, inst: &Instance, ops: u64, how: &str
         )
         .param("operations_per_call", ops)
         .param("shape", how);
+    if inst.jit().map(|j| j.backend()) == Some(crate::Backend::Cc) {
+        if let Some(c) = crate::jit::c_compiler() {
+            r.param("c_compiler", c);
+        }
+    }
     if let Some(d) = inst.data("unroll_degree") {
         r.param("unroll_degree", d);
     }

@@ -104,6 +104,16 @@ fn a_compiled_class_of_c_alone_still_checks_its_code_pages(backend: yamba_lang::
     assert!(wx[0].observed.contains("r-x"), "{:?}", wx[0]);
     // The result names who compiled the C parts.
     assert_eq!(r.params["c_backend"], backend.name(), "{:?}", r.params);
+    // The C compiler's code names the compiler (family and version).
+    let compiler = r.params.get("c_compiler").and_then(|v| v.as_str());
+    match backend {
+        yamba_lang::Backend::Cc => assert!(
+            compiler.is_some_and(|c| c.starts_with("gcc ") || c.starts_with("clang ")),
+            "{:?}",
+            r.params
+        ),
+        yamba_lang::Backend::Cranelift => assert_eq!(compiler, None, "{:?}", r.params),
+    }
     let parts = r.params["c_parts"].as_str().unwrap_or_default().to_string();
     assert!(
         parts.starts_with(&format!("compiled ({})", backend.label())),

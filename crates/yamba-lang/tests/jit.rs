@@ -526,3 +526,25 @@ for_backend!(host_backend, Backend::host());
 // The C compiler's on x86-64 too, so it is tested on the usual host.
 #[cfg(target_arch = "x86_64")]
 for_backend!(cc_backend, Backend::Cc);
+
+/// The compiler the C back end runs, as results name it: the family `$CC`
+/// names when it is set (.ci/gcc-pass runs these tests again with
+/// CC=gcc; unset, clang where it is installed, else cc).
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+mod c_compiler {
+    #[test]
+    fn is_named_and_is_the_family_cc_names() {
+        let name = yamba_lang::jit::c_compiler().expect("a C compiler that runs");
+        let want = match std::env::var("CC").as_deref() {
+            Ok("gcc") => vec!["gcc "],
+            Ok("clang") => vec!["clang "],
+            _ => vec!["gcc ", "clang "],
+        };
+        assert!(
+            want.iter().any(|w| name.starts_with(w)),
+            "{name}, want {want:?}"
+        );
+        // A version follows the family.
+        assert!(name.chars().any(|c| c.is_ascii_digit()), "{name}");
+    }
+}

@@ -80,6 +80,12 @@ pub fn unavailable(backend: Backend) -> Option<String> {
     }
 }
 
+/// The C compiler [`Backend::Cc`] runs, as results name it (`clang …`,
+/// `gcc …`); None when there is none that runs.
+pub fn c_compiler() -> Option<String> {
+    cc::compiler_name().ok()
+}
+
 /// Most arguments a compiled function takes when called from Rust, and
 /// what generated code is passed (as `ExecMem::call` does).
 pub const MAX_ARGS: usize = 6;

@@ -17,6 +17,11 @@ pub fn unavailable(_backend: Backend) -> Option<String> {
     Some("no code generator of yamba's for this host's instruction set (Cranelift: x86-64, aarch64; the C compiler: x86): the C parts run in the interpreter".into())
 }
 
+/// No C compiler of ours runs here.
+pub fn c_compiler() -> Option<String> {
+    None
+}
+
 /// Never built: [`Jit::build`] always fails here.
 pub enum Jit {}
 
