@@ -14,6 +14,7 @@
 //! with a relocation, with bytes in any other allocated section, or for
 //! another architecture is refused, never patched.
 
+use super::calls::{self, Emit, Sig};
 use super::{t_of, Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS, T};
 use crate::ast::*;
 use crate::eval::Instance;
@@ -373,7 +374,7 @@ fn narrow(ty: CType) -> Option<&'static str> {
 
 pub(crate) fn compile_all(inst: &Instance, layout: &[(String, CType)], addrs: &Addrs) -> R<Out> {
     let fns = inst.c_functions();
-    let sigs: Vec<(String, Vec<CType>, CType)> = fns
+    let sigs: Vec<Sig> = fns
         .iter()
         .map(|(n, m)| match &m.kind {
             MemberKind::Function { ret, params, .. } => {
@@ -497,7 +498,7 @@ pub(crate) fn compile_all(inst: &Instance, layout: &[(String, CType)], addrs: &A
 struct Fc<'a, 'b> {
     inst: &'a Instance<'a>,
     layout: &'a [(String, CType)],
-    sigs: &'a [(String, Vec<CType>, CType)],
+    sigs: &'a [Sig],
     addrs: &'a Addrs,
     sites: &'b mut Vec<Site>,
     /// Name, type, C variable.
@@ -787,7 +788,7 @@ impl<'a, 'b> Fc<'a, 'b> {
                     }
                 }
             }
-            ExprKind::Call(callee, args) => self.call(e, callee, args)?,
+            ExprKind::Call(callee, args) => calls::lower(self, e, callee, args)?,
             ExprKind::Index(p, i) => {
                 let pv = self.expr(p)?;
                 let (iv, _) = self.expr(i)?;
@@ -1013,132 +1014,37 @@ impl<'a, 'b> Fc<'a, 'b> {
         let a = self.rt(off);
         self.line(format!("W({a}) += 1;"));
     }
+}
 
-    fn call(&mut self, e: &Expr, callee: &Expr, args: &[Expr]) -> R<(String, T)> {
-        let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(self.expr(a)?.0);
-        }
-        match &callee.kind {
-            ExprKind::Name(n) if self.local(n).is_none() => match self.inst.member_kind(n) {
-                Some(MemberKind::Function { .. }) => {
-                    let Some(idx) = self.sigs.iter().position(|s| &s.0 == n) else {
-                        return Err(self.err(e.span, format!("{n}() is declared but not defined")));
-                    };
-                    let (params, ret) = (self.sigs[idx].1.len(), self.sigs[idx].2);
-                    if params != vals.len() {
-                        return Err(self.err(e.span, format!("{n} takes {params} argument(s)")));
-                    }
-                    let r = self.tmp(format!("{}({})", sym(idx), vals.join(", ")));
-                    self.check_err();
-                    Ok((r, t_of(ret)))
-                }
-                Some(MemberKind::Bitstring { .. }) => {
-                    let v = self.generate(e, n, &vals, None)?;
-                    Ok((v, T::Int))
-                }
-                _ => Err(self.err(callee.span, format!("undeclared function '{n}'"))),
-            },
-            ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some() => {
-                let Some((user, kind)) = self.inst.user_member(base, &f.name) else {
-                    unreachable!("guarded above");
-                };
-                let ret = match kind {
-                    Some(MemberKind::Function { ret, .. }) => *ret,
-                    Some(MemberKind::Bitstring { .. }) => {
-                        return Err(self.err(
-                            e.span,
-                            format!(
-                                "{0} makes code: the compiler calls it only where it is made, {0}(m)(args)",
-                                f.name
-                            ),
-                        ))
-                    }
-                    _ => return Err(self.err(callee.span, format!("'{}' cannot be called", f.name))),
-                };
-                if vals.len() > MAX_ARGS {
-                    return Err(self.err(e.span, "more than 6 arguments"));
-                }
-                let direct = self.addrs.users[user].as_ref().and_then(|u| {
-                    let &(_, addr, n) = u.funcs.iter().find(|g| g.0 == f.name)?;
-                    (n == vals.len()).then_some((addr, u.rt))
-                });
-                let r = match direct {
-                    Some((addr, rt)) => self.call_user(e.span, user, addr, rt, &vals),
-                    None => self.user(e.span, user, f, &vals, UserOp::Call { ret }),
-                };
-                Ok((r, t_of(ret)))
-            }
-            ExprKind::Call(inner, inner_args) if matches!(&inner.kind, ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some()) =>
-            {
-                let ExprKind::Field(base, f) = &inner.kind else {
-                    unreachable!("guarded above");
-                };
-                let Some((user, Some(MemberKind::Bitstring { sub, .. }))) =
-                    self.inst.user_member(base, &f.name)
-                else {
-                    return Err(self.err(callee.span, "not callable"));
-                };
-                let ret = sub.as_ref().map_or(CType::VOID, |s| s.ret);
-                let mut ivals = Vec::with_capacity(inner_args.len());
-                for a in inner_args {
-                    ivals.push(self.expr(a)?.0);
-                }
-                if ivals.len() > MAX_ARGS {
-                    return Err(self.err(callee.span, "more than 6 arguments"));
-                }
-                let op = UserOp::Code { call: e.span };
-                let addr = self.user(callee.span, user, f, &ivals, op);
-                Ok(self.call_code(&addr, &vals, ret))
-            }
-            ExprKind::Field(base, f) => {
-                let sc = self
-                    .inst
-                    .std_class(base)
-                    .ok_or_else(|| self.err(base.span, "not an imported standard class"))?;
-                match sc.member(&f.name).map(|m| &m.kind) {
-                    Some(StdKind::Host { f: hf, ret, .. }) => {
-                        if vals.len() > MAX_ARGS {
-                            return Err(self.err(e.span, "more than 6 arguments"));
-                        }
-                        let site = self.site(
-                            e.span,
-                            SiteKind::Host {
-                                f: *hf,
-                                what: format!("{}.{}", sc.name, f.name),
-                                ret: *ret,
-                                nargs: vals.len(),
-                            },
-                        );
-                        let r = self.trampoline(self.addrs.host, site, &vals);
-                        Ok((r, t_of(*ret)))
-                    }
-                    _ => Err(self.err(e.span, format!("{}.{} cannot be called", sc.name, f.name))),
-                }
-            }
-            ExprKind::Call(inner, inner_args) => {
-                let ExprKind::Name(n) = &inner.kind else {
-                    return Err(self.err(callee.span, "not callable"));
-                };
-                let Some(MemberKind::Bitstring { sub, .. }) = self.inst.member_kind(n) else {
-                    return Err(self.err(callee.span, "not callable"));
-                };
-                if self.local(n).is_some() {
-                    return Err(self.err(callee.span, "not callable"));
-                }
-                let ret = sub.as_ref().map_or(CType::VOID, |s| s.ret);
-                let mut ivals = Vec::with_capacity(inner_args.len());
-                for a in inner_args {
-                    ivals.push(self.expr(a)?.0);
-                }
-                let addr = self.generate(callee, n, &ivals, Some(e.span))?;
-                Ok(self.call_code(&addr, &vals, ret))
-            }
-            _ => Err(self.err(
-                callee.span,
-                "the compiler calls generated code only where it is made: name(m)(args)",
-            )),
-        }
+/// A call's parts, as this generator emits them (the walk: calls::lower).
+impl Emit for Fc<'_, '_> {
+    type V = String;
+
+    fn value(&mut self, e: &Expr) -> R<String> {
+        Ok(self.expr(e)?.0)
+    }
+
+    fn parts(&self) -> (&Instance<'_>, &[Sig], &Addrs) {
+        (self.inst, self.sigs, self.addrs)
+    }
+
+    fn is_local(&self, n: &str) -> bool {
+        self.local(n).is_some()
+    }
+
+    fn error_at(&self, span: Span, msg: String) -> String {
+        self.err(span, msg)
+    }
+
+    fn call_own(&mut self, idx: usize, vals: &[String]) -> String {
+        let r = self.tmp(format!("{}({})", sym(idx), vals.join(", ")));
+        self.check_err();
+        r
+    }
+
+    fn host(&mut self, span: Span, site: SiteKind, vals: &[String]) -> String {
+        let site = self.site(span, site);
+        self.trampoline(self.addrs.host, site, vals)
     }
 
     fn user(&mut self, span: Span, user: usize, f: &Ident, vals: &[String], op: UserOp) -> String {
@@ -1152,8 +1058,6 @@ impl<'a, 'b> Fc<'a, 'b> {
         self.trampoline(self.addrs.user, site, vals)
     }
 
-    /// A direct call of imported class `user`'s compiled function at
-    /// `addr`; an error it raised (in its Rt, `rt`) unwinds this code too.
     fn call_user(
         &mut self,
         span: Span,
@@ -1177,10 +1081,7 @@ impl<'a, 'b> Fc<'a, 'b> {
         r
     }
 
-    /// Calls generated code at `addr` with `vals` as six words of the
-    /// pointer's width (as `ExecMem::call`), counted; its value as the
-    /// sub-type's `ret`.
-    fn call_code(&mut self, addr: &str, vals: &[String], ret: CType) -> (String, T) {
+    fn call_code(&mut self, addr: String, vals: &[String], ret: CType) -> (String, T) {
         self.bump(offset_of!(Rt, code_calls));
         let words: Vec<String> = (0..MAX_ARGS)
             .map(|i| format!("(uptr){}", vals.get(i).map_or("0LL", String::as_str)))
@@ -1189,8 +1090,6 @@ impl<'a, 'b> Fc<'a, 'b> {
         self.coerce(ret, r)
     }
 
-    /// Code generating bitstring `name` for `vals` (an inline cache of the
-    /// last arguments and address before the trampoline); its address.
     fn generate(&mut self, e: &Expr, name: &str, vals: &[String], call: Option<Span>) -> R<String> {
         if vals.len() > MAX_ARGS {
             return Err(self.err(e.span, "more than 6 arguments"));

@@ -30,6 +30,7 @@
 //! and the path to its own, so an imported class's trampolines reach its
 //! instance with the importer's host lent, as interpreted.
 
+mod calls;
 mod cc;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
