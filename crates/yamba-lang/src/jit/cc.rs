@@ -1,10 +1,11 @@
 //! The C subset's syntax tree to C source, compiled by the system's C
-//! compiler (`$CC`, else clang, else `cc`): the code generator where Cranelift has no
-//! back end (x86-32), and on x86-64 when asked (`--backend cc`).
+//! compiler (`$CC`, else clang, else `cc`): the code generator where
+//! Cranelift has no back end (x86-32), and on x86-64 when asked
+//! (`--backend cc`).
 //!
-//! The same contract as compile.rs: every value an `i64`, the same static
-//! types, the same conversions, errors raised at the same sites, the same
-//! counters, and position-independent bytes with no relocation — every
+//! The same contract as compile.rs, and the same walk of expressions
+//! (walk.rs): every value an `i64`, the same static types, the same
+//! conversions, errors raised at the same sites, the same counters, and position-independent bytes with no relocation — every
 //! outside address (the runtime block, data words, trampolines, the
 //! imported classes' code and data, the division helper) is an integer
 //! constant in the source. The class's functions are `static` (calls
@@ -14,12 +15,11 @@
 //! with a relocation, with bytes in any other allocated section, or for
 //! another architecture is refused, never patched.
 
-use super::calls::{self, Emit, Sig};
+use super::walk::{self, Class, Emit, Sig};
 use super::{t_of, Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS, T};
 use crate::ast::*;
 use crate::eval::Instance;
 use crate::source::Span;
-use crate::stdlib::StdKind;
 use std::cell::UnsafeCell;
 use std::fmt::Write as _;
 use std::mem::offset_of;
@@ -514,6 +514,11 @@ struct Fc<'a, 'b> {
 }
 
 impl<'a, 'b> Fc<'a, 'b> {
+    /// Expression `e`'s value and static type (walk::expr).
+    fn expr(&mut self, e: &Expr) -> R<(String, T)> {
+        walk::expr(self, e)
+    }
+
     fn err(&self, span: Span, msg: impl Into<String>) -> String {
         self.inst.at(
             span,
@@ -572,19 +577,6 @@ impl<'a, 'b> Fc<'a, 'b> {
     fn check_err(&mut self) {
         let e = self.rt(offset_of!(Rt, err));
         self.line(format!("if (__builtin_expect(W({e}) != 0, 0)) goto yerr;"));
-    }
-
-    fn coerce(&mut self, ty: CType, v: String) -> (String, T) {
-        if ty.is_void() {
-            return ("0LL".into(), T::Void);
-        }
-        if ty.is_pointer() {
-            return (v, t_of(ty));
-        }
-        match narrow(ty) {
-            Some(c) => (self.tmp(format!("(i64)({c})({v})")), T::Int),
-            None => (v, T::Int),
-        }
     }
 
     fn function(&mut self, name_span: Span, params: &[Param], body: &[Stmt]) -> R<()> {
@@ -729,209 +721,6 @@ impl<'a, 'b> Fc<'a, 'b> {
             .map(|(_, t, v)| (*t, v.clone()))
     }
 
-    fn data_slot(&self, n: &str) -> Option<(usize, CType)> {
-        self.layout
-            .iter()
-            .position(|(k, _)| k == n)
-            .map(|i| (i, self.layout[i].1))
-    }
-
-    fn data_word(&self, i: usize) -> String {
-        format!("W({})", lit(self.addrs.data + (i * 8) as i64))
-    }
-
-    fn expr(&mut self, e: &Expr) -> R<(String, T)> {
-        Ok(match &e.kind {
-            ExprKind::Int(v) => (lit(*v), T::Int),
-            ExprKind::Str(_) => {
-                return Err(self.err(e.span, "strings are not part of the C subset"))
-            }
-            ExprKind::Name(n) => {
-                if let Some((ty, var)) = self.local(n) {
-                    (self.tmp(var), t_of(ty))
-                } else if let Some((i, ty)) = self.data_slot(n) {
-                    let w = self.data_word(i);
-                    (self.tmp(w), t_of(ty))
-                } else {
-                    return Err(self.err(e.span, format!("undeclared name '{n}'")));
-                }
-            }
-            ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some() => {
-                let Some((user, Some(MemberKind::Data { ty, .. }))) =
-                    self.inst.user_member(base, &f.name)
-                else {
-                    return Err(self.err(e.span, format!("'{}' is not a data member", f.name)));
-                };
-                let slot = self.addrs.users[user].as_ref().and_then(|u| {
-                    let i = u.layout.iter().position(|(k, _)| k == &f.name)?;
-                    Some((u.data, i))
-                });
-                match slot {
-                    Some((data, i)) => {
-                        let w = format!("W({})", lit(data + (i * 8) as i64));
-                        (self.tmp(w), t_of(*ty))
-                    }
-                    None => (self.user(e.span, user, f, &[], UserOp::Data), t_of(*ty)),
-                }
-            }
-            ExprKind::Field(base, f) => {
-                let sc = self
-                    .inst
-                    .std_class(base)
-                    .ok_or_else(|| self.err(base.span, "not an imported standard class"))?;
-                match sc.member(&f.name).map(|m| &m.kind) {
-                    Some(StdKind::Const(c)) => (lit(c()), T::Int),
-                    _ => {
-                        return Err(
-                            self.err(e.span, format!("{}.{} is not a number", sc.name, f.name))
-                        )
-                    }
-                }
-            }
-            ExprKind::Call(callee, args) => calls::lower(self, e, callee, args)?,
-            ExprKind::Index(p, i) => {
-                let pv = self.expr(p)?;
-                let (iv, _) = self.expr(i)?;
-                self.load(e.span, pv, &iv)?
-            }
-            ExprKind::Unary(op, a) => {
-                let (v, t) = self.expr(a)?;
-                match op {
-                    UnOp::Neg => (self.tmp(format!("(i64)(0ULL - (u64){v})")), T::Int),
-                    UnOp::Not => (self.tmp(format!("(i64)({v} == 0)")), T::Int),
-                    UnOp::BitNot => (self.tmp(format!("~{v}")), T::Int),
-                    UnOp::Deref => self.load(e.span, (v, t), "0LL")?,
-                }
-            }
-            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
-                let (l, _) = self.expr(a)?;
-                let t = self.tmp("0LL");
-                if *op == BinOp::And {
-                    self.line(format!("if ({l}) {{"));
-                } else {
-                    self.line(format!("{t} = 1; if (!{l}) {{"));
-                }
-                let (r, _) = self.expr(b)?;
-                self.line(format!("{t} = (i64)({r} != 0); }}"));
-                (t, T::Int)
-            }
-            ExprKind::Binary(op, a, b) => {
-                let l = self.expr(a)?;
-                let r = self.expr(b)?;
-                self.binary(e.span, *op, l, r)
-            }
-            ExprKind::Assign(op, l, r) => {
-                let rv = self.expr(r)?;
-                let v = match op {
-                    Some(op) => {
-                        let lv = self.expr(l)?;
-                        self.binary(e.span, *op, lv, rv)
-                    }
-                    None => rv,
-                };
-                self.assign(l, v)?
-            }
-            ExprKind::IncDec {
-                target,
-                delta,
-                post,
-            } => {
-                let old = self.expr(target)?;
-                let d = (lit(*delta), T::Int);
-                let new = self.binary(e.span, BinOp::Add, old.clone(), d);
-                let new = self.assign(target, new)?;
-                if *post {
-                    old
-                } else {
-                    new
-                }
-            }
-            ExprKind::Cond(c, a, b) => {
-                let (cv, _) = self.expr(c)?;
-                let t = self.tmp("0LL");
-                self.line(format!("if ({cv}) {{"));
-                let (av, at) = self.expr(a)?;
-                self.line(format!("{t} = {av}; }} else {{"));
-                let (bv, bt) = self.expr(b)?;
-                self.line(format!("{t} = {bv}; }}"));
-                if at != bt {
-                    return Err(self.err(
-                        e.span,
-                        format!("the two values of ?: have different types ({at:?} and {bt:?}): the compiler needs one"),
-                    ));
-                }
-                (t, at)
-            }
-        })
-    }
-
-    fn binary(
-        &mut self,
-        span: Span,
-        op: BinOp,
-        (a, ta): (String, T),
-        (b, tb): (String, T),
-    ) -> (String, T) {
-        use BinOp::*;
-        match (op, ta, tb) {
-            (Add, T::Ptr(s), _) => {
-                return (
-                    self.tmp(format!("(i64)((u64){a} + (u64){b} * {s}ULL)")),
-                    T::Ptr(s),
-                );
-            }
-            (Add, _, T::Ptr(s)) => {
-                return (
-                    self.tmp(format!("(i64)((u64){b} + (u64){a} * {s}ULL)")),
-                    T::Ptr(s),
-                );
-            }
-            (Sub, T::Ptr(s), T::Ptr(_)) => {
-                let d = self.tmp(format!("(i64)((u64){a} - (u64){b})"));
-                if s == 1 {
-                    return (d, T::Int);
-                }
-                return (self.tmp(format!("YDIV({d}, {s}LL)")), T::Int);
-            }
-            (Sub, T::Ptr(s), _) => {
-                return (
-                    self.tmp(format!("(i64)((u64){a} - (u64){b} * {s}ULL)")),
-                    T::Ptr(s),
-                );
-            }
-            _ => {}
-        }
-        let e = match op {
-            Add => format!("(i64)((u64){a} + (u64){b})"),
-            Sub => format!("(i64)((u64){a} - (u64){b})"),
-            Mul => format!("(i64)((u64){a} * (u64){b})"),
-            Div | Rem => {
-                self.raise_if(&format!("{b} == 0"), span, "division by zero");
-                // i64::MIN / -1 wraps (the interpreter's wrapping_div);
-                // the hardware would trap.
-                if op == Div {
-                    format!("{b} == -1 ? (i64)(0ULL - (u64){a}) : YDIV({a}, {b})")
-                } else {
-                    format!("{b} == -1 ? 0LL : YREM({a}, {b})")
-                }
-            }
-            Shl => format!("(i64)((u64){a} << ({b} & 63))"),
-            Shr => format!("{a} >> ({b} & 63)"),
-            BitAnd => format!("{a} & {b}"),
-            BitOr => format!("{a} | {b}"),
-            BitXor => format!("{a} ^ {b}"),
-            Lt => format!("(i64)({a} < {b})"),
-            Le => format!("(i64)({a} <= {b})"),
-            Gt => format!("(i64)({a} > {b})"),
-            Ge => format!("(i64)({a} >= {b})"),
-            Eq => format!("(i64)({a} == {b})"),
-            Ne => format!("(i64)({a} != {b})"),
-            And => format!("(i64)({a} != 0 && {b} != 0)"),
-            Or => format!("(i64)({a} != 0 || {b} != 0)"),
-        };
-        (self.tmp(e), T::Int)
-    }
-
     /// The address `p + index·size` (null checked) and the size.
     fn address(&mut self, span: Span, (p, t): (String, T), index: &str) -> R<(String, i64)> {
         let T::Ptr(size) = t else {
@@ -950,47 +739,6 @@ impl<'a, 'b> Fc<'a, 'b> {
             2 => "u16u",
             4 => "u32u",
             _ => "u64u",
-        }
-    }
-
-    /// A load through a pointer, zero-extended to 64 bits (the interpreter's).
-    fn load(&mut self, span: Span, p: (String, T), index: &str) -> R<(String, T)> {
-        let (a, size) = self.address(span, p, index)?;
-        Ok((self.tmp(format!("LD({}, {a})", Self::width(size))), T::Int))
-    }
-
-    fn store(&mut self, span: Span, p: (String, T), index: &str, v: String) -> R<(String, T)> {
-        let (a, size) = self.address(span, p, index)?;
-        self.line(format!("ST({}, {a}, {v});", Self::width(size)));
-        Ok((v, T::Int))
-    }
-
-    fn assign(&mut self, target: &Expr, (v, _): (String, T)) -> R<(String, T)> {
-        match &target.kind {
-            ExprKind::Name(n) => {
-                if let Some((ty, var)) = self.local(n) {
-                    let (w, t) = self.coerce(ty, v);
-                    self.line(format!("{var} = {w};"));
-                    return Ok((w, t));
-                }
-                if let Some((i, ty)) = self.data_slot(n) {
-                    let (w, t) = self.coerce(ty, v);
-                    let d = self.data_word(i);
-                    self.line(format!("{d} = {w};"));
-                    return Ok((w, t));
-                }
-                Err(self.err(target.span, format!("undeclared name '{n}'")))
-            }
-            ExprKind::Unary(UnOp::Deref, p) => {
-                let pv = self.expr(p)?;
-                self.store(target.span, pv, "0LL", v)
-            }
-            ExprKind::Index(p, i) => {
-                let pv = self.expr(p)?;
-                let (iv, _) = self.expr(i)?;
-                self.store(target.span, pv, &iv, v)
-            }
-            _ => Err(self.err(target.span, "cannot assign to this")),
         }
     }
 
@@ -1016,20 +764,82 @@ impl<'a, 'b> Fc<'a, 'b> {
     }
 }
 
-/// A call's parts, as this generator emits them (the walk: calls::lower).
+/// An expression's parts, as this generator emits them (the walk: walk.rs).
 impl Emit for Fc<'_, '_> {
     type V = String;
+    type Var = String;
+    type Join = String;
 
-    fn value(&mut self, e: &Expr) -> R<String> {
-        Ok(self.expr(e)?.0)
+    fn class(&self) -> Class<'_, '_> {
+        Class {
+            inst: self.inst,
+            layout: self.layout,
+            sigs: self.sigs,
+            addrs: self.addrs,
+        }
     }
 
-    fn parts(&self) -> (&Instance<'_>, &[Sig], &Addrs) {
-        (self.inst, self.sigs, self.addrs)
+    fn find_local(&self, n: &str) -> Option<(CType, String)> {
+        self.local(n)
     }
 
-    fn is_local(&self, n: &str) -> bool {
-        self.local(n).is_some()
+    fn read_var(&mut self, var: &String) -> String {
+        self.tmp(var)
+    }
+
+    fn write_var(&mut self, var: &String, v: String) {
+        self.line(format!("{var} = {v};"));
+    }
+
+    fn read_word(&mut self, addr: i64) -> String {
+        self.tmp(format!("W({})", lit(addr)))
+    }
+
+    fn write_word(&mut self, addr: i64, v: String) {
+        self.line(format!("W({}) = {v};", lit(addr)));
+    }
+
+    fn int(&mut self, v: i64) -> String {
+        lit(v)
+    }
+
+    fn unary(&mut self, op: UnOp, v: String) -> String {
+        match op {
+            UnOp::Neg => self.tmp(format!("(i64)(0ULL - (u64){v})")),
+            UnOp::Not => self.tmp(format!("(i64)({v} == 0)")),
+            UnOp::BitNot => self.tmp(format!("~{v}")),
+            UnOp::Deref => unreachable!("a dereference is a load (walk::expr)"),
+        }
+    }
+
+    fn logical_begin(&mut self, and: bool, l: String) -> String {
+        let t = self.tmp("0LL");
+        if and {
+            self.line(format!("if ({l}) {{"));
+        } else {
+            self.line(format!("{t} = 1; if (!{l}) {{"));
+        }
+        t
+    }
+
+    fn logical_end(&mut self, t: String, r: String) -> String {
+        self.line(format!("{t} = (i64)({r} != 0); }}"));
+        t
+    }
+
+    fn cond_begin(&mut self, c: String) -> String {
+        let t = self.tmp("0LL");
+        self.line(format!("if ({c}) {{"));
+        t
+    }
+
+    fn cond_else(&mut self, t: &String, a: String) {
+        self.line(format!("{t} = {a}; }} else {{"));
+    }
+
+    fn cond_end(&mut self, t: String, b: String) -> String {
+        self.line(format!("{t} = {b}; }}"));
+        t
     }
 
     fn error_at(&self, span: Span, msg: String) -> String {
@@ -1114,6 +924,96 @@ impl Emit for Fc<'_, '_> {
         let r = self.trampoline(self.addrs.gen, site, vals);
         self.line(format!("{t} = {r}; }}"));
         Ok(t)
+    }
+    fn coerce(&mut self, ty: CType, v: String) -> (String, T) {
+        if ty.is_void() {
+            return ("0LL".into(), T::Void);
+        }
+        if ty.is_pointer() {
+            return (v, t_of(ty));
+        }
+        match narrow(ty) {
+            Some(c) => (self.tmp(format!("(i64)({c})({v})")), T::Int),
+            None => (v, T::Int),
+        }
+    }
+
+    fn load(&mut self, span: Span, p: (String, T), index: String) -> R<(String, T)> {
+        let (a, size) = self.address(span, p, &index)?;
+        Ok((self.tmp(format!("LD({}, {a})", Self::width(size))), T::Int))
+    }
+
+    fn store(&mut self, span: Span, p: (String, T), index: String, v: String) -> R<(String, T)> {
+        let (a, size) = self.address(span, p, &index)?;
+        self.line(format!("ST({}, {a}, {v});", Self::width(size)));
+        Ok((v, T::Int))
+    }
+
+    fn binary(
+        &mut self,
+        span: Span,
+        op: BinOp,
+        (a, ta): (String, T),
+        (b, tb): (String, T),
+    ) -> (String, T) {
+        use BinOp::*;
+        match (op, ta, tb) {
+            (Add, T::Ptr(s), _) => {
+                return (
+                    self.tmp(format!("(i64)((u64){a} + (u64){b} * {s}ULL)")),
+                    T::Ptr(s),
+                );
+            }
+            (Add, _, T::Ptr(s)) => {
+                return (
+                    self.tmp(format!("(i64)((u64){b} + (u64){a} * {s}ULL)")),
+                    T::Ptr(s),
+                );
+            }
+            (Sub, T::Ptr(s), T::Ptr(_)) => {
+                let d = self.tmp(format!("(i64)((u64){a} - (u64){b})"));
+                if s == 1 {
+                    return (d, T::Int);
+                }
+                return (self.tmp(format!("YDIV({d}, {s}LL)")), T::Int);
+            }
+            (Sub, T::Ptr(s), _) => {
+                return (
+                    self.tmp(format!("(i64)((u64){a} - (u64){b} * {s}ULL)")),
+                    T::Ptr(s),
+                );
+            }
+            _ => {}
+        }
+        let e = match op {
+            Add => format!("(i64)((u64){a} + (u64){b})"),
+            Sub => format!("(i64)((u64){a} - (u64){b})"),
+            Mul => format!("(i64)((u64){a} * (u64){b})"),
+            Div | Rem => {
+                self.raise_if(&format!("{b} == 0"), span, "division by zero");
+                // i64::MIN / -1 wraps (the interpreter's wrapping_div);
+                // the hardware would trap.
+                if op == Div {
+                    format!("{b} == -1 ? (i64)(0ULL - (u64){a}) : YDIV({a}, {b})")
+                } else {
+                    format!("{b} == -1 ? 0LL : YREM({a}, {b})")
+                }
+            }
+            Shl => format!("(i64)((u64){a} << ({b} & 63))"),
+            Shr => format!("{a} >> ({b} & 63)"),
+            BitAnd => format!("{a} & {b}"),
+            BitOr => format!("{a} | {b}"),
+            BitXor => format!("{a} ^ {b}"),
+            Lt => format!("(i64)({a} < {b})"),
+            Le => format!("(i64)({a} <= {b})"),
+            Gt => format!("(i64)({a} > {b})"),
+            Ge => format!("(i64)({a} >= {b})"),
+            Eq => format!("(i64)({a} == {b})"),
+            Ne => format!("(i64)({a} != {b})"),
+            And => format!("(i64)({a} != 0 && {b} != 0)"),
+            Or => format!("(i64)({a} != 0 || {b} != 0)"),
+        };
+        (self.tmp(e), T::Int)
     }
 }
 

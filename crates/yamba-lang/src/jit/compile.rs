@@ -10,12 +10,11 @@
 //! undeclared name, a construct the compiler does not take) are errors
 //! here, before anything runs.
 
-use super::calls::{self, Emit, Sig};
+use super::walk::{self, Class, Emit, Sig};
 use super::{t_of, Addrs, JitFn, Out, Rt, Site, SiteKind, UserOp, MAX_ARGS, T};
 use crate::ast::*;
 use crate::eval::Instance;
 use crate::source::Span;
-use crate::stdlib::StdKind;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I64, I8};
@@ -145,11 +144,23 @@ struct Fc<'a, 'b> {
     call_conv: cranelift_codegen::isa::CallConv,
 }
 
+/// Where the two ways of `&&`, `||` or `?:` meet: `merge` takes the
+/// value; `els` is `?:`'s second way.
+struct Join {
+    els: Option<Block>,
+    merge: Block,
+}
+
 fn trusted() -> MemFlags {
     MemFlags::trusted()
 }
 
 impl<'a, 'b> Fc<'a, 'b> {
+    /// Expression `e`'s value and static type (walk::expr).
+    fn expr(&mut self, e: &Expr) -> R<(V, T)> {
+        walk::expr(self, e)
+    }
+
     fn err(&self, span: Span, msg: impl Into<String>) -> String {
         self.inst.at(
             span,
@@ -211,31 +222,6 @@ impl<'a, 'b> Fc<'a, 'b> {
         self.b.ins().jump(target, args);
         let next = self.b.create_block();
         self.b.switch_to_block(next);
-    }
-
-    fn coerce(&mut self, ty: CType, v: V) -> (V, T) {
-        if ty.is_void() {
-            return (self.iconst(0), T::Void);
-        }
-        if ty.is_pointer() {
-            return (v, t_of(ty));
-        }
-        let Base::Int { bytes, unsigned } = ty.base else {
-            return (v, T::Int);
-        };
-        let narrow = match bytes {
-            1 => I8,
-            2 => I16,
-            4 => I32,
-            _ => return (v, T::Int),
-        };
-        let n = self.b.ins().ireduce(narrow, v);
-        let w = if unsigned {
-            self.b.ins().uextend(I64, n)
-        } else {
-            self.b.ins().sextend(I64, n)
-        };
-        (w, T::Int)
     }
 
     fn function(&mut self, name_span: Span, params: &[Param], body: &[Stmt]) -> R<()> {
@@ -411,238 +397,6 @@ impl<'a, 'b> Fc<'a, 'b> {
             .map(|(_, t, v)| (*t, *v))
     }
 
-    fn data_slot(&self, n: &str) -> Option<(usize, CType)> {
-        self.layout
-            .iter()
-            .position(|(k, _)| k == n)
-            .map(|i| (i, self.layout[i].1))
-    }
-
-    fn expr(&mut self, e: &Expr) -> R<(V, T)> {
-        Ok(match &e.kind {
-            ExprKind::Int(v) => (self.iconst(*v), T::Int),
-            ExprKind::Str(_) => {
-                return Err(self.err(e.span, "strings are not part of the C subset"))
-            }
-            ExprKind::Name(n) => {
-                if let Some((ty, var)) = self.local(n) {
-                    (self.b.use_var(var), t_of(ty))
-                } else if let Some((i, ty)) = self.data_slot(n) {
-                    let base = self.iconst(self.addrs.data);
-                    let v = self.b.ins().load(I64, trusted(), base, (i * 8) as i32);
-                    (v, t_of(ty))
-                } else {
-                    return Err(self.err(e.span, format!("undeclared name '{n}'")));
-                }
-            }
-            ExprKind::Field(base, f) if self.inst.user_member(base, &f.name).is_some() => {
-                let Some((user, Some(MemberKind::Data { ty, .. }))) =
-                    self.inst.user_member(base, &f.name)
-                else {
-                    return Err(self.err(e.span, format!("'{}' is not a data member", f.name)));
-                };
-                let slot = self.addrs.users[user].as_ref().and_then(|u| {
-                    let i = u.layout.iter().position(|(k, _)| k == &f.name)?;
-                    Some((u.data, i))
-                });
-                match slot {
-                    // A's data words: A's compiled code keeps them, the
-                    // Rust side copies them to and from A's instance.
-                    Some((data, i)) => {
-                        let base = self.iconst(data);
-                        let v = self.b.ins().load(I64, trusted(), base, (i * 8) as i32);
-                        (v, t_of(*ty))
-                    }
-                    None => (self.user(e.span, user, f, &[], UserOp::Data), t_of(*ty)),
-                }
-            }
-            ExprKind::Field(base, f) => {
-                let sc = self
-                    .inst
-                    .std_class(base)
-                    .ok_or_else(|| self.err(base.span, "not an imported standard class"))?;
-                match sc.member(&f.name).map(|m| &m.kind) {
-                    Some(StdKind::Const(c)) => (self.iconst(c()), T::Int),
-                    _ => {
-                        return Err(
-                            self.err(e.span, format!("{}.{} is not a number", sc.name, f.name))
-                        )
-                    }
-                }
-            }
-            ExprKind::Call(callee, args) => calls::lower(self, e, callee, args)?,
-            ExprKind::Index(p, i) => {
-                let pv = self.expr(p)?;
-                let (iv, _) = self.expr(i)?;
-                self.load(e.span, pv, iv)?
-            }
-            ExprKind::Unary(op, a) => {
-                let (v, t) = self.expr(a)?;
-                match op {
-                    UnOp::Neg => (self.b.ins().ineg(v), T::Int),
-                    UnOp::Not => {
-                        let c = self.b.ins().icmp_imm(IntCC::Equal, v, 0);
-                        (self.b.ins().uextend(I64, c), T::Int)
-                    }
-                    UnOp::BitNot => (self.b.ins().bnot(v), T::Int),
-                    UnOp::Deref => {
-                        let zero = self.iconst(0);
-                        self.load(e.span, (v, t), zero)?
-                    }
-                }
-            }
-            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
-                let (l, _) = self.expr(a)?;
-                let rhs = self.b.create_block();
-                let merge = self.b.create_block();
-                self.b.append_block_param(merge, I64);
-                let short = self.iconst(if *op == BinOp::And { 0 } else { 1 });
-                let short = [BlockArg::Value(short)];
-                if *op == BinOp::And {
-                    self.b.ins().brif(l, rhs, &[], merge, &short);
-                } else {
-                    self.b.ins().brif(l, merge, &short, rhs, &[]);
-                }
-                self.b.switch_to_block(rhs);
-                let (r, _) = self.expr(b)?;
-                let c = self.b.ins().icmp_imm(IntCC::NotEqual, r, 0);
-                let c = self.b.ins().uextend(I64, c);
-                self.b.ins().jump(merge, &[BlockArg::Value(c)]);
-                self.b.switch_to_block(merge);
-                (self.b.block_params(merge)[0], T::Int)
-            }
-            ExprKind::Binary(op, a, b) => {
-                let l = self.expr(a)?;
-                let r = self.expr(b)?;
-                self.binary(e.span, *op, l, r)
-            }
-            ExprKind::Assign(op, l, r) => {
-                let rv = self.expr(r)?;
-                let v = match op {
-                    Some(op) => {
-                        let lv = self.expr(l)?;
-                        self.binary(e.span, *op, lv, rv)
-                    }
-                    None => rv,
-                };
-                self.assign(l, v)?
-            }
-            ExprKind::IncDec {
-                target,
-                delta,
-                post,
-            } => {
-                let old = self.expr(target)?;
-                let d = (self.iconst(*delta), T::Int);
-                let new = self.binary(e.span, BinOp::Add, old, d);
-                let new = self.assign(target, new)?;
-                if *post {
-                    old
-                } else {
-                    new
-                }
-            }
-            ExprKind::Cond(c, a, b) => {
-                let (cv, _) = self.expr(c)?;
-                let tb = self.b.create_block();
-                let eb = self.b.create_block();
-                let merge = self.b.create_block();
-                self.b.append_block_param(merge, I64);
-                self.b.ins().brif(cv, tb, &[], eb, &[]);
-                self.b.switch_to_block(tb);
-                let (av, at) = self.expr(a)?;
-                self.b.ins().jump(merge, &[BlockArg::Value(av)]);
-                self.b.switch_to_block(eb);
-                let (bv, bt) = self.expr(b)?;
-                self.b.ins().jump(merge, &[BlockArg::Value(bv)]);
-                if at != bt {
-                    return Err(self.err(
-                        e.span,
-                        format!("the two values of ?: have different types ({at:?} and {bt:?}): the compiler needs one"),
-                    ));
-                }
-                self.b.switch_to_block(merge);
-                (self.b.block_params(merge)[0], at)
-            }
-        })
-    }
-
-    fn binary(&mut self, span: Span, op: BinOp, (a, ta): (V, T), (b, tb): (V, T)) -> (V, T) {
-        use BinOp::*;
-        match (op, ta, tb) {
-            (Add, T::Ptr(s), _) => {
-                let o = self.b.ins().imul_imm(b, s);
-                return (self.b.ins().iadd(a, o), T::Ptr(s));
-            }
-            (Add, _, T::Ptr(s)) => {
-                let o = self.b.ins().imul_imm(a, s);
-                return (self.b.ins().iadd(b, o), T::Ptr(s));
-            }
-            (Sub, T::Ptr(s), T::Ptr(_)) => {
-                let d = self.b.ins().isub(a, b);
-                if s == 1 {
-                    return (d, T::Int);
-                }
-                let sv = self.iconst(s);
-                return (self.b.ins().sdiv(d, sv), T::Int);
-            }
-            (Sub, T::Ptr(s), _) => {
-                let o = self.b.ins().imul_imm(b, s);
-                return (self.b.ins().isub(a, o), T::Ptr(s));
-            }
-            _ => {}
-        }
-        let cmp = |s: &mut Self, cc: IntCC| {
-            let c = s.b.ins().icmp(cc, a, b);
-            s.b.ins().uextend(I64, c)
-        };
-        let v = match op {
-            Add => self.b.ins().iadd(a, b),
-            Sub => self.b.ins().isub(a, b),
-            Mul => self.b.ins().imul(a, b),
-            Div | Rem => {
-                let z = self.b.ins().icmp_imm(IntCC::Equal, b, 0);
-                self.raise_if(z, span, "division by zero");
-                // i64::MIN / -1 wraps (the interpreter's wrapping_div); the
-                // hardware would trap, so -1 divides as 1 and is negated.
-                let m1 = self.b.ins().icmp_imm(IntCC::Equal, b, -1);
-                let one = self.iconst(1);
-                let d = self.b.ins().select(m1, one, b);
-                if op == Div {
-                    let q = self.b.ins().sdiv(a, d);
-                    let n = self.b.ins().ineg(a);
-                    self.b.ins().select(m1, n, q)
-                } else {
-                    let r = self.b.ins().srem(a, d);
-                    let zero = self.iconst(0);
-                    self.b.ins().select(m1, zero, r)
-                }
-            }
-            Shl => self.b.ins().ishl(a, b),
-            Shr => self.b.ins().sshr(a, b),
-            BitAnd => self.b.ins().band(a, b),
-            BitOr => self.b.ins().bor(a, b),
-            BitXor => self.b.ins().bxor(a, b),
-            Lt => cmp(self, IntCC::SignedLessThan),
-            Le => cmp(self, IntCC::SignedLessThanOrEqual),
-            Gt => cmp(self, IntCC::SignedGreaterThan),
-            Ge => cmp(self, IntCC::SignedGreaterThanOrEqual),
-            Eq => cmp(self, IntCC::Equal),
-            Ne => cmp(self, IntCC::NotEqual),
-            And | Or => {
-                let x = self.b.ins().icmp_imm(IntCC::NotEqual, a, 0);
-                let y = self.b.ins().icmp_imm(IntCC::NotEqual, b, 0);
-                let c = if op == And {
-                    self.b.ins().band(x, y)
-                } else {
-                    self.b.ins().bor(x, y)
-                };
-                self.b.ins().uextend(I64, c)
-            }
-        };
-        (v, T::Int)
-    }
-
     /// The address `p + index·size` (null checked) and the size.
     fn address(&mut self, span: Span, (p, t): (V, T), index: V) -> R<(V, i64)> {
         let T::Ptr(size) = t else {
@@ -652,65 +406,6 @@ impl<'a, 'b> Fc<'a, 'b> {
         self.raise_if(null, span, "null pointer");
         let o = self.b.ins().imul_imm(index, size);
         Ok((self.b.ins().iadd(p, o), size))
-    }
-
-    /// A load through a pointer, zero-extended to 64 bits (the interpreter's).
-    fn load(&mut self, span: Span, p: (V, T), index: V) -> R<(V, T)> {
-        let (a, size) = self.address(span, p, index)?;
-        let f = MemFlags::new();
-        let ins = self.b.ins();
-        Ok((
-            match size {
-                1 => ins.uload8(I64, f, a, 0),
-                2 => ins.uload16(I64, f, a, 0),
-                4 => ins.uload32(f, a, 0),
-                _ => ins.load(I64, f, a, 0),
-            },
-            T::Int,
-        ))
-    }
-
-    fn store(&mut self, span: Span, p: (V, T), index: V, v: V) -> R<(V, T)> {
-        let (a, size) = self.address(span, p, index)?;
-        let f = MemFlags::new();
-        let ins = self.b.ins();
-        match size {
-            1 => ins.istore8(f, v, a, 0),
-            2 => ins.istore16(f, v, a, 0),
-            4 => ins.istore32(f, v, a, 0),
-            _ => ins.store(f, v, a, 0),
-        };
-        Ok((v, T::Int))
-    }
-
-    fn assign(&mut self, target: &Expr, (v, _): (V, T)) -> R<(V, T)> {
-        match &target.kind {
-            ExprKind::Name(n) => {
-                if let Some((ty, var)) = self.local(n) {
-                    let (w, t) = self.coerce(ty, v);
-                    self.b.def_var(var, w);
-                    return Ok((w, t));
-                }
-                if let Some((i, ty)) = self.data_slot(n) {
-                    let (w, t) = self.coerce(ty, v);
-                    let base = self.iconst(self.addrs.data);
-                    self.b.ins().store(trusted(), w, base, (i * 8) as i32);
-                    return Ok((w, t));
-                }
-                Err(self.err(target.span, format!("undeclared name '{n}'")))
-            }
-            ExprKind::Unary(UnOp::Deref, p) => {
-                let pv = self.expr(p)?;
-                let zero = self.iconst(0);
-                self.store(target.span, pv, zero, v)
-            }
-            ExprKind::Index(p, i) => {
-                let pv = self.expr(p)?;
-                let (iv, _) = self.expr(i)?;
-                self.store(target.span, pv, iv, v)
-            }
-            _ => Err(self.err(target.span, "cannot assign to this")),
-        }
     }
 
     /// Stores up to MAX_ARGS words (zeros after `vals`) on the stack; their address.
@@ -759,20 +454,105 @@ impl<'a, 'b> Fc<'a, 'b> {
     }
 }
 
-/// A call's parts, as this generator emits them (the walk: calls::lower).
+/// An expression's parts, as this generator emits them (the walk: walk.rs).
 impl Emit for Fc<'_, '_> {
     type V = V;
+    type Var = Variable;
+    type Join = Join;
 
-    fn value(&mut self, e: &Expr) -> R<V> {
-        Ok(self.expr(e)?.0)
+    fn class(&self) -> Class<'_, '_> {
+        Class {
+            inst: self.inst,
+            layout: self.layout,
+            sigs: self.sigs,
+            addrs: self.addrs,
+        }
     }
 
-    fn parts(&self) -> (&Instance<'_>, &[Sig], &Addrs) {
-        (self.inst, self.sigs, self.addrs)
+    fn find_local(&self, n: &str) -> Option<(CType, Variable)> {
+        self.local(n)
     }
 
-    fn is_local(&self, n: &str) -> bool {
-        self.local(n).is_some()
+    fn read_var(&mut self, var: &Variable) -> V {
+        self.b.use_var(*var)
+    }
+
+    fn write_var(&mut self, var: &Variable, v: V) {
+        self.b.def_var(*var, v);
+    }
+
+    fn read_word(&mut self, addr: i64) -> V {
+        let a = self.iconst(addr);
+        self.b.ins().load(I64, trusted(), a, 0)
+    }
+
+    fn write_word(&mut self, addr: i64, v: V) {
+        let a = self.iconst(addr);
+        self.b.ins().store(trusted(), v, a, 0);
+    }
+
+    fn int(&mut self, v: i64) -> V {
+        self.iconst(v)
+    }
+
+    fn unary(&mut self, op: UnOp, v: V) -> V {
+        match op {
+            UnOp::Neg => self.b.ins().ineg(v),
+            UnOp::Not => {
+                let c = self.b.ins().icmp_imm(IntCC::Equal, v, 0);
+                self.b.ins().uextend(I64, c)
+            }
+            UnOp::BitNot => self.b.ins().bnot(v),
+            UnOp::Deref => unreachable!("a dereference is a load (walk::expr)"),
+        }
+    }
+
+    fn logical_begin(&mut self, and: bool, l: V) -> Join {
+        let rhs = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, I64);
+        let short = self.iconst(if and { 0 } else { 1 });
+        let short = [BlockArg::Value(short)];
+        if and {
+            self.b.ins().brif(l, rhs, &[], merge, &short);
+        } else {
+            self.b.ins().brif(l, merge, &short, rhs, &[]);
+        }
+        self.b.switch_to_block(rhs);
+        Join { els: None, merge }
+    }
+
+    fn logical_end(&mut self, j: Join, r: V) -> V {
+        let c = self.b.ins().icmp_imm(IntCC::NotEqual, r, 0);
+        let c = self.b.ins().uextend(I64, c);
+        self.b.ins().jump(j.merge, &[BlockArg::Value(c)]);
+        self.b.switch_to_block(j.merge);
+        self.b.block_params(j.merge)[0]
+    }
+
+    fn cond_begin(&mut self, c: V) -> Join {
+        let tb = self.b.create_block();
+        let eb = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, I64);
+        self.b.ins().brif(c, tb, &[], eb, &[]);
+        self.b.switch_to_block(tb);
+        Join {
+            els: Some(eb),
+            merge,
+        }
+    }
+
+    fn cond_else(&mut self, j: &Join, a: V) {
+        self.b.ins().jump(j.merge, &[BlockArg::Value(a)]);
+        let els = j.els.expect("cond_begin's join");
+        self.b.switch_to_block(els);
+    }
+
+    fn cond_end(&mut self, j: Join, b: V) -> V {
+        self.b.ins().jump(j.merge, &[BlockArg::Value(b)]);
+        self.b.switch_to_block(j.merge);
+        self.b.block_params(j.merge)[0]
     }
 
     fn error_at(&self, span: Span, msg: String) -> String {
@@ -872,5 +652,133 @@ impl Emit for Fc<'_, '_> {
         self.b.ins().jump(done, &[BlockArg::Value(r)]);
         self.b.switch_to_block(done);
         Ok(self.b.block_params(done)[0])
+    }
+    fn coerce(&mut self, ty: CType, v: V) -> (V, T) {
+        if ty.is_void() {
+            return (self.iconst(0), T::Void);
+        }
+        if ty.is_pointer() {
+            return (v, t_of(ty));
+        }
+        let Base::Int { bytes, unsigned } = ty.base else {
+            return (v, T::Int);
+        };
+        let narrow = match bytes {
+            1 => I8,
+            2 => I16,
+            4 => I32,
+            _ => return (v, T::Int),
+        };
+        let n = self.b.ins().ireduce(narrow, v);
+        let w = if unsigned {
+            self.b.ins().uextend(I64, n)
+        } else {
+            self.b.ins().sextend(I64, n)
+        };
+        (w, T::Int)
+    }
+
+    fn load(&mut self, span: Span, p: (V, T), index: V) -> R<(V, T)> {
+        let (a, size) = self.address(span, p, index)?;
+        let f = MemFlags::new();
+        let ins = self.b.ins();
+        Ok((
+            match size {
+                1 => ins.uload8(I64, f, a, 0),
+                2 => ins.uload16(I64, f, a, 0),
+                4 => ins.uload32(f, a, 0),
+                _ => ins.load(I64, f, a, 0),
+            },
+            T::Int,
+        ))
+    }
+
+    fn store(&mut self, span: Span, p: (V, T), index: V, v: V) -> R<(V, T)> {
+        let (a, size) = self.address(span, p, index)?;
+        let f = MemFlags::new();
+        let ins = self.b.ins();
+        match size {
+            1 => ins.istore8(f, v, a, 0),
+            2 => ins.istore16(f, v, a, 0),
+            4 => ins.istore32(f, v, a, 0),
+            _ => ins.store(f, v, a, 0),
+        };
+        Ok((v, T::Int))
+    }
+
+    fn binary(&mut self, span: Span, op: BinOp, (a, ta): (V, T), (b, tb): (V, T)) -> (V, T) {
+        use BinOp::*;
+        match (op, ta, tb) {
+            (Add, T::Ptr(s), _) => {
+                let o = self.b.ins().imul_imm(b, s);
+                return (self.b.ins().iadd(a, o), T::Ptr(s));
+            }
+            (Add, _, T::Ptr(s)) => {
+                let o = self.b.ins().imul_imm(a, s);
+                return (self.b.ins().iadd(b, o), T::Ptr(s));
+            }
+            (Sub, T::Ptr(s), T::Ptr(_)) => {
+                let d = self.b.ins().isub(a, b);
+                if s == 1 {
+                    return (d, T::Int);
+                }
+                let sv = self.iconst(s);
+                return (self.b.ins().sdiv(d, sv), T::Int);
+            }
+            (Sub, T::Ptr(s), _) => {
+                let o = self.b.ins().imul_imm(b, s);
+                return (self.b.ins().isub(a, o), T::Ptr(s));
+            }
+            _ => {}
+        }
+        let cmp = |s: &mut Self, cc: IntCC| {
+            let c = s.b.ins().icmp(cc, a, b);
+            s.b.ins().uextend(I64, c)
+        };
+        let v = match op {
+            Add => self.b.ins().iadd(a, b),
+            Sub => self.b.ins().isub(a, b),
+            Mul => self.b.ins().imul(a, b),
+            Div | Rem => {
+                let z = self.b.ins().icmp_imm(IntCC::Equal, b, 0);
+                self.raise_if(z, span, "division by zero");
+                // i64::MIN / -1 wraps (the interpreter's wrapping_div); the
+                // hardware would trap, so -1 divides as 1 and is negated.
+                let m1 = self.b.ins().icmp_imm(IntCC::Equal, b, -1);
+                let one = self.iconst(1);
+                let d = self.b.ins().select(m1, one, b);
+                if op == Div {
+                    let q = self.b.ins().sdiv(a, d);
+                    let n = self.b.ins().ineg(a);
+                    self.b.ins().select(m1, n, q)
+                } else {
+                    let r = self.b.ins().srem(a, d);
+                    let zero = self.iconst(0);
+                    self.b.ins().select(m1, zero, r)
+                }
+            }
+            Shl => self.b.ins().ishl(a, b),
+            Shr => self.b.ins().sshr(a, b),
+            BitAnd => self.b.ins().band(a, b),
+            BitOr => self.b.ins().bor(a, b),
+            BitXor => self.b.ins().bxor(a, b),
+            Lt => cmp(self, IntCC::SignedLessThan),
+            Le => cmp(self, IntCC::SignedLessThanOrEqual),
+            Gt => cmp(self, IntCC::SignedGreaterThan),
+            Ge => cmp(self, IntCC::SignedGreaterThanOrEqual),
+            Eq => cmp(self, IntCC::Equal),
+            Ne => cmp(self, IntCC::NotEqual),
+            And | Or => {
+                let x = self.b.ins().icmp_imm(IntCC::NotEqual, a, 0);
+                let y = self.b.ins().icmp_imm(IntCC::NotEqual, b, 0);
+                let c = if op == And {
+                    self.b.ins().band(x, y)
+                } else {
+                    self.b.ins().bor(x, y)
+                };
+                self.b.ins().uextend(I64, c)
+            }
+        };
+        (v, T::Int)
     }
 }

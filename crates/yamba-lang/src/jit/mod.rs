@@ -5,7 +5,9 @@
 //! and on x86-64 when asked ([`Backend`]). `setup()`, `benchmark()`,
 //! `benchmark_dummy()` and every other C function of the class run as
 //! machine code; the interpreter (eval.rs) stays as the reference (`lang
-//! run --interpret`). Both generators give this module the same `Out`.
+//! run --interpret`). Both generators give this module the same `Out`,
+//! and both are walked by walk.rs: names, types, conversions, calls and
+//! errors decided once, each generator emitting the parts its way.
 //!
 //! Why not cranelift-jit: it maps code with its own allocator. Here each
 //! function is compiled to position-independent bytes with no relocations
@@ -30,10 +32,10 @@
 //! and the path to its own, so an imported class's trampolines reach its
 //! instance with the importer's host lent, as interpreted.
 
-mod calls;
 mod cc;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
+mod walk;
 
 use crate::ast::CType;
 use crate::eval::{coerce, Instance};

@@ -1,10 +1,13 @@
-//! Calls, for both code generators (compile.rs, cc.rs): what a call
-//! expression calls is decided once ([`resolve`]: the callee, its arity
-//! and value type, or the error at its place, the same text from both),
-//! and walked once ([`lower`]); each generator only emits the parts its
-//! way ([`Emit`]).
+//! The walk of the C subset's expressions, once for both code generators
+//! (compile.rs: Cranelift IR; cc.rs: C source): names and what they
+//! denote, static types, conversions on assignment, what a call calls
+//! ([`resolve`]) and the errors at their places, the same text from
+//! both. Each generator emits the parts its way ([`Emit`]): constants,
+//! variables, words, operators, loads and stores, joins, calls.
 
 use super::{t_of, Addrs, SiteKind, UserOp, MAX_ARGS, T};
+
+type R<T> = Result<T, String>;
 use crate::ast::*;
 use crate::eval::Instance;
 use crate::source::Span;
@@ -49,26 +52,27 @@ pub(crate) enum Call<'e> {
     },
 }
 
-/// The code generator's view of the class: its instance, its compiled
-/// functions' signatures (name, parameters, value type), the baked
-/// addresses, and which names are local variables where the call is.
-pub(crate) struct Scope<'a, 'p> {
+/// The class as the code generators see it: its instance, its data
+/// members' words (`layout`, at `addrs.data`), its compiled functions'
+/// signatures and the baked addresses.
+pub(crate) struct Class<'a, 'p> {
     pub(crate) inst: &'a Instance<'p>,
+    pub(crate) layout: &'a [(String, CType)],
     pub(crate) sigs: &'a [Sig],
     pub(crate) addrs: &'a Addrs,
-    pub(crate) is_local: &'a dyn Fn(&str) -> bool,
 }
 
 /// Resolves call `e` (`callee(args)` with `nargs` arguments), or the
 /// error (its place and text) the code generators report.
 pub(crate) fn resolve<'e>(
-    s: &Scope,
+    s: &Class,
+    is_local: &dyn Fn(&str) -> bool,
     e: &'e Expr,
     callee: &'e Expr,
     nargs: usize,
 ) -> Result<Call<'e>, (Span, String)> {
     match &callee.kind {
-        ExprKind::Name(n) if !(s.is_local)(n) => match s.inst.member_kind(n) {
+        ExprKind::Name(n) if !is_local(n) => match s.inst.member_kind(n) {
             Some(MemberKind::Function { .. }) => {
                 let Some(idx) = s.sigs.iter().position(|g| &g.0 == n) else {
                     return Err((e.span, format!("{n}() is declared but not defined")));
@@ -163,7 +167,7 @@ pub(crate) fn resolve<'e>(
             let Some(MemberKind::Bitstring { sub, .. }) = s.inst.member_kind(n) else {
                 return Err((callee.span, "not callable".into()));
             };
-            if (s.is_local)(n) {
+            if is_local(n) {
                 return Err((callee.span, "not callable".into()));
             }
             Ok(Call::Code {
@@ -179,18 +183,49 @@ pub(crate) fn resolve<'e>(
     }
 }
 
-/// What a code generator emits for the parts of a call; [`lower`] walks
-/// the call with them. `V` is the generator's value: a Cranelift value, a
-/// C expression.
+/// What a code generator emits for the parts of an expression; [`expr`],
+/// [`assign`] and [`call`] walk it with them. `V` is the generator's
+/// value (a Cranelift value, a C expression), `Var` a local variable,
+/// `Join` where the two ways of `&&`, `||` and `?:` meet.
 pub(crate) trait Emit {
     type V: Clone;
-    /// The value of expression `e`, or its error at its place.
-    fn value(&mut self, e: &Expr) -> Result<Self::V, String>;
-    /// The class's instance, its compiled functions' signatures and the
-    /// baked addresses.
-    fn parts(&self) -> (&Instance<'_>, &[Sig], &Addrs);
-    /// Whether `n` is a local variable where the call is.
-    fn is_local(&self, n: &str) -> bool;
+    type Var;
+    type Join;
+    /// The class compiled.
+    fn class(&self) -> Class<'_, '_>;
+    /// Local variable `n` where the walk is: its declared type and variable.
+    fn find_local(&self, n: &str) -> Option<(CType, Self::Var)>;
+    fn read_var(&mut self, var: &Self::Var) -> Self::V;
+    fn write_var(&mut self, var: &Self::Var, v: Self::V);
+    /// The 64-bit word at a baked address (data members, an imported
+    /// class's data).
+    fn read_word(&mut self, addr: i64) -> Self::V;
+    fn write_word(&mut self, addr: i64, v: Self::V);
+    fn int(&mut self, v: i64) -> Self::V;
+    /// `-v`, `!v` or `~v` (a dereference is a [`Emit::load`]).
+    fn unary(&mut self, op: UnOp, v: Self::V) -> Self::V;
+    /// `a op b` with the pointer arithmetic of their static types;
+    /// division by zero raised at `span`.
+    fn binary(&mut self, span: Span, op: BinOp, a: (Self::V, T), b: (Self::V, T)) -> (Self::V, T);
+    /// `v` converted to declared type `ty` (on assignment, parameters,
+    /// values returned).
+    fn coerce(&mut self, ty: CType, v: Self::V) -> (Self::V, T);
+    /// A load through pointer `p` at `index` (null checked at `span`),
+    /// zero-extended to 64 bits, as the interpreter's.
+    fn load(&mut self, span: Span, p: (Self::V, T), index: Self::V) -> R<(Self::V, T)>;
+    /// A store of `v` through pointer `p` at `index` (null checked).
+    fn store(&mut self, span: Span, p: (Self::V, T), index: Self::V, v: Self::V)
+        -> R<(Self::V, T)>;
+    /// `l && …` (`and`) or `l || …`: the right side's code follows only
+    /// where it is evaluated, then [`Emit::logical_end`] with its value.
+    fn logical_begin(&mut self, and: bool, l: Self::V) -> Self::Join;
+    /// The value (0 or 1) of the `&&` or `||` begun at `j`.
+    fn logical_end(&mut self, j: Self::Join, r: Self::V) -> Self::V;
+    /// `c ? … : …`: the first value's code follows, then
+    /// [`Emit::cond_else`] with it, the second's, [`Emit::cond_end`].
+    fn cond_begin(&mut self, c: Self::V) -> Self::Join;
+    fn cond_else(&mut self, j: &Self::Join, a: Self::V);
+    fn cond_end(&mut self, j: Self::Join, b: Self::V) -> Self::V;
     /// The error text at `span` (the generator's wording around `msg`).
     fn error_at(&self, span: Span, msg: String) -> String;
     /// A call of the class's own compiled function `idx`; an error it
@@ -226,34 +261,25 @@ pub(crate) trait Emit {
         name: &str,
         vals: &[Self::V],
         call: Option<Span>,
-    ) -> Result<Self::V, String>;
+    ) -> R<Self::V>;
 }
 
 /// Call `e` (`callee(args)`) emitted by `g`: its value and static type.
-pub(crate) fn lower<G: Emit>(
-    g: &mut G,
-    e: &Expr,
-    callee: &Expr,
-    args: &[Expr],
-) -> Result<(G::V, T), String> {
+pub(crate) fn call<G: Emit>(g: &mut G, e: &Expr, callee: &Expr, args: &[Expr]) -> R<(G::V, T)> {
     let mut vals = Vec::with_capacity(args.len());
     for a in args {
-        vals.push(g.value(a)?);
+        vals.push(expr(g, a)?.0);
     }
-    let call = {
-        let (inst, sigs, addrs) = g.parts();
-        let is_local = |n: &str| g.is_local(n);
-        let scope = Scope {
-            inst,
-            sigs,
-            addrs,
-            is_local: &is_local,
-        };
-        resolve(&scope, e, callee, vals.len())
-    }
+    let call = resolve(
+        &g.class(),
+        &|n| g.find_local(n).is_some(),
+        e,
+        callee,
+        vals.len(),
+    )
     .map_err(|(s, m)| g.error_at(s, m))?;
-    let values = |g: &mut G, args: &[Expr]| -> Result<Vec<G::V>, String> {
-        args.iter().map(|a| g.value(a)).collect()
+    let values = |g: &mut G, args: &[Expr]| -> R<Vec<G::V>> {
+        args.iter().map(|a| Ok(expr(g, a)?.0)).collect()
     };
     Ok(match call {
         Call::Own { idx, ret } => (g.call_own(idx, &vals), t_of(ret)),
@@ -293,4 +319,161 @@ pub(crate) fn lower<G: Emit>(
             g.call_code(addr, &vals, ret)
         }
     })
+}
+
+/// The data member `n`'s word and declared type.
+fn data_word<G: Emit>(g: &G, n: &str) -> Option<(i64, CType)> {
+    let c = g.class();
+    let i = c.layout.iter().position(|(k, _)| k == n)?;
+    Some((c.addrs.data + (i * 8) as i64, c.layout[i].1))
+}
+
+/// Expression `e` emitted by `g`: its value and static type, or the
+/// error at its place.
+pub(crate) fn expr<G: Emit>(g: &mut G, e: &Expr) -> R<(G::V, T)> {
+    Ok(match &e.kind {
+        ExprKind::Int(v) => (g.int(*v), T::Int),
+        ExprKind::Str(_) => {
+            return Err(g.error_at(e.span, "strings are not part of the C subset".into()))
+        }
+        ExprKind::Name(n) => {
+            if let Some((ty, var)) = g.find_local(n) {
+                (g.read_var(&var), t_of(ty))
+            } else if let Some((addr, ty)) = data_word(g, n) {
+                (g.read_word(addr), t_of(ty))
+            } else {
+                return Err(g.error_at(e.span, format!("undeclared name '{n}'")));
+            }
+        }
+        ExprKind::Field(base, f) if g.class().inst.user_member(base, &f.name).is_some() => {
+            let class = g.class();
+            let Some((user, Some(MemberKind::Data { ty, .. }))) =
+                class.inst.user_member(base, &f.name)
+            else {
+                return Err(g.error_at(e.span, format!("'{}' is not a data member", f.name)));
+            };
+            let ty = *ty;
+            // A's data words: A's compiled code keeps them, the Rust side
+            // copies them to and from A's instance.
+            let word = class.addrs.users[user].as_ref().and_then(|u| {
+                let i = u.layout.iter().position(|(k, _)| k == &f.name)?;
+                Some(u.data + (i * 8) as i64)
+            });
+            match word {
+                Some(addr) => (g.read_word(addr), t_of(ty)),
+                None => (g.user(e.span, user, f, &[], UserOp::Data), t_of(ty)),
+            }
+        }
+        ExprKind::Field(base, f) => {
+            let Some(sc) = g.class().inst.std_class(base) else {
+                return Err(g.error_at(base.span, "not an imported standard class".into()));
+            };
+            match sc.member(&f.name).map(|m| &m.kind) {
+                Some(StdKind::Const(c)) => (g.int(c()), T::Int),
+                _ => {
+                    return Err(
+                        g.error_at(e.span, format!("{}.{} is not a number", sc.name, f.name))
+                    )
+                }
+            }
+        }
+        ExprKind::Call(callee, args) => call(g, e, callee, args)?,
+        ExprKind::Index(p, i) => {
+            let pv = expr(g, p)?;
+            let (iv, _) = expr(g, i)?;
+            g.load(e.span, pv, iv)?
+        }
+        ExprKind::Unary(op, a) => {
+            let (v, t) = expr(g, a)?;
+            match op {
+                UnOp::Deref => {
+                    let zero = g.int(0);
+                    g.load(e.span, (v, t), zero)?
+                }
+                _ => (g.unary(*op, v), T::Int),
+            }
+        }
+        ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+            let (l, _) = expr(g, a)?;
+            let j = g.logical_begin(*op == BinOp::And, l);
+            let (r, _) = expr(g, b)?;
+            (g.logical_end(j, r), T::Int)
+        }
+        ExprKind::Binary(op, a, b) => {
+            let l = expr(g, a)?;
+            let r = expr(g, b)?;
+            g.binary(e.span, *op, l, r)
+        }
+        ExprKind::Assign(op, l, r) => {
+            let rv = expr(g, r)?;
+            let v = match op {
+                Some(op) => {
+                    let lv = expr(g, l)?;
+                    g.binary(e.span, *op, lv, rv)
+                }
+                None => rv,
+            };
+            assign(g, l, v)?
+        }
+        ExprKind::IncDec {
+            target,
+            delta,
+            post,
+        } => {
+            let old = expr(g, target)?;
+            let d = (g.int(*delta), T::Int);
+            let new = g.binary(e.span, BinOp::Add, old.clone(), d);
+            let new = assign(g, target, new)?;
+            if *post {
+                old
+            } else {
+                new
+            }
+        }
+        ExprKind::Cond(c, a, b) => {
+            let (cv, _) = expr(g, c)?;
+            let j = g.cond_begin(cv);
+            let (av, at) = expr(g, a)?;
+            g.cond_else(&j, av);
+            let (bv, bt) = expr(g, b)?;
+            if at != bt {
+                return Err(g.error_at(
+                    e.span,
+                    format!("the two values of ?: have different types ({at:?} and {bt:?}): the compiler needs one"),
+                ));
+            }
+            (g.cond_end(j, bv), at)
+        }
+    })
+}
+
+/// `target = v` emitted by `g`, `v` converted to the target's type: the
+/// value assigned and its type.
+pub(crate) fn assign<G: Emit>(g: &mut G, target: &Expr, (v, _): (G::V, T)) -> R<(G::V, T)> {
+    match &target.kind {
+        ExprKind::Name(n) => {
+            if let Some((ty, var)) = g.find_local(n) {
+                let (w, t) = g.coerce(ty, v);
+                g.write_var(&var, w.clone());
+                return Ok((w, t));
+            }
+            if let Some((addr, ty)) = data_word(g, n) {
+                let (w, t) = g.coerce(ty, v);
+                g.write_word(addr, w.clone());
+                return Ok((w, t));
+            }
+            Err(g.error_at(target.span, format!("undeclared name '{n}'")))
+        }
+        ExprKind::Unary(UnOp::Deref, p) => {
+            let pv = expr(g, p)?;
+            let zero = g.int(0);
+            g.store(target.span, pv, zero, v)
+        }
+        ExprKind::Index(p, i) => {
+            let pv = expr(g, p)?;
+            let (iv, _) = expr(g, i)?;
+            g.store(target.span, pv, iv, v)
+        }
+        _ => Err(g.error_at(target.span, "cannot assign to this".into())),
+    }
 }
