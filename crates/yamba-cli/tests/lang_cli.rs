@@ -87,6 +87,29 @@ fn disasm_lists_the_seeds_listing_and_run_refuses_an_abstract_class() {
     );
 }
 
+/// A class the file does not declare: a one-line error naming those it
+/// does, with and without --fn (without, `disasm` once panicked).
+#[test]
+fn disasm_of_a_class_that_is_not_there_is_a_one_line_error() {
+    for fn_args in [&[][..], &["--fn", "pagefault_func"][..]] {
+        let mut args = vec![
+            "lang",
+            "disasm",
+            "examples/pagefault_x86_64.yamba",
+            "--class",
+            "Nope",
+        ];
+        args.extend_from_slice(fn_args);
+        let (code, out, err) = yamba(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            err.trim().lines().count() == 1 && err.contains("no class Nope (classes: "),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn asm_measures_and_writes_a_results_file() {
     if !cfg!(target_arch = "x86_64") {

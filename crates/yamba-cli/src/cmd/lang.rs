@@ -155,18 +155,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 })
                 .collect::<anyhow::Result<_>>()?;
             // `--fn A.f`: imported class A's compiled C function f.
-            let is_c = prog.class(&class).is_some_and(|ci| {
-                func.as_ref().is_none_or(|f| {
-                    f.contains('.')
-                        || matches!(
+            // No --fn: every compiled C function (disasm_c also says
+            // when the class does not exist).
+            let bitstring = func.as_ref().filter(|f| {
+                !f.contains('.')
+                    && !prog.class(&class).is_some_and(|ci| {
+                        matches!(
                             prog.members(ci)
                                 .get(f.as_str())
                                 .map(|&(c, m)| &prog.classes[c].members[m].kind),
                             Some(yamba_lang::ast::MemberKind::Function { .. })
                         )
-                })
+                    })
             });
-            let text = if is_c {
+            let text = if let Some(func) = bitstring {
+                yamba_lang::disasm(&prog, &class, func, &args, &settings(&s)?, bytes)?
+            } else {
                 yamba_lang::disasm_c(
                     &prog,
                     &class,
@@ -175,9 +179,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     bytes,
                     backend.unwrap_or_else(yamba_lang::Backend::host),
                 )?
-            } else {
-                let func = func.expect("a bitstring was named");
-                yamba_lang::disasm(&prog, &class, &func, &args, &settings(&s)?, bytes)?
             };
             print!("{text}");
             Ok(0)

@@ -156,11 +156,6 @@ fn trusted() -> MemFlags {
 }
 
 impl<'a, 'b> Fc<'a, 'b> {
-    /// Expression `e`'s value and static type (walk::expr).
-    fn expr(&mut self, e: &Expr) -> R<(V, T)> {
-        walk::expr(self, e)
-    }
-
     fn err(&self, span: Span, msg: impl Into<String>) -> String {
         self.inst.at(
             span,
@@ -240,13 +235,10 @@ impl<'a, 'b> Fc<'a, 'b> {
         self.raise_if(over, name_span, "calls nest deeper than 256");
         self.set_rt_field(offset_of!(Rt, depth), d1);
         for (p, a) in params.iter().zip(args) {
-            let (v, _) = self.coerce(p.ty, a);
-            let var = self.b.declare_var(I64);
-            self.b.def_var(var, v);
-            self.locals.push((p.name.name.clone(), p.ty, var));
+            walk::declare(self, &p.name.name, p.ty, a);
         }
         for s in body {
-            self.stmt(s)?;
+            walk::stmt(self, s)?;
         }
         let zero = self.iconst(0);
         self.b.ins().jump(self.ret_block, &[BlockArg::Value(zero)]);
@@ -260,141 +252,6 @@ impl<'a, 'b> Fc<'a, 'b> {
         self.b.ins().return_(&[zero]);
         self.b.seal_all_blocks();
         Ok(())
-    }
-
-    fn stmt(&mut self, s: &Stmt) -> R<()> {
-        match &s.kind {
-            StmtKind::Decl { ty, name, init } => {
-                let v = match init {
-                    Some(e) => self.expr(e)?.0,
-                    None => self.iconst(0),
-                };
-                let (v, _) = self.coerce(*ty, v);
-                let var = self.b.declare_var(I64);
-                self.b.def_var(var, v);
-                self.locals.push((name.name.clone(), *ty, var));
-            }
-            StmtKind::Expr(e) => {
-                self.expr(e)?;
-            }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                let mark = self.locals.len();
-                if let Some(i) = init {
-                    self.stmt(i)?;
-                }
-                let head = self.b.create_block();
-                let body_b = self.b.create_block();
-                let step_b = self.b.create_block();
-                let exit = self.b.create_block();
-                self.b.ins().jump(head, &[]);
-                self.b.switch_to_block(head);
-                match cond {
-                    Some(c) => {
-                        let (v, _) = self.expr(c)?;
-                        self.b.ins().brif(v, body_b, &[], exit, &[]);
-                    }
-                    None => {
-                        self.b.ins().jump(body_b, &[]);
-                    }
-                }
-                self.b.switch_to_block(body_b);
-                self.loops.push((exit, step_b));
-                let r = self.scoped(body);
-                self.loops.pop();
-                r?;
-                self.b.ins().jump(step_b, &[]);
-                self.b.switch_to_block(step_b);
-                if let Some(st) = step {
-                    self.expr(st)?;
-                }
-                self.b.ins().jump(head, &[]);
-                self.b.switch_to_block(exit);
-                self.locals.truncate(mark);
-            }
-            StmtKind::While { cond, body } => {
-                let head = self.b.create_block();
-                let body_b = self.b.create_block();
-                let exit = self.b.create_block();
-                self.b.ins().jump(head, &[]);
-                self.b.switch_to_block(head);
-                let (v, _) = self.expr(cond)?;
-                self.b.ins().brif(v, body_b, &[], exit, &[]);
-                self.b.switch_to_block(body_b);
-                self.loops.push((exit, head));
-                let r = self.scoped(body);
-                self.loops.pop();
-                r?;
-                self.b.ins().jump(head, &[]);
-                self.b.switch_to_block(exit);
-            }
-            StmtKind::If { cond, then, els } => {
-                let (v, _) = self.expr(cond)?;
-                let t = self.b.create_block();
-                let e = self.b.create_block();
-                let merge = self.b.create_block();
-                self.b.ins().brif(v, t, &[], e, &[]);
-                self.b.switch_to_block(t);
-                self.scoped(then)?;
-                self.b.ins().jump(merge, &[]);
-                self.b.switch_to_block(e);
-                if let Some(x) = els {
-                    self.scoped(x)?;
-                }
-                self.b.ins().jump(merge, &[]);
-                self.b.switch_to_block(merge);
-            }
-            StmtKind::Return(e) => {
-                let v = match e {
-                    Some(e) => {
-                        let (v, _) = self.expr(e)?;
-                        self.coerce(self.ret, v).0
-                    }
-                    None => self.iconst(0),
-                };
-                self.jump_away(self.ret_block, &[BlockArg::Value(v)]);
-            }
-            StmtKind::Block(v) => {
-                let mark = self.locals.len();
-                for s in v {
-                    self.stmt(s)?;
-                }
-                self.locals.truncate(mark);
-            }
-            StmtKind::Break | StmtKind::Continue => {
-                let Some(&(brk, cont)) = self.loops.last() else {
-                    return Err(self.err(s.span, "break or continue outside a loop"));
-                };
-                let target = if matches!(s.kind, StmtKind::Break) {
-                    brk
-                } else {
-                    cont
-                };
-                self.jump_away(target, &[]);
-            }
-            StmtKind::Empty => {}
-        }
-        Ok(())
-    }
-
-    /// A statement in a scope of its own (a loop's or an if's body).
-    fn scoped(&mut self, s: &Stmt) -> R<()> {
-        let mark = self.locals.len();
-        let r = self.stmt(s);
-        self.locals.truncate(mark);
-        r
-    }
-
-    fn local(&self, n: &str) -> Option<(CType, Variable)> {
-        self.locals
-            .iter()
-            .rev()
-            .find(|(k, _, _)| k == n)
-            .map(|(_, t, v)| (*t, *v))
     }
 
     /// The address `p + index·size` (null checked) and the size.
@@ -459,6 +316,49 @@ impl Emit for Fc<'_, '_> {
     type V = V;
     type Var = Variable;
     type Join = Join;
+    type Label = Block;
+
+    fn locals(&mut self) -> &mut Vec<(String, CType, Variable)> {
+        &mut self.locals
+    }
+
+    fn loops(&mut self) -> &mut Vec<(Block, Block)> {
+        &mut self.loops
+    }
+
+    fn ret_type(&self) -> CType {
+        self.ret
+    }
+
+    fn new_var(&mut self, _ty: CType, v: V) -> Variable {
+        let var = self.b.declare_var(I64);
+        self.b.def_var(var, v);
+        var
+    }
+
+    fn label(&mut self, _what: &str) -> Block {
+        self.b.create_block()
+    }
+
+    fn place(&mut self, l: &Block) {
+        self.b.switch_to_block(*l);
+    }
+
+    fn goto(&mut self, l: &Block) {
+        self.b.ins().jump(*l, &[]);
+    }
+
+    fn branch(&mut self, v: V, then: &Block, other: &Block) {
+        self.b.ins().brif(v, *then, &[], *other, &[]);
+    }
+
+    fn leave(&mut self, l: &Block) {
+        self.jump_away(*l, &[]);
+    }
+
+    fn ret(&mut self, v: V) {
+        self.jump_away(self.ret_block, &[BlockArg::Value(v)]);
+    }
 
     fn class(&self) -> Class<'_, '_> {
         Class {
@@ -469,8 +369,8 @@ impl Emit for Fc<'_, '_> {
         }
     }
 
-    fn find_local(&self, n: &str) -> Option<(CType, Variable)> {
-        self.local(n)
+    fn locals_now(&self) -> &[(String, CType, Variable)] {
+        &self.locals
     }
 
     fn read_var(&mut self, var: &Variable) -> V {
