@@ -716,12 +716,12 @@ impl Emit for Fc<'_, '_> {
         self.line(format!("{var} = {v};"));
     }
 
-    fn read_word(&mut self, addr: i64) -> String {
-        self.tmp(format!("W({})", lit(addr)))
+    fn read_word(&mut self, base: i64, i: usize) -> String {
+        self.tmp(format!("W({})", lit(base + (i * 8) as i64)))
     }
 
-    fn write_word(&mut self, addr: i64, v: String) {
-        self.line(format!("W({}) = {v};", lit(addr)));
+    fn write_word(&mut self, base: i64, i: usize, v: String) {
+        self.line(format!("W({}) = {v};", lit(base + (i * 8) as i64)));
     }
 
     fn int(&mut self, v: i64) -> String {

@@ -381,14 +381,14 @@ impl Emit for Fc<'_, '_> {
         self.b.def_var(*var, v);
     }
 
-    fn read_word(&mut self, addr: i64) -> V {
-        let a = self.iconst(addr);
-        self.b.ins().load(I64, trusted(), a, 0)
+    fn read_word(&mut self, base: i64, i: usize) -> V {
+        let a = self.iconst(base);
+        self.b.ins().load(I64, trusted(), a, (i * 8) as i32)
     }
 
-    fn write_word(&mut self, addr: i64, v: V) {
-        let a = self.iconst(addr);
-        self.b.ins().store(trusted(), v, a, 0);
+    fn write_word(&mut self, base: i64, i: usize, v: V) {
+        let a = self.iconst(base);
+        self.b.ins().store(trusted(), v, a, (i * 8) as i32);
     }
 
     fn int(&mut self, v: i64) -> V {

@@ -233,10 +233,11 @@ pub(crate) trait Emit {
     fn ret(&mut self, v: Self::V);
     fn read_var(&mut self, var: &Self::Var) -> Self::V;
     fn write_var(&mut self, var: &Self::Var, v: Self::V);
-    /// The 64-bit word at a baked address (data members, an imported
-    /// class's data).
-    fn read_word(&mut self, addr: i64) -> Self::V;
-    fn write_word(&mut self, addr: i64, v: Self::V);
+    /// Word `i` (64-bit) of the words at baked address `base` (the data
+    /// members, an imported class's data): as base and offset, so that
+    /// Cranelift keeps one base for all of them.
+    fn read_word(&mut self, base: i64, i: usize) -> Self::V;
+    fn write_word(&mut self, base: i64, i: usize, v: Self::V);
     fn int(&mut self, v: i64) -> Self::V;
     /// `-v`, `!v` or `~v` (a dereference is a [`Emit::load`]).
     fn unary(&mut self, op: UnOp, v: Self::V) -> Self::V;
@@ -357,11 +358,11 @@ pub(crate) fn call<G: Emit>(g: &mut G, e: &Expr, callee: &Expr, args: &[Expr]) -
     })
 }
 
-/// The data member `n`'s word and declared type.
-fn data_word<G: Emit>(g: &G, n: &str) -> Option<(i64, CType)> {
+/// The data member `n`'s word (base, index) and declared type.
+fn data_word<G: Emit>(g: &G, n: &str) -> Option<((i64, usize), CType)> {
     let c = g.class();
     let i = c.layout.iter().position(|(k, _)| k == n)?;
-    Some((c.addrs.data + (i * 8) as i64, c.layout[i].1))
+    Some(((c.addrs.data, i), c.layout[i].1))
 }
 
 /// Expression `e` emitted by `g`: its value and static type, or the
@@ -375,8 +376,8 @@ pub(crate) fn expr<G: Emit>(g: &mut G, e: &Expr) -> R<(G::V, T)> {
         ExprKind::Name(n) => {
             if let Some((ty, var)) = g.find_local(n) {
                 (g.read_var(&var), t_of(ty))
-            } else if let Some((addr, ty)) = data_word(g, n) {
-                (g.read_word(addr), t_of(ty))
+            } else if let Some(((base, i), ty)) = data_word(g, n) {
+                (g.read_word(base, i), t_of(ty))
             } else {
                 return Err(g.error_at(e.span, format!("undeclared name '{n}'")));
             }
@@ -393,10 +394,10 @@ pub(crate) fn expr<G: Emit>(g: &mut G, e: &Expr) -> R<(G::V, T)> {
             // copies them to and from A's instance.
             let word = class.addrs.users[user].as_ref().and_then(|u| {
                 let i = u.layout.iter().position(|(k, _)| k == &f.name)?;
-                Some(u.data + (i * 8) as i64)
+                Some((u.data, i))
             });
             match word {
-                Some(addr) => (g.read_word(addr), t_of(ty)),
+                Some((base, i)) => (g.read_word(base, i), t_of(ty)),
                 None => (g.user(e.span, user, f, &[], UserOp::Data), t_of(ty)),
             }
         }
@@ -493,9 +494,9 @@ pub(crate) fn assign<G: Emit>(g: &mut G, target: &Expr, (v, _): (G::V, T)) -> R<
                 g.write_var(&var, w.clone());
                 return Ok((w, t));
             }
-            if let Some((addr, ty)) = data_word(g, n) {
+            if let Some(((base, i), ty)) = data_word(g, n) {
                 let (w, t) = g.coerce(ty, v);
-                g.write_word(addr, w.clone());
+                g.write_word(base, i, w.clone());
                 return Ok((w, t));
             }
             Err(g.error_at(target.span, format!("undeclared name '{n}'")))
