@@ -1,4 +1,4 @@
-//! The walk of the C subset's expressions, once for both code generators
+//! The walk of the C subset's functions, once for both code generators
 //! (compile.rs: Cranelift IR; cc.rs: C source): names and what they
 //! denote, static types, conversions on assignment, what a call calls
 //! ([`resolve`]) and the errors at their places, the same text from
@@ -186,9 +186,9 @@ pub(crate) fn resolve<'e>(
 }
 
 /// What a code generator emits for the parts of a function's body;
-/// [`stmt`], [`expr`], [`assign`] and [`call`] walk it with them. `V` is the generator's
-/// value (a Cranelift value, a C expression), `Var` a local variable,
-/// `Join` where the two ways of `&&`, `||` and `?:` meet.
+/// [`stmt`], [`expr`], [`assign`] and [`call`] walk it with them. `V` is
+/// the generator's value (a Cranelift value, a C expression), `Var` a
+/// local variable, `Join` where the two ways of `&&`, `||` and `?:` meet.
 pub(crate) trait Emit {
     type V: Clone;
     type Var: Clone;
@@ -204,7 +204,7 @@ pub(crate) trait Emit {
     fn loops(&mut self) -> &mut Vec<(Self::Label, Self::Label)>;
     /// The function's value type.
     fn ret_type(&self) -> CType;
-    /// The same, to read.
+    /// The local variables in scope, to read (as [`Emit::locals`]).
     fn locals_now(&self) -> &[(String, CType, Self::Var)];
     /// Local variable `n` where the walk is: its declared type and variable.
     fn find_local(&self, n: &str) -> Option<(CType, Self::Var)> {
