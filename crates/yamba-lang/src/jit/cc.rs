@@ -644,7 +644,7 @@ impl<'a, 'b> Fc<'a, 'b> {
     }
 }
 
-/// An expression's parts, as this generator emits them (the walk: walk.rs).
+/// A function body's parts, as this generator emits them (the walk: walk.rs).
 impl Emit for Fc<'_, '_> {
     type V = String;
     type Var = String;
