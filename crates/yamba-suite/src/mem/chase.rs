@@ -140,23 +140,35 @@ impl Chain {
     /// A cycle through `offsets` (bytes into `mem`, 8-byte aligned, each
     /// once) in the order given: for chases whose layout is the point (one
     /// line per page, pairs of words `stride` apart).
-    pub fn from_offsets(mut mem: Anon, offsets: &[usize]) -> Result<Chain, String> {
-        if offsets.len() < 2 || offsets.iter().any(|&o| o % 8 != 0 || o + 8 > mem.len()) {
+    pub fn from_offsets(mem: Anon, offsets: &[usize]) -> Result<Chain, String> {
+        let bytes = mem.len();
+        let mut c = Chain {
+            mem,
+            elements: 0,
+            stride: 8,
+            bytes,
+            first: 0,
+        };
+        c.relink(offsets)?;
+        Ok(c)
+    }
+
+    /// Makes the chain a cycle through other `offsets` of the same memory
+    /// (as [`Chain::from_offsets`]): chases that must differ in their
+    /// layout alone, not in their physical pages, share one mapping.
+    pub fn relink(&mut self, offsets: &[usize]) -> Result<(), String> {
+        let len = self.mem.len();
+        if offsets.len() < 2 || offsets.iter().any(|&o| o % 8 != 0 || o + 8 > len) {
             return Err("chain offsets must be ≥ 2, 8-byte aligned, inside the mapping".into());
         }
-        let base = mem.as_ptr() as usize;
-        let words = mem.words();
+        let base = self.mem.as_ptr() as usize;
+        let words = self.mem.words();
         for (i, &o) in offsets.iter().enumerate() {
             words[o / 8] = (base + offsets[(i + 1) % offsets.len()]) as u64;
         }
-        let bytes = mem.len();
-        Ok(Chain {
-            mem,
-            elements: offsets.len(),
-            stride: 8,
-            bytes,
-            first: base + offsets[0],
-        })
+        self.elements = offsets.len();
+        self.first = base + offsets[0];
+        Ok(())
     }
 
     /// Follows the chain `n` steps from its start and returns where it
