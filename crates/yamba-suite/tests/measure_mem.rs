@@ -144,6 +144,7 @@ fn read_curve_at_its_largest_is_mem_bandwidth_read() {
     use yamba_suite::mem::bandwidth::READ;
     use yamba_suite::mem::bandwidth_curve::READ_CURVE;
     let _alone = alone();
+    pin();
     check!(
         "mem.bandwidth.read.curve at its largest / mem.bandwidth.read",
         Accept::within(1.0, 0.08)
@@ -166,6 +167,7 @@ fn read_curve_at_its_largest_is_mem_bandwidth_read() {
 fn read_curve_steps_down_from_l1_to_memory() {
     use yamba_suite::mem::bandwidth_curve::READ_CURVE;
     let _alone = alone();
+    pin();
     check!("read curve, L1 / memory", Accept::at_least(2.5))
         .attempts(5, 15)
         .run(|| {
@@ -182,10 +184,11 @@ fn read_curve_steps_down_from_l1_to_memory() {
 #[test]
 fn line_size_is_sysfs_coherency_line_size() {
     let _alone = alone();
-    // Pinned, as `yamba run` is: a sweep whose thread moves to the other
-    // CPU finds its lines in the other core's caches, and the sweeps
-    // disagree (unpinned, CI withheld 8 of 15 attempts on an AMD EPYC
-    // Zen 3 guest where pinned runs gave 64 in 15 of 15).
+    // Pinned, as `yamba run` is (and every check here that runs a
+    // benchmark): a sweep whose thread moves to the other CPU finds its
+    // lines in the other core's caches, and the sweeps disagree
+    // (unpinned, CI withheld 8 of 15 attempts on an AMD EPYC Zen 3 guest
+    // where pinned runs gave 64 in 15 of 15).
     pin();
     let m = Machine::describe();
     let Some(want) = m.caches.first().and_then(|c| c.line_bytes) else {
@@ -266,6 +269,7 @@ fn reported_dtlb_entries() -> Vec<(String, u64)> {
 #[test]
 fn tlb_reach_is_a_rise_of_the_4k_over_2m_difference() {
     let _alone = alone();
+    pin();
     let m = Machine::describe();
     if let Some(why) =
         yamba_suite::mem::adapter::thp_unavailable(m.transparent_hugepages.as_deref())
