@@ -6,9 +6,9 @@
 //! line the first just brought in when `s` is less than a line, and misses
 //! too when it is not. The latency per load steps up at s = the line size:
 //! the line is the smallest stride whose latency, and the next stride's,
-//! are both at least [`MIN_STEP`] times the cheapest smaller stride's. Only that
-//! first step is read: past it the cost moves with prefetchers and the
-//! pages' cache sets (on an AMD EPYC guest, 2026-11-29, the 128-byte
+//! are both at least [`MIN_STEP`] times the cheapest smaller stride's.
+//! Only that first step is read: past it the cost moves with prefetchers
+//! and the pages' cache sets (on an AMD EPYC guest, 2026-11-29, the 128-byte
 //! stride cost 0.97× to 1.3× the 64-byte one from process to process,
 //! which put the old rule's midpoint to the largest stride's latency at
 //! 64 or 128 by turns).
