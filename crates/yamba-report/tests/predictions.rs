@@ -93,6 +93,23 @@ fn describe(name: &str, preds: &[Prediction]) -> String {
     s
 }
 
+/// Asserts that the headline predictions of the file at `path` miss
+/// exactly `want` (id and how far, in the headlines' order) and hold at
+/// least [`MIN_HIT_RATE`]; prints the table and returns the predictions.
+fn misses_are_exactly(path: &str, want: &[(&str, Agreement)]) -> Vec<Prediction> {
+    let preds = headline_predictions(&read(path));
+    let rate = hit_rate(&preds);
+    eprintln!("{}hit rate {rate:.2}", describe(path, &preds));
+    let misses: Vec<(&str, Agreement)> = preds
+        .iter()
+        .filter(|p| p.agreement != Agreement::Within)
+        .map(|p| (p.id.as_str(), p.agreement))
+        .collect();
+    assert_eq!(misses, want, "\n{}", describe(path, &preds));
+    assert!(rate >= MIN_HIT_RATE, "hit rate {rate:.2} in {path}");
+    preds
+}
+
 #[test]
 fn headline_ranges_are_at_most_twice_as_wide_as_they_are_low_on_every_machine() {
     for path in [INTEL, AMD, ZEN3] {
@@ -134,22 +151,8 @@ fn measured_values_fall_inside_their_ranges_on_the_other_machine() {
 /// Any other miss, or this one turning far, fails.
 #[test]
 fn a_third_machine_kind_checked_blind_misses_only_its_noisy_switch() {
-    let preds = headline_predictions(&read(ZEN3));
-    let rate = hit_rate(&preds);
-    eprintln!("{}hit rate {rate:.2}", describe(ZEN3, &preds));
-    let misses: Vec<(&str, Agreement)> = preds
-        .iter()
-        .filter(|p| p.agreement != Agreement::Within)
-        .map(|p| (p.id.as_str(), p.agreement))
-        .collect();
-    assert_eq!(
-        misses,
-        [("ipc.ctxsw.sweep.0k", Agreement::Near)],
-        "\n{}",
-        describe(ZEN3, &preds)
-    );
+    let preds = misses_are_exactly(ZEN3, &[("ipc.ctxsw.sweep.0k", Agreement::Near)]);
     assert!(preds.len() >= 18, "{} headline predictions", preds.len());
-    assert!(rate >= MIN_HIT_RATE, "hit rate {rate:.2}");
 }
 
 /// On the Intel file the misses are exactly the explained ones
@@ -159,25 +162,14 @@ fn a_third_machine_kind_checked_blind_misses_only_its_noisy_switch() {
 /// round trip as its block, is near. Any other miss is new and fails.
 #[test]
 fn the_intel_run_misses_only_where_its_measurements_are_suspect() {
-    let preds = headline_predictions(&read(INTEL));
-    let rate = hit_rate(&preds);
-    eprintln!("{}hit rate {rate:.2}", describe(INTEL, &preds));
-    let misses: Vec<(&str, Agreement)> = preds
-        .iter()
-        .filter(|p| p.agreement != Agreement::Within)
-        .map(|p| (p.id.as_str(), p.agreement))
-        .collect();
-    assert_eq!(
-        misses,
-        [
+    misses_are_exactly(
+        INTEL,
+        &[
             ("net.tcp.rtt", Agreement::Near),
             ("mem.latency.L3", Agreement::Far),
             ("fs.read.seq.cached", Agreement::Far),
         ],
-        "\n{}",
-        describe(INTEL, &preds)
     );
-    assert!(rate >= MIN_HIT_RATE, "hit rate {rate:.2}");
 }
 
 /// Composites name their basis: on the AMD run (which measured every

@@ -24,6 +24,7 @@ use serde_json::json;
 use std::time::Duration;
 use yamba_core::harness::Plan;
 use yamba_core::{Benchmark, Cold, Ctx, Series, Unit};
+use yamba_stats::Summary;
 
 pub static LINE: Benchmark = Benchmark {
     id: "mem.line",
@@ -123,7 +124,6 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     // looked at, so the extra sweeps cannot favour an answer; the
     // sweeps' agreement is evidence below.
     let most = MAX_SWEEPS * sweeps;
-    let mut ran = 0;
     for sweep in 0..=most {
         if found.len() == sweeps {
             break;
@@ -146,20 +146,18 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
         let pts: Vec<(usize, f64)> = STRIDES
             .iter()
             .zip(turns)
-            .filter_map(|(&s, mut t)| {
-                t.sort_by(f64::total_cmp);
-                t.get(t.len() / 2).map(|&m| (s, m))
-            })
+            .filter_map(|(&s, t)| Summary::of(&t).map(|x| (s, x.median)))
             .collect();
         if sweep == 0 {
             continue;
         }
-        ran += 1;
         if let Some(l) = line_of(&pts) {
             found.push(l as f64);
         }
         curves.push(pts);
     }
+    // Every sweep after the warm-up left its curve.
+    let ran = curves.len();
     let mut r = ctx.result(None);
     r.set_observations(found.clone());
     r.method = Some(ctx.direct_method(1, started, format!("{ran} sweeps")));
