@@ -197,8 +197,10 @@ if [ "${RT:-0}" != 1 ]; then
   done
 fi
 
-# --- lat_proc shell (and exec, for reference) ---------------------------------
-f=$(yamba proc.shell proc.fork_exec)
+# --- lat_proc fork, shell (and exec, for reference) ---------------------------
+f=$(yamba proc.fork.light proc.shell proc.fork_exec)
+row "lat_proc fork" proc.fork.light "$(ymed "$f" proc.fork.light 0.001)" \
+  "$(lm "sed -n 's/^Process fork+exit: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_proc" "${N[@]}" fork)" µs "child: yamba _exit; lmbench exit() (stdio, atexit)"
 row "lat_proc shell" proc.shell "$(ymed "$f" proc.shell 0.001)" \
   "$(lm "sed -n 's/^Process fork+\/bin\/sh -c: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_proc" "${N[@]}" shell)" µs "yamba: sh -c 'exit 7'; lmbench: sh -c /tmp/hello"
 row "lat_proc exec (ref)" proc.fork_exec "$(ymed "$f" proc.fork_exec 0.001)" \

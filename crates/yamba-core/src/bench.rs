@@ -321,7 +321,9 @@ impl RunConfig {
         // line, which bounds it) must not panic when absurd: at most a day.
         p.budget = Duration::try_from_secs_f64(self.budget_s.clamp(0.001, 86_400.0))
             .unwrap_or(Duration::from_secs(2));
-        p.placement = !self.fixed_placement;
+        if self.fixed_placement {
+            p.placement = crate::harness::Placing::ASKED;
+        }
         p
     }
 }

@@ -47,9 +47,26 @@ pub struct Plan {
     pub fixed_iterations: Option<u64>,
     /// Use exactly this unroll degree.
     pub fixed_unroll: Option<u32>,
-    /// Run the measured code at several placements drawn at random
-    /// ([`crate::placement`]); false: where the build put it.
-    pub placement: bool,
+    /// Where the measured code runs: at several placements drawn at
+    /// random ([`crate::placement`]), or where the build put it.
+    pub placement: Placing,
+}
+
+/// Where a plan runs its measured code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placing {
+    /// Copies at placements drawn at random, one after another.
+    Random,
+    /// Where the build put it, for the reason given (recorded in the
+    /// result's placement as why it was not placed; it starts with "one
+    /// placement ", which tells a choice from a placement that failed).
+    Fixed(&'static str),
+}
+
+impl Placing {
+    /// What `--fixed-placement` asks for.
+    pub const ASKED: Placing =
+        Placing::Fixed("one placement asked for (--fixed-placement): where the build put the code");
 }
 
 impl Plan {
@@ -65,7 +82,7 @@ impl Plan {
             max_unroll: 32,
             fixed_iterations: None,
             fixed_unroll: None,
-            placement: true,
+            placement: Placing::Random,
         }
     }
 
@@ -326,14 +343,8 @@ fn place(
     obs_ns: f64,
 ) -> (Option<Placed>, Vec<[usize; 2]>, Placement) {
     let here = vec![[code, dummy.unwrap_or(0)]];
-    if !plan.placement {
-        return (
-            None,
-            here,
-            Placement::not_placed(
-                "one placement asked for (--fixed-placement): where the build put the code",
-            ),
-        );
+    if let Placing::Fixed(why) = plan.placement {
+        return (None, here, Placement::not_placed(why));
     }
     // Every placement visited a few times within the budget: fewer of
     // them for an operation that takes milliseconds.

@@ -6,8 +6,9 @@
 mod support;
 
 use support::{assert_ok_with as assert_ok, run_logged as run};
+use yamba_core::BenchResult;
 use yamba_core::{Mode, Session, Status};
-use yamba_suite::proc::{check::Tally, exec, fork, thread};
+use yamba_suite::proc::{check, check::Tally, exec, fork, thread};
 
 /// One session for the file; tests run one at a time so that forking
 /// benchmarks do not time each other. SCHED_FIFO (children inherit it; the
@@ -38,6 +39,29 @@ fn light_fork_reaps_every_child_and_reports_its_tail() {
         assert!(r.extra.contains_key(k), "missing {k}");
     }
     assert!(sum.p99 >= sum.median && sum.max >= sum.p99);
+    assert_not_placed(r);
+}
+
+/// A benchmark that forks keeps its code where the build put it, saying
+/// why: code placement's window would be part of every address space fork
+/// copies (check::FORK_COPIES_PLACEMENT).
+fn assert_not_placed(r: &BenchResult) {
+    let p = r.method.as_ref().unwrap().placement.as_ref().unwrap();
+    assert!(!p.placed, "{} placed its code: {p:?}", r.id);
+    assert_eq!(
+        p.why_not.as_deref(),
+        Some(check::FORK_COPIES_PLACEMENT),
+        "{}",
+        r.id
+    );
+    assert!(
+        r.evidence
+            .iter()
+            .any(|e| e.check.contains("placements drawn at random") && e.ok),
+        "{}: a placement chosen by design is not a failed one: {:?}",
+        r.id,
+        r.evidence
+    );
 }
 
 #[test]
@@ -46,6 +70,7 @@ fn heavy_fork_keeps_its_heap_resident() {
     let r = &run(s, &fork::HEAVY, Mode::Hot)[0];
     assert_ok(r, &["heap was resident", "every child created was reaped"]);
     assert_eq!(r.params["heap_mib"], 64);
+    assert_not_placed(r);
     assert!(r.extra["p99_ns"].as_f64().unwrap() >= r.median().unwrap());
 }
 
@@ -57,8 +82,15 @@ fn vfork_spawn_exec_and_threads_all_ran() {
     let spawn = &run(s, &exec::SPAWN, Mode::Hot)[0];
     assert_ok(spawn, &["every child really ran"]);
     assert_eq!(spawn.params["program"], "/bin/true");
+    // posix_spawn copies no address space: its code is placed where
+    // placement works here.
+    let placement = spawn.method.as_ref().unwrap().placement.as_ref().unwrap();
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        assert!(placement.placed, "{placement:?}");
+    }
     let fexec = &run(s, &exec::FORK_EXEC, Mode::Hot)[0];
     assert_ok(fexec, &["every child really ran"]);
+    assert_not_placed(fexec);
     let vfork_cold = &run(s, &exec::VFORK, Mode::Cold)[0];
     assert_ok(vfork_cold, &["every child really ran"]);
     for mode in [Mode::Hot, Mode::Cold] {

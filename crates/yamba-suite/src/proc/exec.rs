@@ -5,10 +5,11 @@
 //! proves the exec happened, since a failed exec exits 127.
 
 use super::adapter::{self, Program, VforkStack};
-use super::check::{add_tail, tail_plan, Tally};
+use super::check::{add_tail, forking_plan, tail_plan, Tally};
 use crate::shared::CpuWait;
 use yamba_core::cold::Evictor;
 use yamba_core::harness::measure_single;
+use yamba_core::harness::Plan;
 use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Machine, Mode, RunConfig, Unit};
 
 /// Candidates for the tiny program, first found wins.
@@ -64,10 +65,11 @@ pub static FORK_EXEC: Benchmark = Benchmark {
     ..Benchmark::TEMPLATE
 };
 
-/// Times `create` + wait one at a time over the budget; every child must
-/// exit with `want`.
+/// Times `create` + wait one at a time over the budget with `plan`; every
+/// child must exit with `want`.
 fn measure_children<C: FnMut() -> Result<i32, String>>(
     ctx: &mut Ctx,
+    plan: &Plan,
     want: i32,
     mut create: C,
 ) -> (yamba_core::Measured, Tally, CpuWait) {
@@ -77,7 +79,7 @@ fn measure_children<C: FnMut() -> Result<i32, String>>(
     let m = measure_single(
         ctx.clock(),
         ctx.base_ns(),
-        &tail_plan(ctx),
+        plan,
         evictor.as_mut(),
         || {},
         || {
@@ -93,7 +95,8 @@ fn measure_children<C: FnMut() -> Result<i32, String>>(
 
 fn run_vfork(ctx: &mut Ctx) -> Result<(), String> {
     let mut stack = VforkStack::new();
-    let (m, tally, wait) = measure_children(ctx, 7, || adapter::vfork_exit(&mut stack));
+    let (m, tally, wait) =
+        measure_children(ctx, &tail_plan(ctx), 7, || adapter::vfork_exit(&mut stack));
     let mut r = ctx.measured_result(None, m);
     wait.record(&mut r);
     tally.add_evidence(&mut r, 7, "exit status only the child returns");
@@ -111,12 +114,14 @@ fn describe_program(r: &mut BenchResult, path: &str) {
     r.param("environment", "empty");
 }
 
+/// posix_spawn shares the address space until the exec (vfork's way), so
+/// its code may be placed; fork + exec copies it first ([`forking_plan`]).
 fn run_spawn(ctx: &mut Ctx) -> Result<(), String> {
-    run_program(ctx, adapter::spawn)
+    run_program(ctx, &tail_plan(ctx), adapter::spawn)
 }
 
 fn run_fork_exec(ctx: &mut Ctx) -> Result<(), String> {
-    run_program(ctx, adapter::fork_exec)
+    run_program(ctx, &forking_plan(ctx), adapter::fork_exec)
 }
 
 /// Times `start` (posix_spawn, or fork + exec) running the tiny program,
@@ -124,11 +129,12 @@ fn run_fork_exec(ctx: &mut Ctx) -> Result<(), String> {
 /// loop calls `start` directly.
 fn run_program<S: Fn(&Program) -> Result<i32, String>>(
     ctx: &mut Ctx,
+    plan: &Plan,
     start: S,
 ) -> Result<(), String> {
     let path = tiny_program().ok_or("no tiny program")?;
     let prog = Program::new(path)?;
-    let (m, tally, wait) = measure_children(ctx, 0, || start(&prog));
+    let (m, tally, wait) = measure_children(ctx, plan, 0, || start(&prog));
     let mut r = ctx.measured_result(None, m);
     wait.record(&mut r);
     describe_program(&mut r, path);

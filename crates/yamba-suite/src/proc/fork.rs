@@ -11,7 +11,7 @@
 //! instruction and its last: fork→child running, and exit→reaped.
 
 use super::adapter::{self, SharedPage, TouchedHeap};
-use super::check::{add_tail, tail_plan, Tally};
+use super::check::{add_tail, forking_plan, tail_plan, Tally};
 use crate::shared::CpuWait;
 use std::sync::atomic::Ordering;
 use yamba_core::cold::Evictor;
@@ -96,7 +96,7 @@ fn measure_fork_wait(ctx: &mut Ctx, spin_ns: f64) -> (Measured, Tally) {
     let m = measure_single(
         clock,
         ctx.base_ns(),
-        &tail_plan(ctx),
+        &forking_plan(ctx),
         evictor.as_mut(),
         || {},
         || {

@@ -6,7 +6,7 @@
 //! that did not understand it exits 2.
 
 use super::adapter;
-use super::check::{add_tail, tail_plan, Tally};
+use super::check::{add_tail, forking_plan, Tally};
 use crate::shared::CpuWait;
 use std::ffi::CString;
 use yamba_core::harness::measure_single;
@@ -84,7 +84,7 @@ fn run_shell(ctx: &mut Ctx) -> Result<(), String> {
     let m = measure_single(
         ctx.clock(),
         ctx.base_ns(),
-        &tail_plan(ctx),
+        &forking_plan(ctx),
         None,
         || {},
         || {
