@@ -78,8 +78,8 @@ for i in $(seq 1 "$rounds"); do
   for p in "${prims[@]}"; do
     IFS='|' read -r name id cmd <<<"$p"
     jq -r --arg id "$id" '.results[] | select(.id==$id and .mode=="hot" and .status=="ok")
-      | "\(.certainty.estimate // .summary.median) \(.certainty.ci.lo // "nan") \(.certainty.ci.hi // "nan")"' \
-      "$out/y$i.json" | awk -v n="$name" '{print n "|yamba|" $1 "|" $2 "|" $3}' >> "$out/all"
+      | "\(.certainty.estimate // .summary.median) \(.certainty.ci.lo // "nan") \(.certainty.ci.hi // "nan") \(if any(.warnings[]?; test("describes a shared core")) then 1 else 0 end)"' \
+      "$out/y$i.json" | awk -v n="$name" '{print n "|yamba|" $1 "|" $2 "|" $3 "|" $4}' >> "$out/all"
     if [ -n "$cmd" ]; then
       v=$(lm_value "$cmd")
       [ -n "$v" ] && echo "$name|lmbench|$(awk -v v="$v" 'BEGIN{print v*1000}')||" >> "$out/all"
@@ -91,7 +91,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 if [ "$rounds" -gt 0 ]; then
 printf '\nbetween-run spread, %s rounds, both tools pinned to CPU %s (ns; yamba precise: 6 processes per run)\n\n' "$rounds" "$cpu"
-printf '%-20s %12s %8s %12s %8s %9s %10s\n' primitive "yamba med" "CV" "lmbench med" "CV" "CV ratio" "CI held"
+printf '%-20s %12s %8s %12s %8s %9s %10s %8s %9s\n' primitive "yamba med" "CV" "lmbench med" "CV" "CV ratio" "CI held" shared "CV rest"
 for p in "${prims[@]}"; do
   IFS='|' read -r name id cmd <<<"$p"
   awk -F'|' -v n="$name" '
@@ -100,7 +100,9 @@ for p in "${prims[@]}"; do
       return k % 2 ? b[(k + 1) / 2] : (b[k / 2] + b[k / 2 + 1]) / 2 }
     function cv(a, k,   i, m, s) { if (k < 2) return -1; for (i = 1; i <= k; i++) m += a[i]; m /= k
       for (i = 1; i <= k; i++) s += (a[i] - m) ^ 2; return sqrt(s / (k - 1)) / m * 100 }
-    $1 == n && $2 == "yamba"   { y[++ny] = $3; lo[ny] = $4; hi[ny] = $5 }
+    $1 == n && $2 == "yamba"   { y[++ny] = $3; lo[ny] = $4; hi[ny] = $5; if ($6 == 1) nsh++; else u[++nu] = $3
+                                 vals = vals sprintf(" %.4g%s", $3, $6 == 1 ? "*" : "") }
+    $1 == n && $2 == "lmbench" { lvals = lvals sprintf(" %.4g", $3) }
     $1 == n && $2 == "lmbench" { l[++nl] = $3 }
     END {
       held = 0; tried = 0
@@ -113,12 +115,19 @@ for p in "${prims[@]}"; do
       ml = (nl ? sprintf("%.4g", med(l, nl)) : "-")
       sl = (nl > 1 ? sprintf("%.2f%%", cl) : "-")
       r = ((nl > 1 && cl > 0) ? sprintf("%.2f", cy / cl) : "-")
-      printf "%-20s %12.4g %7.2f%% %12s %8s %9s %10s\n", n, my, cy, ml, sl, r, held "/" tried
-    }' "$out/all"
+      cu = (nu > 1 ? sprintf("%.2f%%", cv(u, nu)) : "-")
+      printf "%-20s %12.4g %7.2f%% %12s %8s %9s %10s %8s %9s\n", n, my, cy, ml, sl, r, held "/" tried, nsh + 0 "/" ny, cu
+      printf "  %-20s yamba%s\n  %-20s lmbench%s\n", n, vals, "", lvals >> rounds
+    }' rounds="$out/rounds" "$out/all"
 done
+echo
+echo "per-round values (ns; *: yamba said half or more of its processes ran on a shared core, so the value describes one):"
+cat "$out/rounds"
 echo
 echo "CV: stddev of the per-round values over their mean. CV ratio: yamba's over lmbench's (goal <= 0.5)."
 echo "CI held: rounds whose reported 95% interval contained the median of the other rounds' values."
+echo "shared: yamba rounds whose value describes a shared core (another hardware thread of the host busy); CV rest: yamba's CV without them."
+echo "lmbench cannot tell such rounds: its CV includes them unmarked."
 echo "lmbench's null syscall and read are libc's getppid()/read(): compare them with yamba's .libc shapes."
 fi
 

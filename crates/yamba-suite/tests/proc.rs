@@ -39,6 +39,9 @@ fn light_fork_reaps_every_child_and_reports_its_tail() {
         assert!(r.extra.contains_key(k), "missing {k}");
     }
     assert!(sum.p99 >= sum.median && sum.max >= sum.p99);
+    let anon = r.params["parent_rss_anon_bytes"].as_u64().unwrap();
+    let rss = r.params["parent_vm_rss_bytes"].as_u64().unwrap();
+    assert!(anon > 0 && anon <= rss, "RssAnon {anon} of VmRSS {rss}");
     assert_not_placed(r);
 }
 
@@ -70,6 +73,10 @@ fn heavy_fork_keeps_its_heap_resident() {
     let r = &run(s, &fork::HEAVY, Mode::Hot)[0];
     assert_ok(r, &["heap was resident", "every child created was reaped"]);
     assert_eq!(r.params["heap_mib"], 64);
+    // The heap is anonymous memory, resident: what fork copies the page
+    // table entries of.
+    let anon = r.params["parent_rss_anon_bytes"].as_u64().unwrap();
+    assert!(anon >= 64 << 20, "RssAnon {anon} bytes with a 64 MiB heap");
     assert_not_placed(r);
     assert!(r.extra["p99_ns"].as_f64().unwrap() >= r.median().unwrap());
 }

@@ -118,12 +118,13 @@ fn measure_fork_wait(ctx: &mut Ctx, spin_ns: f64) -> (Measured, Tally) {
 
 fn run_light(ctx: &mut Ctx) -> Result<(), String> {
     let spin_us = ctx.number(CHILD_SPIN_US.key)?.unwrap_or(0.0);
-    let rss = adapter::vm_rss_bytes();
+    let (rss, anon) = (adapter::vm_rss_bytes(), adapter::rss_anon_bytes());
     let wait = CpuWait::start();
     let (m, tally) = measure_fork_wait(ctx, spin_us * 1e3);
     let mut r = ctx.measured_result(None, m);
     wait.record(&mut r);
     r.param("parent_vm_rss_bytes", rss);
+    r.param("parent_rss_anon_bytes", anon);
     if spin_us > 0.0 {
         r.param("child_spin_us", spin_us);
     }
@@ -140,6 +141,7 @@ fn run_heavy(ctx: &mut Ctx) -> Result<(), String> {
     let rss_before = adapter::vm_rss_bytes().unwrap_or(0);
     let heap = TouchedHeap::new(mib << 20, page)?;
     let rss = adapter::vm_rss_bytes().unwrap_or(0);
+    let anon = adapter::rss_anon_bytes();
     let wait = CpuWait::start();
     let (m, tally) = measure_fork_wait(ctx, 0.0);
     drop(heap);
@@ -152,6 +154,7 @@ fn run_heavy(ctx: &mut Ctx) -> Result<(), String> {
         "off (MADV_NOHUGEPAGE): one PTE per base page to copy",
     );
     r.param("parent_vm_rss_bytes", rss);
+    r.param("parent_rss_anon_bytes", anon);
     let grew = rss.saturating_sub(rss_before);
     r.add_evidence(
         "the heap was resident while forking (every page touched)",

@@ -217,8 +217,21 @@ impl Drop for TouchedHeap {
 
 /// The process's resident set (VmRSS), in bytes.
 pub fn vm_rss_bytes() -> Option<u64> {
+    status_bytes("VmRSS:")
+}
+
+/// The process's resident anonymous memory (RssAnon), in bytes: what fork
+/// copies page table entries of and exit frees (file pages it leaves to
+/// fault in again), so what makes one process's fork dearer than
+/// another's.
+pub fn rss_anon_bytes() -> Option<u64> {
+    status_bytes("RssAnon:")
+}
+
+/// A size line of /proc/self/status (`FIELD:  N kB`), in bytes.
+fn status_bytes(field: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }

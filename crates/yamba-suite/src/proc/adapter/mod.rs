@@ -4,7 +4,7 @@
 //!
 //! The interface every implementation provides: `NAME`; `Exit`, `fork`,
 //! `wait`; `VforkStack`, `vfork_exit`; `Program`, `spawn`, `fork_exec`;
-//! `thread_create_join`; `TouchedHeap`; `vm_rss_bytes`; `SharedPage`.
+//! `thread_create_join`; `TouchedHeap`; `vm_rss_bytes`, `rss_anon_bytes`; `SharedPage`.
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter

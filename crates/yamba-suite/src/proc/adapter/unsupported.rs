@@ -78,6 +78,10 @@ pub fn vm_rss_bytes() -> Option<u64> {
     None
 }
 
+pub fn rss_anon_bytes() -> Option<u64> {
+    None
+}
+
 /// Memory shared with forked children.
 pub struct SharedPage(AtomicU64);
 
