@@ -8,8 +8,7 @@ use super::adapter::{self, Program, VforkStack};
 use super::check::{add_tail, forking_plan, tail_plan, Tally};
 use crate::shared::CpuWait;
 use yamba_core::cold::Evictor;
-use yamba_core::harness::measure_single;
-use yamba_core::harness::Plan;
+use yamba_core::harness::{measure_single, Plan};
 use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Machine, Mode, RunConfig, Unit};
 
 /// Candidates for the tiny program, first found wins.
