@@ -91,8 +91,9 @@ pub struct Args {
     /// runs. By default a precise run gives every benchmark 3 blocks, each
     /// two thirds of a quick pass, and adds blocks (up to 10, in at most a
     /// tenth of the first three's time) where the interval is still wider
-    /// than 1%; --quick measures one block, whose interval is
-    /// within-process only.
+    /// than 1%, and to replace processes that ran on a core another
+    /// hardware thread was using (in at most the time those took); --quick
+    /// measures one block, whose interval is within-process only.
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
     /// Also run every benchmark as N simultaneous copies, each pinned to a CPU of its own
