@@ -222,8 +222,12 @@ fn locks_count_their_system_calls_and_hand_offs() {
     }
     let e = evidence(r, "the owners alternated");
     assert!(e.ok, "{e:?}");
+    // Every hand-off stamped, but those whose waiter had not slept yet
+    // (a host that took its CPU away), which are left out and counted.
     let n = r.observations.len() as u64;
-    assert_eq!(n, 2 * 1000, "every hand-off stamped");
+    let left_out = r.params["handoffs_left_out"].as_u64().unwrap();
+    assert_eq!(n + left_out, 2 * 1000, "every hand-off stamped or left out");
+    assert!(left_out <= 20, "{left_out} hand-offs left out of 2000");
     let calls = &r.extra["futex_calls"];
     assert!(calls["wakes"].as_u64().unwrap() >= n, "{calls}");
     assert!(calls["waits"].as_u64().unwrap() >= n, "{calls}");

@@ -14,8 +14,9 @@
 //! Evidence (gating): the owners alternated (a turn counter each owner
 //! checks on taking the lock; the hand-offs counted on both sides agree);
 //! the waiter was asleep — every release's FUTEX_WAKE found it (else the
-//! hand-off skipped the wake path); both threads stayed on their CPUs;
-//! the clocks' offset bound is under 10% of the median.
+//! hand-off skipped the wake path), but for at most 1% of hand-offs whose
+//! waiter had not slept yet, which are left out; both threads stayed on
+//! their CPUs; the clocks' offset bound is under 10% of the median.
 
 use super::adapter;
 use super::clocksync;
@@ -63,8 +64,13 @@ struct Shared {
 /// What one thread saw.
 #[derive(Default)]
 struct Side {
-    /// Hand-offs received: (release stamp, acquisition stamp) in ticks.
+    /// Hand-offs received through the wake path: (release stamp,
+    /// acquisition stamp) in ticks.
     stamps: Vec<(u64, u64)>,
+    /// Hand-offs received whose wait never slept: the waiter reached
+    /// FUTEX_WAIT after the release (its CPU taken away for longer than
+    /// `HOLD_NS`: a host's steal), so they timed no wake-up.
+    awake: u64,
     taken: u64,
     out_of_turn: u64,
     calls: Calls,
@@ -99,15 +105,18 @@ fn play(s: &Shared, clock: &Clock, parity: u64, last: u64, cpu: usize) -> Result
             }
             s.announced.store(t, Ordering::Release);
         }
-        side.calls.add(s.lock.lock());
+        let calls = s.lock.lock();
         let got = clock.stop();
+        side.calls.add(calls);
         if s.failed.load(Ordering::Relaxed) {
             s.lock.unlock();
             return Err("the partner gave up".into());
         }
-        if t > 0 {
+        if t > 0 && calls.slept > 0 {
             side.stamps
                 .push((s.released_at.load(Ordering::Acquire), got));
+        } else if t > 0 {
+            side.awake += 1;
         }
         if s.turn.load(Ordering::Relaxed) != t {
             side.out_of_turn += 1;
@@ -193,12 +202,13 @@ fn run_handoff(ctx: &mut Ctx) -> Result<(), String> {
         .param("parties", "two threads of one process")
         .param("hold_ns", HOLD_NS);
     let median = r.median().unwrap_or(f64::NAN);
-    let handoffs = (mine.stamps.len() + theirs.stamps.len()) as u64;
+    let awake = mine.awake + theirs.awake;
+    let handoffs = (mine.stamps.len() + theirs.stamps.len()) as u64 + awake;
     r.add_evidence(
         "the owners alternated: every owner found its turn, and the hand-offs counted on both sides agree",
         format!("{} acquisitions each side, {last} hand-offs, 0 out of turn", last / 2),
         format!(
-            "initiator {} acquisitions, peer {}; {handoffs} hand-offs stamped; out of turn: {}, {}",
+            "initiator {} acquisitions, peer {}; {handoffs} hand-offs; out of turn: {}, {}",
             mine.taken, theirs.taken, mine.out_of_turn, theirs.out_of_turn
         ),
         mine.taken == last / 2 + 1
@@ -208,15 +218,23 @@ fn run_handoff(ctx: &mut Ctx) -> Result<(), String> {
     );
     let mut all = mine.calls;
     all.add(theirs.calls);
+    // A hand-off whose waiter had not slept yet took another path (no
+    // wake-up): it is left out, and may be at most 1% of them. The CI's
+    // AMD EPYC guest, whose host took a vCPU away at times, left 1 of
+    // 2000 so in two attempts of twenty; this withheld the result then.
+    let allowed = last / 100;
     r.add_evidence(
-        "the waiter was asleep: every release's FUTEX_WAKE found it (the wake path)",
-        format!("{last} wakes that woke a sleeper (one more, waking nobody, at the end)"),
+        "the waiter was asleep: every release's FUTEX_WAKE found it (the wake path), but for the hand-offs left out because their waiter had not slept yet (at most 1%)",
         format!(
-            "{} FUTEX_WAKE, {} found a sleeper; {} FUTEX_WAIT, {} slept",
+            "≤ {allowed} of {last} left out, a wake that woke a sleeper for each of the others (and one more, waking nobody, at the end)"
+        ),
+        format!(
+            "{awake} left out; {} FUTEX_WAKE, {} found a sleeper; {} FUTEX_WAIT, {} slept",
             all.wakes, all.woke, all.waits, all.slept
         ),
-        all.woke == last && all.wakes <= last + 1,
+        awake <= allowed && all.woke + awake == last && all.wakes <= last + 1,
     );
+    r.param("handoffs_left_out", awake);
     r.add_evidence(
         "both threads stayed on their pinned CPUs (sched_getcpu at every acquisition)",
         format!("initiator on CPU {me}, peer on CPU {other}"),
