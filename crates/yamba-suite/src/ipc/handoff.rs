@@ -219,9 +219,9 @@ fn run_handoff(ctx: &mut Ctx) -> Result<(), String> {
     let mut all = mine.calls;
     all.add(theirs.calls);
     // A hand-off whose waiter had not slept yet took another path (no
-    // wake-up): it is left out, and may be at most 1% of them. The CI's
-    // AMD EPYC guest, whose host took a vCPU away at times, left 1 of
-    // 2000 so in two attempts of twenty; this withheld the result then.
+    // wake-up): it is left out, and may be at most 1% of them. On the CI's
+    // AMD EPYC guest, whose host took a vCPU away at times, 1 of 2000 was
+    // such in 3 of a check's 15 attempts, and each withheld the result.
     let allowed = last / 100;
     r.add_evidence(
         "the waiter was asleep: every release's FUTEX_WAKE found it (the wake path), but for the hand-offs left out because their waiter had not slept yet (at most 1%)",

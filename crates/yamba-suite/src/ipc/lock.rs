@@ -136,7 +136,7 @@ fn uncontended_evidence(
     // waited, reclaim) may touch at most 1% of the observations: the median
     // then lies within the 49th–51st percentiles of the untouched ones. On
     // the CI's AMD EPYC guest 1 switch over 2.7 and 4.4 million pairs
-    // withheld the mutex in two attempts of twenty.
+    // withheld the mutex in 2 of a check's 15 attempts.
     let allowed = r.observations.len() as u64 / 100;
     r.add_evidence(
         "the lock never slept (voluntary context switches of the thread, at most one per 100 observations)",
