@@ -58,8 +58,9 @@ pub enum Placing {
     /// Copies at placements drawn at random, one after another.
     Random,
     /// Where the build put it, for the reason given (recorded in the
-    /// result's placement as why it was not placed; it starts with "one
-    /// placement ", which tells a choice from a placement that failed).
+    /// result's placement as why it was not placed; it starts with
+    /// [`crate::placement::CHOSEN`], which tells a choice from a placement
+    /// that failed).
     Fixed(&'static str),
 }
 

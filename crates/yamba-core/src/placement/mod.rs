@@ -182,6 +182,11 @@ impl Placed {
     }
 }
 
+/// How the reason of a placement asked for by the user or chosen by the
+/// benchmark ([`crate::harness::Placing::Fixed`]) begins: it tells such a
+/// choice from a placement that failed.
+pub const CHOSEN: &str = "one placement ";
+
 /// The placements' medians of one block must spread more than this many
 /// times what the observations inside each placement explain before
 /// placement is said to move the result.
@@ -199,9 +204,7 @@ pub fn evidence(r: &mut yamba_results::BenchResult) {
     const CHECK: &str = "the measured code ran at placements drawn at random (code placement is a random factor of the interval)";
     if !p.placed {
         let why = p.why_not.unwrap_or_default();
-        // Asked for by the user or chosen by the benchmark
-        // ([`crate::harness::Placing::Fixed`]), not a placement that failed.
-        let chosen = why.starts_with("one placement ");
+        let chosen = why.starts_with(CHOSEN);
         r.add_note_evidence(
             CHECK,
             format!("{SLOTS} copies in a {} KiB window", WINDOW >> 10),
@@ -306,6 +309,15 @@ pub fn placement_spread(obs: &[f64], slots: usize, stretch: usize) -> Option<Spr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--fixed-placement`'s reason reads as a choice, not a failure.
+    #[test]
+    fn the_asked_for_placement_reads_as_chosen() {
+        let crate::harness::Placing::Fixed(why) = crate::harness::Placing::ASKED else {
+            panic!("ASKED is not fixed");
+        };
+        assert!(why.starts_with(CHOSEN), "{why}");
+    }
 
     #[test]
     fn a_placement_effect_is_told_from_scatter() {

@@ -112,11 +112,13 @@ fn play(s: &Shared, clock: &Clock, parity: u64, last: u64, cpu: usize) -> Result
             s.lock.unlock();
             return Err("the partner gave up".into());
         }
-        if t > 0 && calls.slept > 0 {
-            side.stamps
-                .push((s.released_at.load(Ordering::Acquire), got));
-        } else if t > 0 {
-            side.awake += 1;
+        if t > 0 {
+            if calls.slept > 0 {
+                side.stamps
+                    .push((s.released_at.load(Ordering::Acquire), got));
+            } else {
+                side.awake += 1;
+            }
         }
         if s.turn.load(Ordering::Relaxed) != t {
             side.out_of_turn += 1;
