@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use yamba_results::results::{
-    shared_core_blocks, Accounting, BenchResult, BlockKind, Certainty, Mode, Status,
+    run_best_adds, shared_core_blocks, Accounting, BenchResult, BlockKind, Certainty, Mode, Status,
 };
 use yamba_results::{Phases, Rotation};
 
@@ -64,6 +64,7 @@ pub fn merge_repetitions(results: &[BenchResult]) -> Vec<BenchResult> {
 /// after a pilot of `pilot` blocks ([`run_benchmarks`]): each interval is
 /// also never narrower than Stein's from the pilot.
 pub fn merge_blocks(results: &[BenchResult], pilot: Option<usize>) -> Vec<BenchResult> {
+    let best_adds = run_best_adds(results);
     let mut order: Vec<String> = Vec::new();
     let mut groups: std::collections::HashMap<String, Vec<&BenchResult>> = Default::default();
     for r in results {
@@ -76,15 +77,32 @@ pub fn merge_blocks(results: &[BenchResult], pilot: Option<usize>) -> Vec<BenchR
     let mut pooled: Vec<BenchResult> = order
         .into_iter()
         .map(|k| match groups[&k].as_slice() {
-            [one] => (*one).clone(),
-            reps => pool(reps, pilot),
+            [one] => alone_or_shared((*one).clone(), best_adds),
+            reps => pool(reps, pilot, best_adds),
         })
         .collect();
     crate::copies::attach_scaling(&mut pooled);
     pooled
 }
 
-fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
+/// A result measured in one process, with a warning when that process
+/// ran on a shared core: below [`yamba_results::results::SHARED_CORE_SHARE`]
+/// of the run's best adds
+/// per cycle (`best_adds`), where another hardware thread used the core
+/// (system calls 25–44% slower on the AMD EPYC guests; docs/certainty.md).
+fn alone_or_shared(mut r: BenchResult, best_adds: Option<f64>) -> BenchResult {
+    let adds = r.method.as_ref().and_then(|m| m.core_adds_per_cycle);
+    if let (Some(a), Some(best)) = (adds, best_adds) {
+        if !shared_core_blocks(&[a], Some(best)).is_empty() {
+            r.warn(format!(
+                "ran on a shared core ({a:.1} adds per cycle against {best:.1}, the run's best: another hardware thread was using it)"
+            ));
+        }
+    }
+    r
+}
+
+fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> BenchResult {
     let measured = |r: &&&BenchResult| matches!(r.status, Status::Ok | Status::Withheld);
     let good: Vec<&&BenchResult> = reps.iter().filter(measured).collect();
     let mut m = (**good.first().copied().unwrap_or(&reps[0])).clone();
@@ -170,7 +188,7 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>) -> BenchResult {
             .flat_map(|c| c.blocks.iter().cloned())
             .collect();
     }
-    m.certainty = process_certainty(&good);
+    m.certainty = process_certainty(&good, best_adds);
     if let (Some(c), Some(p)) = (m.certainty.as_mut(), pilot) {
         c.two_stage(p);
     }
@@ -202,8 +220,9 @@ pub(crate) fn blocks_clock<'a>(
 
 /// One block per process that measured: its value (its median, or the
 /// mean of its placements' medians where its code ran at several), and a
-/// resolution no finer than any process's.
-fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
+/// resolution no finer than any process's; processes that ran on a shared
+/// core judged against each other and the run's best (`best_adds`).
+fn process_certainty(good: &[&&BenchResult], best_adds: Option<f64>) -> Option<Certainty> {
     let rotations: Vec<Rotation> = good
         .iter()
         .map(|r| r.method.as_ref().map_or(Rotation::NONE, |m| m.rotation()))
@@ -226,7 +245,7 @@ fn process_certainty(good: &[&&BenchResult]) -> Option<Certainty> {
     if rotations.iter().any(|r| *r != Rotation::NONE) {
         c.rotations = rotations;
     }
-    c.leave_out_shared_core(adds);
+    c.leave_out_shared_core(adds, best_adds);
     Some(c)
 }
 
@@ -441,6 +460,7 @@ pub fn more_blocks(
     results: &[BenchResult],
 ) -> Vec<(&'static Benchmark, Mode)> {
     let target = session.config.plan().target_precision;
+    let best_adds = run_best_adds(results);
     let mut wants: Vec<(usize, &'static Benchmark, Mode)> = Vec::new();
     for &b in benches {
         let (pilot, max) = (
@@ -459,7 +479,7 @@ pub fn more_blocks(
                 .chain(
                     by_key
                         .values()
-                        .map(|blocks| replacing_shared(blocks, pilot)),
+                        .map(|blocks| replacing_shared(blocks, pilot, best_adds)),
                 )
                 .max()
                 .unwrap_or(0)
@@ -508,13 +528,14 @@ fn shared_pilot_seconds(
     cost: &HashMap<(&'static str, Mode), (f64, usize)>,
 ) -> f64 {
     let mut total = 0.0;
+    let best_adds = run_best_adds(results);
     for &b in benches {
         let pilot = session.config.blocks_for(b);
         if session.config.max_blocks_for(b) <= pilot {
             continue;
         }
         for &mode in &session.config.modes {
-            let shared = shared_in_pilot(&blocks_by_key(results, b.id, mode), pilot);
+            let shared = shared_in_pilot(&blocks_by_key(results, b.id, mode), pilot, best_adds);
             let (sum, n) = cost.get(&(b.id, mode)).copied().unwrap_or_default();
             total += shared as f64 * sum / n.max(1) as f64;
         }
@@ -527,11 +548,13 @@ fn shared_pilot_seconds(
 fn shared_in_pilot(
     by_key: &std::collections::BTreeMap<String, Vec<&BenchResult>>,
     pilot: usize,
+    best_adds: Option<f64>,
 ) -> usize {
     by_key
         .values()
         .map(|blocks| {
-            replacing_shared(&blocks[..blocks.len().min(pilot)], pilot).saturating_sub(pilot)
+            replacing_shared(&blocks[..blocks.len().min(pilot)], pilot, best_adds)
+                .saturating_sub(pilot)
         })
         .max()
         .unwrap_or(0)
@@ -539,15 +562,17 @@ fn shared_in_pilot(
 
 /// Blocks one result wants so that `pilot` of them ran on a core of their
 /// own: one more for each block that ran on a shared core (another
-/// hardware thread of the host was using it, [`shared_core_blocks`]). A
-/// shared-core block the core moved is left out of the value while fewer
-/// than half are such; with half or more, the value describes a shared
-/// core (on the AMD EPYC guest, `ipc.ctxsw.pipe`'s blocks read 1856 and
-/// 2038 ns alone, 2517 and 2950 shared: the run said 2341 ± 1261). The
-/// count looks at the blocks' adds per cycle, never at their values, so
-/// the two-stage interval's coverage is kept; the extra blocks' time
-/// allowance bounds it.
-fn replacing_shared(blocks: &[&BenchResult], pilot: usize) -> usize {
+/// hardware thread of the host was using it, [`shared_core_blocks`]),
+/// judged against each other and against the run's best reading so far,
+/// `best_adds`, so that a result whose every pilot block shared is
+/// replaced too. A shared-core block the core moved is left out of the
+/// value while fewer than half are such or the pilot's count ran alone;
+/// otherwise the value describes a shared core (on the AMD EPYC guest,
+/// `ipc.ctxsw.pipe`'s blocks read 1856 and 2038 ns alone, 2517 and 2950
+/// shared: the run said 2341 ± 1261). The count looks at the blocks' adds
+/// per cycle, never at their values, so the two-stage interval's coverage
+/// is kept; the extra blocks' time allowance bounds it.
+fn replacing_shared(blocks: &[&BenchResult], pilot: usize, best_adds: Option<f64>) -> usize {
     let adds: Vec<f64> = blocks
         .iter()
         .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
@@ -555,7 +580,7 @@ fn replacing_shared(blocks: &[&BenchResult], pilot: usize) -> usize {
     if adds.len() != blocks.len() {
         return 0;
     }
-    pilot + shared_core_blocks(&adds).len()
+    pilot + shared_core_blocks(&adds, best_adds).len()
 }
 
 /// How many blocks one result's pilot asks for; None when its pilot did
@@ -813,7 +838,7 @@ mod tests {
                     r
                 })
                 .collect();
-            replacing_shared(&rs.iter().collect::<Vec<_>>(), 3)
+            replacing_shared(&rs.iter().collect::<Vec<_>>(), 3, None)
         };
         let alone = [
             (1856.0, Some(3.74)),
@@ -839,6 +864,65 @@ mod tests {
         ];
         assert_eq!(wanted(&moved), 4);
         assert_eq!(wanted(&[(1856.0, None), (2950.0, Some(2.42))]), 0);
+        // Every pilot block shared (net.tcp.rtt on the Zen 3 guest): they
+        // agree with each other, and only the run's best tells them.
+        let tcp: Vec<BenchResult> = [2.38, 2.52, 2.64]
+            .iter()
+            .map(|&a| {
+                let mut r = rep(&[22.3], Status::Ok);
+                let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
+                m.core_adds_per_cycle = Some(a);
+                r.method = Some(m);
+                r
+            })
+            .collect();
+        let tcp: Vec<&BenchResult> = tcp.iter().collect();
+        assert_eq!(replacing_shared(&tcp, 3, None), 3);
+        assert_eq!(replacing_shared(&tcp, 3, Some(3.75)), 6);
+    }
+
+    /// A result measured in one process (a quick run) is warned of when
+    /// that process ran on a shared core against the run's best reading;
+    /// pooled processes are judged against it too.
+    #[test]
+    fn the_run_s_best_reading_tells_a_shared_core() {
+        let at = |id: &str, median: f64, adds: f64| {
+            let mut r = rep(&[median], Status::Ok);
+            r.id = id.into();
+            let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
+            m.core_adds_per_cycle = Some(adds);
+            r.method = Some(m);
+            r
+        };
+        let quick = merge_blocks(
+            &[
+                at("a.getppid", 175.0, 3.75),
+                at("a.tcp", 22300.0, 2.45),
+                at("a.read", 230.0, 3.62),
+            ],
+            None,
+        );
+        let warned: Vec<&str> = quick
+            .iter()
+            .filter(|r| r.warnings.iter().any(|w| w.contains("shared core")))
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(warned, ["a.tcp"]);
+        assert!(quick[1].warnings[0]
+            .contains("ran on a shared core (2.5 adds per cycle against 3.8, the run's best"));
+        // Precise: a.tcp's three processes all shared, the run's other
+        // result alone.
+        let mut precise = vec![at("a.getppid", 175.0, 3.75); 3];
+        precise.extend([2.38, 2.52, 2.64].map(|a| at("a.tcp", 22300.0, a)));
+        let pooled = merge_blocks(&precise, Some(3));
+        let c = pooled[1].certainty.as_ref().unwrap();
+        assert_eq!(c.shared_core, vec![0, 1, 2]);
+        assert_eq!(c.core_adds_reference, Some(3.75));
+        assert!(pooled[1]
+            .warnings
+            .iter()
+            .any(|w| w.contains("describes a shared core")));
+        assert!(pooled[0].certainty.as_ref().unwrap().shared_core.is_empty());
     }
 
     /// The replacements' time allowance counts the pilot's shared blocks
@@ -864,15 +948,21 @@ mod tests {
         assert_eq!(keyed.len(), 2);
         // a.b: 1 of its first 3 shared (the 4th and 5th were replacements);
         // a.b.libc: 2 of 3.
-        assert_eq!(shared_in_pilot(&keyed, 3), 2);
+        assert_eq!(shared_in_pilot(&keyed, 3, None), 2);
         let alone = result("a.b", &[3.7, 3.7, 3.6]);
         assert_eq!(
-            shared_in_pilot(&blocks_by_key(&alone, "a.b", Mode::Hot), 3),
+            shared_in_pilot(&blocks_by_key(&alone, "a.b", Mode::Hot), 3, None),
             0
         );
         assert_eq!(
-            shared_in_pilot(&blocks_by_key(&alone, "x.y", Mode::Hot), 3),
+            shared_in_pilot(&blocks_by_key(&alone, "x.y", Mode::Hot), 3, None),
             0
         );
+        // A result whose three pilot blocks all shared counts three
+        // against the run's best, none against its own.
+        let all_shared = result("a.b", &[2.4, 2.5, 2.4]);
+        let keyed = blocks_by_key(&all_shared, "a.b", Mode::Hot);
+        assert_eq!(shared_in_pilot(&keyed, 3, None), 0);
+        assert_eq!(shared_in_pilot(&keyed, 3, Some(3.75)), 3);
     }
 }

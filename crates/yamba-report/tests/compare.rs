@@ -424,7 +424,7 @@ fn shared_run(medians: &[f64], adds: &[f64], started: &str) -> yamba_results::Re
     r.certainty
         .as_mut()
         .unwrap()
-        .leave_out_shared_core(adds.to_vec());
+        .leave_out_shared_core(adds.to_vec(), None);
     let mut f = support::file(vec![r]);
     f.started = started.into();
     f
@@ -461,8 +461,22 @@ fn processes_a_shared_core_moved_are_left_out() {
     assert_eq!((r.blocks_a, r.blocks_b), (6, 5), "{r:?}");
     let (lo, hi) = r.ci_pct.unwrap();
     assert!(lo < 10.0 && hi > 30.0, "{r:?}");
-    // Three of B's six shared: half, so B describes a shared core and
-    // keeps them all (and its spread says so: nothing called).
+    // Two of B's four shared: half, and too few alone to stand on, so B
+    // describes a shared core and keeps them all (and its spread says so:
+    // nothing called).
+    let b = shared_run(
+        &[201.5, 272.0, 201.3, 275.0],
+        &[ALONE, 2.2, ALONE, 2.3],
+        "2",
+    );
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 4, Verdict::Same),
+        "{r:?}"
+    );
+    // Three of B's six shared, three alone (a precise run's pilot, once
+    // its shared processes were replaced): B stands on the three.
     let b = shared_run(
         &[201.5, 272.0, 201.3, 275.0, 270.0, 201.6],
         &[ALONE, 2.2, ALONE, 2.3, 2.4, ALONE],
@@ -471,7 +485,7 @@ fn processes_a_shared_core_moved_are_left_out() {
     let r = &compare(&a, &b, 0.95).rows[0];
     assert_eq!(
         (r.blocks_a, r.blocks_b, r.verdict),
-        (6, 6, Verdict::Same),
+        (6, 3, Verdict::Same),
         "{r:?}"
     );
     // B all on a shared core keeps every process: from one pair, the

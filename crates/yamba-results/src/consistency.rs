@@ -176,7 +176,8 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     // writer decides — those not far from the others.
     let mut kept: Vec<usize> = (0..b).collect();
     if !c.shared_core.is_empty() || !c.core_adds_per_cycle.is_empty() {
-        let want = crate::results::shared_core_blocks(&c.core_adds_per_cycle);
+        let want =
+            crate::results::shared_core_blocks(&c.core_adds_per_cycle, c.core_adds_reference);
         if c.core_adds_per_cycle.len() != b || want != c.shared_core {
             out.push(format!(
                 "shared-core blocks {:?} stored, {want:?} recomputed from the adds per cycle",
