@@ -16,7 +16,7 @@
 //! caller hands it in as a [`NoiseProbe`] (`yamba_suite::session` does).
 
 use crate::bench::{Benchmark, RunConfig, Session};
-use crate::runner::{merge_blocks, run_blocks, Observer};
+use crate::runner::{merge_blocks, run_blocks, shared_core_note, Observer};
 use std::path::PathBuf;
 use yamba_results::output::{Output, OutputError, Saved};
 use yamba_results::results::{BenchResult, Mode, ResultsFile, Status};
@@ -146,6 +146,7 @@ impl RunSession {
         let mut saving_s = saving.saving_s;
         let interrupted = crate::interrupt::interrupted();
         self.file.results = merge_blocks(&results, pilot);
+        self.file.notes.extend(shared_core_note(&results));
         self.file.finish(interrupted);
         saving_s += t0.elapsed().as_secs_f64();
         let t = self.file.timings.get_or_insert_with(RunTimings::default);

@@ -102,6 +102,30 @@ fn alone_or_shared(mut r: BenchResult, best_adds: Option<f64>) -> BenchResult {
     r
 }
 
+/// The run's note on shared cores: how many of its measurements (one per
+/// result per process, before pooling) read below
+/// [`yamba_results::results::SHARED_CORE_SHARE`] of the run's best adds
+/// per cycle; `None` when none did. One line for the whole run, so that
+/// a host whose neighbour was busy is told once, beside the results that
+/// say it one by one.
+pub fn shared_core_note(raw: &[BenchResult]) -> Option<String> {
+    let best = run_best_adds(raw)?;
+    let adds: Vec<f64> = raw
+        .iter()
+        .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
+        .collect();
+    let shared = shared_core_blocks(&adds, Some(best)).len();
+    (shared > 0).then(|| {
+        format!(
+            "shared core: {shared} of {} measurements ran while another hardware thread used the core \
+             (below {:.0}% of the run's best {best:.2} independent adds per cycle); system calls read \
+             up to 44% high there, dependent chains do not (docs/certainty.md, \"A shared core\")",
+            adds.len(),
+            yamba_results::results::SHARED_CORE_SHARE * 100.0
+        )
+    })
+}
+
 fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> BenchResult {
     let measured = |r: &&&BenchResult| matches!(r.status, Status::Ok | Status::Withheld);
     let good: Vec<&&BenchResult> = reps.iter().filter(measured).collect();
@@ -908,6 +932,18 @@ mod tests {
             .map(|r| r.id.as_str())
             .collect();
         assert_eq!(warned, ["a.tcp"]);
+        let raw = [
+            at("a.getppid", 175.0, 3.75),
+            at("a.tcp", 22300.0, 2.45),
+            at("a.read", 230.0, 3.62),
+        ];
+        let note = shared_core_note(&raw).unwrap();
+        assert!(
+            note.starts_with("shared core: 1 of 3 measurements ran while another hardware thread used the core (below 90% of the run's best 3.75"),
+            "{note}"
+        );
+        assert_eq!(shared_core_note(&raw[..1]), None);
+        assert_eq!(shared_core_note(&[rep(&[1.0], Status::Ok)]), None);
         assert!(quick[1].warnings[0]
             .contains("ran on a shared core (2.5 adds per cycle against 3.8, the run's best"));
         // Precise: a.tcp's three processes all shared, the run's other
