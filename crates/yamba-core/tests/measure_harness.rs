@@ -160,6 +160,17 @@ fn crc_chain(x: &mut u64) {
 /// known count of cycles, timed in ns, times the recorded clock, gives that
 /// count. The clock is read during sampling; a reading taken after it can
 /// catch another turbo bin (2.4% steps here) and miss by a step or more.
+///
+/// The count holds on a core of the loop's own. On a shared core (another
+/// hardware thread of the host on it: docs/certainty.md) a dependent chain
+/// can wait for its port: on the AMD EPYC (Zen 3) guest, one run of this
+/// check read 3.03–3.09 cycles in all 20 attempts, and quick runs there
+/// put an f64 multiply at 3.34 cycles shared and 3.00 alone. So each
+/// attempt measures up to [`TRIES`] times and keeps the first measurement
+/// that ran alone — at least [`SHARE`] of the best integer throughput the
+/// check has read (`method.core_adds_per_cycle`) — or else the one with the
+/// most.
+///
 /// Rule: median cycles per crc32 is 3 within 1.5%.
 #[test]
 fn the_recorded_core_clock_turns_a_known_body_into_its_cycles() {
@@ -169,17 +180,35 @@ fn the_recorded_core_clock_turns_a_known_body_into_its_cycles() {
         if !std::arch::is_x86_feature_detected!("sse4.2") {
             skip!("no crc32 instruction (SSE4.2) on this CPU");
         }
+        const TRIES: usize = 4;
+        const SHARE: f64 = yamba_core::coreclock::SHARED_CORE_SHARE;
         let clock = Clock::detect(50);
+        let mut best_adds = yamba_core::coreclock::probe()
+            .adds_per_cycle()
+            .unwrap_or(0.0);
         check!("cycles per crc32", Accept::within(3.0, 0.015)).run(|| {
-            let mut x = 1u64;
-            let m = measure_loop(&clock, &plan(200), || crc_chain(&mut x), || {});
-            black_box(x);
-            let ns = Summary::of(&m.observations).unwrap().median;
-            let mhz = m
-                .method
-                .core_mhz
-                .expect("a loop measurement records its core clock");
-            ns * mhz / 1e3 / 100.0
+            let mut kept: Option<(f64, f64)> = None;
+            for _ in 0..TRIES {
+                let mut x = 1u64;
+                let m = measure_loop(&clock, &plan(200), || crc_chain(&mut x), || {});
+                black_box(x);
+                let ns = Summary::of(&m.observations).unwrap().median;
+                let mhz = m
+                    .method
+                    .core_mhz
+                    .expect("a loop measurement records its core clock");
+                let adds = m.method.core_adds_per_cycle.unwrap_or(0.0);
+                best_adds = best_adds.max(adds);
+                let cycles = ns * mhz / 1e3 / 100.0;
+                eprintln!("cycles per crc32 {cycles:.4} at {adds:.2} adds per cycle");
+                if kept.is_none_or(|(_, a)| adds > a) {
+                    kept = Some((cycles, adds));
+                }
+                if adds >= SHARE * best_adds {
+                    break;
+                }
+            }
+            kept.map_or(f64::NAN, |(cycles, _)| cycles)
         });
     }
     #[cfg(not(target_arch = "x86_64"))]
