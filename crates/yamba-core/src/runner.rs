@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use yamba_results::results::{
-    run_best_adds, shared_core_blocks, Accounting, BenchResult, BlockKind, Certainty, Mode, Status,
+    run_best_adds, shared_core_blocks, shared_core_warning, Accounting, BenchResult, BlockKind,
+    Certainty, Mode, Status,
 };
 use yamba_results::{Phases, Rotation};
 
@@ -94,9 +95,7 @@ fn alone_or_shared(mut r: BenchResult, best_adds: Option<f64>) -> BenchResult {
     let adds = r.method.as_ref().and_then(|m| m.core_adds_per_cycle);
     if let (Some(a), Some(best)) = (adds, best_adds) {
         if !shared_core_blocks(&[a], Some(best)).is_empty() {
-            r.warn(format!(
-                "ran on a shared core ({a:.1} adds per cycle against {best:.1}, the run's best: another hardware thread was using it)"
-            ));
+            r.warn(shared_core_warning(a, best));
         }
     }
     r

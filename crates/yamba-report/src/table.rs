@@ -199,11 +199,7 @@ fn abbreviate(w: &str) -> String {
     {
         return format!("{BUSY_SHORT}{pct}%");
     }
-    let shared = w
-        .strip_prefix("ran on a shared core (")
-        .and_then(|r| r.split_once(" adds per cycle against "))
-        .and_then(|(adds, r)| Some((adds, r.split_once(", the run's best")?.0)));
-    match shared {
+    match yamba_results::results::shared_core_warning_values(w) {
         Some((adds, best)) => format!("{SHARED_SHORT}{adds}/{best}"),
         None => w.to_string(),
     }
@@ -762,7 +758,7 @@ mod tests {
     fn busy_and_shared_core_warnings_are_abbreviated_and_explained() {
         let mut r = result("cpu.a", vec![175.0; 10], Status::Ok);
         r.warn("machine busy: 85% of CPU time went to other processes during this benchmark");
-        r.warn("ran on a shared core (2.5 adds per cycle against 3.8, the run's best: another hardware thread was using it)");
+        r.warn(yamba_results::results::shared_core_warning(2.46, 3.75));
         r.warn("something else");
         let t = render(&[r]);
         let row = t.lines().nth(2).unwrap();

@@ -470,10 +470,10 @@ pub struct Certainty {
     #[serde(deserialize_with = "crate::limits::list")]
     pub shared_core: Vec<usize>,
     /// The run's best integer throughput (the most adds per cycle any of
-    /// its processes read), where it is above every block of this result:
-    /// the blocks are judged against it, so that a result whose every
-    /// process ran on a shared core is told so, not taken as the core's
-    /// own speed.
+    /// its processes read), where it names shared blocks this result's
+    /// own best would not: the blocks are judged against it, so that a
+    /// result whose every process ran on a shared core is told so, not
+    /// taken as the core's own speed. `None` where it changes nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_adds_reference: Option<f64>,
     /// Process blocks whose code ran at several placements: each block's
@@ -525,6 +525,24 @@ pub fn shared_core_affected(medians: &[f64], candidates: &[usize], reference: f6
         .copied()
         .filter(|&i| (medians[i] / reference - 1.0).abs() > SHARED_CORE_EFFECT)
         .collect()
+}
+
+/// The warning on a result measured in one process that ran on a shared
+/// core: `adds` per cycle against the run's `best`. Read back by
+/// [`shared_core_warning_values`].
+pub fn shared_core_warning(adds: f64, best: f64) -> String {
+    format!(
+        "ran on a shared core ({adds:.1} adds per cycle against {best:.1}, the run's best: another hardware thread was using it)"
+    )
+}
+
+/// The two readings of a [`shared_core_warning`], as written; `None` for
+/// any other warning.
+pub fn shared_core_warning_values(w: &str) -> Option<(&str, &str)> {
+    let (adds, rest) = w
+        .strip_prefix("ran on a shared core (")?
+        .split_once(" adds per cycle against ")?;
+    Some((adds, rest.split_once(", the run's best")?.0))
 }
 
 /// The best adds per cycle of a run's results (each process's reading,
@@ -699,11 +717,13 @@ impl Certainty {
     /// interval and cycles come from the others, and the note says so: a
     /// process measured while another hardware thread used its core
     /// measured a different machine. Otherwise nothing is left out (the
-    /// run describes a shared core) and the note says that. `reference` is the run's best reading
-    /// ([`run_best_adds`]): with it, a result whose every process shared a
-    /// core is named too (on the AMD EPYC Zen 3 guest, `net.tcp.rtt`'s four
-    /// processes read 2.4–2.6 adds per cycle while the rest of the run read
-    /// 3.75, and said 22.3 µs where unshared runs say 16.2).
+    /// run describes a shared core) and the note says that.
+    ///
+    /// `reference` is the run's best reading ([`run_best_adds`]): with it,
+    /// a result whose every process shared a core is named too (on the AMD
+    /// EPYC Zen 3 guest, `net.tcp.rtt`'s four processes read 2.4–2.6 adds
+    /// per cycle while the rest of the run read 3.75, and said 22.3 µs
+    /// where unshared runs say 16.2).
     pub fn leave_out_shared_core(&mut self, adds: Vec<f64>, reference: Option<f64>) {
         if self.block != BlockKind::Process || adds.len() != self.medians.len() {
             return;
