@@ -118,7 +118,7 @@ pub fn shared_core_note(raw: &[BenchResult]) -> Option<String> {
         format!(
             "shared core: {shared} of {} measurements ran while another hardware thread used the core \
              (below {:.0}% of the run's best {best:.2} independent adds per cycle); system calls read \
-             up to 44% high there, dependent chains do not (docs/certainty.md, \"A shared core\")",
+             up to 44% high there, dependent chains little or not at all (docs/certainty.md, \"A shared core\")",
             adds.len(),
             yamba_results::results::SHARED_CORE_SHARE * 100.0
         )

@@ -398,7 +398,7 @@ fn legend(rows: &[Row], cut: bool, width: Option<usize>) -> String {
         parts.push(format!(
             "{SHARED_SHORT}A/B: the benchmark's process read A independent adds per core cycle \
              against the run's best B: another hardware thread was using its core, which slows \
-             system calls (25–44% on AMD EPYC guests) and not dependent chains"
+             system calls (25–44% on AMD EPYC guests) and dependent chains little or not at all"
         ));
     }
     if cut {
