@@ -108,12 +108,16 @@ fn alone_or_shared(mut r: BenchResult, best_adds: Option<f64>) -> BenchResult {
 /// a host whose neighbour was busy is told once, beside the results that
 /// say it one by one.
 pub fn shared_core_note(raw: &[BenchResult]) -> Option<String> {
-    let best = run_best_adds(raw)?;
     let adds: Vec<f64> = raw
         .iter()
         .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
         .collect();
-    let shared = shared_core_blocks(&adds, Some(best)).len();
+    let best = adds
+        .iter()
+        .copied()
+        .filter(|a| a.is_finite())
+        .reduce(f64::max)?;
+    let shared = shared_core_blocks(&adds, None).len();
     (shared > 0).then(|| {
         format!(
             "shared core: {shared} of {} measurements ran while another hardware thread used the core \
@@ -816,6 +820,17 @@ mod tests {
         r
     }
 
+    /// One process's result `id` with median `median`, whose core read
+    /// `adds` independent adds per cycle.
+    fn measured(id: &str, median: f64, adds: Option<f64>) -> BenchResult {
+        let mut r = rep(&[median], Status::Ok);
+        r.id = id.into();
+        let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
+        m.core_adds_per_cycle = adds;
+        r.method = Some(m);
+        r
+    }
+
     #[test]
     fn repetitions_pool_and_name_the_one_that_failed() {
         let other = BenchResult::new("a.c", "a.c", "a", Unit::Nanoseconds, Mode::Hot, "t");
@@ -853,13 +868,7 @@ mod tests {
         let wanted = |blocks: &[(f64, Option<f64>)]| {
             let rs: Vec<BenchResult> = blocks
                 .iter()
-                .map(|&(median, adds)| {
-                    let mut r = rep(&[median], Status::Ok);
-                    let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
-                    m.core_adds_per_cycle = adds;
-                    r.method = Some(m);
-                    r
-                })
+                .map(|&(median, adds)| measured("a.b", median, adds))
                 .collect();
             replacing_shared(&rs.iter().collect::<Vec<_>>(), 3, None)
         };
@@ -889,16 +898,7 @@ mod tests {
         assert_eq!(wanted(&[(1856.0, None), (2950.0, Some(2.42))]), 0);
         // Every pilot block shared (net.tcp.rtt on the Zen 3 guest): they
         // agree with each other, and only the run's best tells them.
-        let tcp: Vec<BenchResult> = [2.38, 2.52, 2.64]
-            .iter()
-            .map(|&a| {
-                let mut r = rep(&[22.3], Status::Ok);
-                let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
-                m.core_adds_per_cycle = Some(a);
-                r.method = Some(m);
-                r
-            })
-            .collect();
+        let tcp = [2.38, 2.52, 2.64].map(|a| measured("a.tcp", 22.3, Some(a)));
         let tcp: Vec<&BenchResult> = tcp.iter().collect();
         assert_eq!(replacing_shared(&tcp, 3, None), 3);
         assert_eq!(replacing_shared(&tcp, 3, Some(3.75)), 6);
@@ -909,33 +909,19 @@ mod tests {
     /// pooled processes are judged against it too.
     #[test]
     fn the_run_s_best_reading_tells_a_shared_core() {
-        let at = |id: &str, median: f64, adds: f64| {
-            let mut r = rep(&[median], Status::Ok);
-            r.id = id.into();
-            let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
-            m.core_adds_per_cycle = Some(adds);
-            r.method = Some(m);
-            r
-        };
-        let quick = merge_blocks(
-            &[
-                at("a.getppid", 175.0, 3.75),
-                at("a.tcp", 22300.0, 2.45),
-                at("a.read", 230.0, 3.62),
-            ],
-            None,
-        );
+        let at = |id: &str, median: f64, adds: f64| measured(id, median, Some(adds));
+        let raw = [
+            at("a.getppid", 175.0, 3.75),
+            at("a.tcp", 22300.0, 2.45),
+            at("a.read", 230.0, 3.62),
+        ];
+        let quick = merge_blocks(&raw, None);
         let warned: Vec<&str> = quick
             .iter()
             .filter(|r| r.warnings.iter().any(|w| w.contains("shared core")))
             .map(|r| r.id.as_str())
             .collect();
         assert_eq!(warned, ["a.tcp"]);
-        let raw = [
-            at("a.getppid", 175.0, 3.75),
-            at("a.tcp", 22300.0, 2.45),
-            at("a.read", 230.0, 3.62),
-        ];
         let note = shared_core_note(&raw).unwrap();
         assert!(
             note.starts_with("shared core: 1 of 3 measurements ran while another hardware thread used the core (below 90% of the run's best 3.75"),
@@ -966,16 +952,7 @@ mod tests {
     #[test]
     fn the_pilot_s_shared_blocks_set_the_replacements_allowance() {
         let result = |key: &str, adds: &[f64]| -> Vec<BenchResult> {
-            adds.iter()
-                .map(|&a| {
-                    let mut r = rep(&[1.0], Status::Ok);
-                    r.id = key.into();
-                    let mut m = yamba_results::Method::direct(1, 0.01, 1.0, 1.0, "budget");
-                    m.core_adds_per_cycle = Some(a);
-                    r.method = Some(m);
-                    r
-                })
-                .collect()
+            adds.iter().map(|&a| measured(key, 1.0, Some(a))).collect()
         };
         let mut all = result("a.b", &[3.7, 2.4, 3.7, 2.3, 2.2]);
         all.extend(result("a.b.libc", &[2.4, 2.4, 3.7]));

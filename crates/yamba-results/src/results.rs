@@ -728,10 +728,17 @@ impl Certainty {
         if self.block != BlockKind::Process || adds.len() != self.medians.len() {
             return;
         }
-        // Kept only where it names blocks the result's own best would not.
-        self.core_adds_reference = reference
-            .filter(|_| shared_core_blocks(&adds, reference) != shared_core_blocks(&adds, None));
-        let shared = shared_core_blocks(&adds, self.core_adds_reference);
+        // The run's best is kept only where it names blocks the result's
+        // own best would not.
+        let own = shared_core_blocks(&adds, None);
+        let with_run = shared_core_blocks(&adds, reference);
+        let shared = if with_run != own {
+            self.core_adds_reference = reference;
+            with_run
+        } else {
+            self.core_adds_reference = None;
+            own
+        };
         let left_out = shared_core_left_out(&self.medians, &adds, self.core_adds_reference);
         self.core_adds_per_cycle = adds;
         if shared.is_empty() {
