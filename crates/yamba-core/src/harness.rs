@@ -181,21 +181,22 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     };
     let rotation = record.rotation();
 
-    // Warm up: caches, branch predictors, frequency — every placement.
+    // Warm up: caches, branch predictors, frequency — every placement, at
+    // least twice, so that each placement's first observations are set
+    // against two dummies or more (see [`DummyWindows`]).
     let warm_start = Instant::now();
     let warmup = Duration::from_nanos(plan.warmup_ns as u64);
+    let mut recent_f = DummyWindows::new(slots.len());
     let mut warm_obs = 0;
-    while warm_start.elapsed() < warmup || warm_obs < 3.max(slots.len()) {
+    while warm_start.elapsed() < warmup || warm_obs < 3.max(2 * slots.len()) {
         let slot = warm_obs % slots.len();
         std::hint::black_box(time_at(slot, &mut op));
-        std::hint::black_box(dummy_at(slot, &mut dummy));
+        recent_f.push(slot, dummy_at(slot, &mut dummy));
         warm_obs += 1;
     }
 
     let sampling = Instant::now();
     let mut f_ticks: Vec<u64> = Vec::new();
-    // The last dummies at each placement, which its observations are set against.
-    let mut recent_f: Vec<Vec<u64>> = vec![Vec::new(); slots.len()];
     let mut observations: Vec<f64> = Vec::new();
     // One observation resolves one clock quantum spread over n operations.
     let mut rule =
@@ -209,12 +210,8 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
         let f = dummy_at(slot, &mut dummy);
         let p = time_at(slot, &mut op);
         f_ticks.push(f);
-        let window = &mut recent_f[slot];
-        window.push(f);
-        if window.len() > F_WINDOW {
-            window.remove(0);
-        }
-        observations.push(per_op(clock, p, median_ticks(window), iterations));
+        recent_f.push(slot, f);
+        observations.push(per_op(clock, p, recent_f.median(slot), iterations));
         if let Some(why) = rule.check(&observations, sampling.elapsed()) {
             break why;
         }
@@ -378,8 +375,7 @@ unsafe fn as_loop<F>(entry: usize) -> LoopFn<F> {
 /// Dummy loops F whose median each observation of P'' is set against.
 const F_WINDOW: usize = 9;
 
-/// (M(P''ᵢ) − M(F))/n, M(F) the median of the last [`F_WINDOW`] dummies
-/// (up to and including the one timed just before P''ᵢ): the dummy's
+/// (M(P''ᵢ) − M(F))/n, M(F) from [`DummyWindows::median`]: the dummy's
 /// uncertainty and drift between the two enter the observations — and so
 /// their interval — instead of hiding in one median subtracted from all,
 /// while one interrupted dummy cannot make an observation absurd.
@@ -387,10 +383,41 @@ fn per_op(clock: &Clock, p: u64, f: u64, n: u64) -> f64 {
     (clock.ticks_to_ns(p) - clock.ticks_to_ns(f)) / n as f64
 }
 
-fn median_ticks(v: &[u64]) -> u64 {
-    let mut s = v.to_vec();
-    s.sort_unstable();
-    s[s.len() / 2]
+/// The last [`F_WINDOW`] dummies F timed at each placement (warm-up's
+/// included, so a placement's first observations have some), and their
+/// lower median: an interruption only lengthens a dummy, so of an even
+/// count the lower middle one is taken. Two dummies or more, and one
+/// interrupted dummy cannot be the one subtracted. Before the warm-up
+/// seeded them, a placement's first observation was set against its one
+/// dummy and its second against the larger of two: one dummy interrupted
+/// for 33 µs put two consecutive observations of a 183 ns getppid at
+/// −122 ns (AMD EPYC guest).
+struct DummyWindows {
+    recent: Vec<Vec<u64>>,
+}
+
+impl DummyWindows {
+    fn new(slots: usize) -> Self {
+        DummyWindows {
+            recent: vec![Vec::with_capacity(F_WINDOW + 1); slots],
+        }
+    }
+
+    fn push(&mut self, slot: usize, f: u64) {
+        let window = &mut self.recent[slot];
+        window.push(f);
+        if window.len() > F_WINDOW {
+            window.remove(0);
+        }
+    }
+
+    /// The lower median of placement `slot`'s window; panics on an empty
+    /// one (the warm-up times every placement's dummy first).
+    fn median(&self, slot: usize) -> u64 {
+        let mut s = self.recent[slot].clone();
+        s.sort_unstable();
+        s[(s.len() - 1) / 2]
+    }
 }
 
 /// Measures single operations, each timed alone with BASE (its mean, see
@@ -469,5 +496,41 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
                 sample_s: sampling.elapsed().as_secs_f64(),
             }),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A placement's early observations: one interrupted dummy among its
+    /// first two is never the one subtracted, and among nine it takes
+    /// five to move the median.
+    #[test]
+    fn one_interrupted_dummy_is_never_subtracted() {
+        let (quiet, hit) = (80, 33_000);
+        let mut w = DummyWindows::new(2);
+        w.push(0, hit);
+        w.push(0, quiet);
+        assert_eq!(w.median(0), quiet, "the lower of two");
+        w.push(0, quiet);
+        assert_eq!(w.median(0), quiet);
+        // The windows are per placement.
+        w.push(1, 90);
+        assert_eq!(w.median(1), 90);
+        // Nine at most: four interrupted of nine leave the median quiet,
+        // five move it, and old ones leave the window.
+        let mut w = DummyWindows::new(1);
+        for f in [quiet; 5].into_iter().chain([hit; 4]) {
+            w.push(0, f);
+        }
+        assert_eq!(w.median(0), quiet);
+        w.push(0, hit);
+        assert_eq!(w.recent[0].len(), F_WINDOW);
+        assert_eq!(w.median(0), hit);
+        for _ in 0..F_WINDOW {
+            w.push(0, quiet);
+        }
+        assert_eq!(w.median(0), quiet);
     }
 }
