@@ -32,6 +32,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_testkit::{alone, check, Accept};
 
 const PAIRS: usize = 20;
@@ -397,6 +398,7 @@ fn a_planted_five_percent_on_getppid_measures_five_percent() {
         Accept::between(0.2 * e, 1.2 * e)
     )
     .attempts(5, 15)
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let (code, rows) = rounds.next(&[&b_sets]).remove(0);
         let change = row(&rows)["change_pct"].as_f64();

@@ -26,6 +26,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 
 /// Code placements per shape: each loop is compiled again after 0, 2, 4,
 /// … 62 bytes of padding inside a 64-byte-aligned function.
@@ -276,6 +277,7 @@ fn three_shapes_measure_what_c_loops_of_those_shapes_measure() {
         yamba_testkit::Accept::at_most(0.0)
     )
     .attempts(5, 15)
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         // C, yamba, C: the reference brackets yamba's measurement in time.
         // Two processes each side: libc's code is where its process's

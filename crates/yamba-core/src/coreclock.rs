@@ -93,6 +93,30 @@ pub fn probe() -> Track {
     t
 }
 
+/// The lowest integer throughput, in adds per cycle, of the CPUs this
+/// process may use: a [`probe`] on each, from a thread pinned there (the
+/// caller's own thread is not moved). Below [`SHARED_CORE_SHARE`] of a
+/// reading taken alone, another hardware thread was using one of them.
+/// About 0.3 ms per CPU; `None` where no add stream is written for this
+/// architecture or no CPU could be read. Measurement checks read it before
+/// and after each attempt (`yamba_testkit::Check::on_own_core`).
+pub fn lowest_adds_per_cycle() -> Option<f64> {
+    // One CPU at a time: two probes at once on sibling threads of one core
+    // would read each other.
+    crate::affinity::usable_cpus()
+        .iter()
+        .filter_map(|&cpu| {
+            std::thread::spawn(move || {
+                crate::affinity::pin_current_thread(cpu).ok()?;
+                probe().adds_per_cycle()
+            })
+            .join()
+            .ok()
+            .flatten()
+        })
+        .min_by(f64::total_cmp)
+}
+
 /// Sampling time per reading of a [`Track`]: a ~25 µs chain each
 /// millisecond costs ~2.5% of the sampling time.
 #[doc(hidden)]

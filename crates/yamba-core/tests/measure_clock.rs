@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use yamba_core::base::measure_base;
 use yamba_core::clock::{monotonic_raw_ns, Clock};
 use yamba_core::coreclock::{self, Track};
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::counters::Counters;
 use yamba_testkit::{alone, check, premise_unmet, skip, Accept};
 
@@ -149,6 +150,7 @@ fn independent_adds_are_linear_and_faster_than_one_per_cycle() {
         "time added by 2N adds / by N (to N)",
         Accept::within(2.0, 0.05)
     )
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let n = coreclock::ADDS;
         let t1 = time(n);

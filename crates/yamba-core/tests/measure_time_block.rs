@@ -11,6 +11,7 @@ mod support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::{build_c, marker_line, parse, repo_root, run_c, site, ticks_per_ns};
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::time_block;
 use yamba_testkit::{alone, check, skip, Accept};
 
@@ -38,6 +39,7 @@ fn c_header_times_a_known_block() {
         "spin site's mean / 10 µs of CLOCK_MONOTONIC",
         Accept::within(1.0, 0.05)
     )
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let rate = ticks_per_ns();
         let (stdout, stderr) = run_c(&exe, SPIN_NS, 200, 1, 1);

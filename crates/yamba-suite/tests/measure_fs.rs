@@ -10,6 +10,7 @@ mod support;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use support::find;
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::Describe;
 use yamba_core::{BenchResult, Benchmark, Mode, RunConfig, Session, Status};
 use yamba_suite::fs::{self, adapter, cache_size, files};
@@ -399,6 +400,7 @@ fn mmap_reread_agrees_with_a_pass_timed_by_another_clock() {
         Accept::between(0.8, 1.25)
     )
     .attempts(5, 15)
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let cpu = yamba_core::affinity::default_cpu();
         yamba_core::affinity::pin_current_thread(cpu).map_err(|e| e.to_string())?;

@@ -8,6 +8,7 @@ mod support;
 
 use std::collections::BTreeMap;
 use support::find;
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::{BenchResult, Benchmark, Clock, Mode, RunConfig, Status};
 use yamba_suite::ipc;
 use yamba_testkit::{alone, check, premise_unmet, Accept};
@@ -318,6 +319,7 @@ fn an_uncontended_lock_costs_less_than_a_system_call_a_hand_off_more() {
     }
     check!("lock orderings broken", Accept::at_most(0.0))
         .attempts(5, 15)
+        .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
         .run(|| {
             let med = |b: &'static Benchmark, id: &str| -> Result<f64, String> {
                 let rs = run_with(b, &[]);

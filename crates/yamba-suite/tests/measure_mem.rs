@@ -7,6 +7,7 @@ mod support;
 
 use std::time::Duration;
 use support::find;
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::Describe;
 use yamba_core::{Machine, Plan, RunConfig, Session};
 use yamba_suite::mem::adapter::Pages;
@@ -72,6 +73,7 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
         Accept::at_most(1.0)
     )
     .attempts(5, 15)
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let curve = measure_curve(&s.clock, &cfg).unwrap();
         let p = merge_within_sysfs(&m, detect(&curve.xy()));

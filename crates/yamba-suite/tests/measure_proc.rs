@@ -7,6 +7,7 @@
 mod support;
 
 use support::{assert_ok_with as assert_ok, run_logged as run};
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::{Mode, Session};
 use yamba_suite::proc::{exec, fork};
 use yamba_testkit::{alone, check, Accept};
@@ -98,6 +99,7 @@ fn heavy_fork_extra_cost_doubles_with_the_heap() {
         Accept::between(1.5, 2.5)
     )
     .attempts(5, 15)
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let light = run(s, &fork::LIGHT, Mode::Hot)[0].median().unwrap();
         let a = run(&h32, &fork::HEAVY, Mode::Hot)[0].median().unwrap() - light;

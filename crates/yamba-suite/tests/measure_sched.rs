@@ -7,6 +7,7 @@
 mod support;
 
 use std::time::{Duration, Instant};
+use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
 use yamba_core::{BenchResult, Benchmark, Clock, Mode, RunConfig, Status};
 use yamba_suite::sched::gaps;
 use yamba_suite::sched::{interruptions, preemption};
@@ -44,6 +45,7 @@ fn injected_gaps_are_found_with_their_length() {
         Accept::at_most(1.0)
     )
 .attempts(5, 15)
+    .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
     .run(|| {
         let mut injected: Vec<(u64, f64)> = Vec::with_capacity(1000);
         let period = clock.ns_to_ticks(3e6);

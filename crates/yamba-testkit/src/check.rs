@@ -25,6 +25,19 @@
 //! An attempt that yields no value (its result withheld, say) counts as a
 //! value outside the region: a few cost only more attempts, and a check
 //! whose attempts mostly yield nothing fails rather than passing unseen.
+//!
+//! **A core of its own** ([`Check::on_own_core`]). On a virtual machine
+//! the host may run another hardware thread on a vCPU's physical core for
+//! seconds or minutes; a system call then takes up to 44% longer and a
+//! throughput drops, while a dependent chain barely moves (docs/
+//! certainty.md, "A shared core"). A check whose quantity a shared core
+//! moves reads the CPUs' integer throughput before and after each attempt;
+//! an attempt during which it fell below a share of the best the check has
+//! read is taken again (up to [`RETAKES`] times, at most [`RETAKE_LIMIT`]
+//! per check), and of the tries the one with the highest reading is kept.
+//! The rule's promise then holds for the quantity on a core of its own, the
+//! check's premise; a check that only found a shared core says how many of
+//! its attempts were kept shared.
 
 use crate::alone::alone;
 use crate::id::TestId;
@@ -129,6 +142,47 @@ impl<E: fmt::Display> Attempt for Result<f64, E> {
     }
 }
 
+/// Tries beyond the first for one attempt on a shared core.
+pub const RETAKES: usize = 2;
+
+/// Retakes in one check at most: a host busy in bursts costs a check a few
+/// attempts' time, never many.
+pub const RETAKE_LIMIT: usize = 6;
+
+/// How a check reads whether its attempts had their cores alone: see the
+/// module's documentation.
+#[derive(Clone, Copy, Debug)]
+struct OwnCore {
+    /// The CPUs' lowest integer throughput now (adds per cycle), or `None`
+    /// where it cannot be read.
+    probe: fn() -> Option<f64>,
+    /// The share of the best reading below which a core was shared.
+    share: f64,
+}
+
+/// What reading the cores did to a check's attempts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CoreReadings {
+    /// Tries taken again because their core was shared.
+    pub retaken: usize,
+    /// Attempts kept although every try of theirs read shared.
+    pub kept_shared: usize,
+    /// The lowest and the best reading (adds per cycle), if any was read.
+    pub range: Option<(f64, f64)>,
+}
+
+impl CoreReadings {
+    fn note(&mut self, reading: f64) {
+        self.range = Some(match self.range {
+            Some((lo, hi)) => (lo.min(reading), hi.max(reading)),
+            None => (reading, reading),
+        });
+    }
+    fn best(&self) -> f64 {
+        self.range.map_or(0.0, |(_, hi)| hi)
+    }
+}
+
 /// How a check ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -167,6 +221,8 @@ pub struct Verdict {
     pub interval: Option<(f64, f64)>,
     /// The accepted region.
     pub accept: Accept,
+    /// For a check [`Check::on_own_core`], what its core readings did.
+    pub core: Option<CoreReadings>,
 }
 
 impl Verdict {
@@ -208,6 +264,15 @@ impl Verdict {
                 self.lost.join("; ")
             ));
         }
+        if let Some(c) = &self.core {
+            let range = c.range.map_or("not read".to_string(), |(lo, hi)| {
+                format!("{}-{} adds per cycle", num(lo), num(hi))
+            });
+            s.push_str(&format!(
+                "; cores {range}: {} tries taken again on a shared core, {} attempts kept shared",
+                c.retaken, c.kept_shared
+            ));
+        }
         s
     }
 
@@ -230,6 +295,7 @@ pub struct Check {
     accept: Accept,
     min: usize,
     max: usize,
+    own_core: Option<OwnCore>,
 }
 
 impl Check {
@@ -242,7 +308,19 @@ impl Check {
             accept,
             min: 5,
             max: 25,
+            own_core: None,
         }
+    }
+
+    /// Attempts on a core of their own: `probe` (the CPUs' lowest integer
+    /// throughput now, e.g. `yamba_core::coreclock::lowest_adds_per_cycle`)
+    /// is read before and after each attempt, and an attempt during which
+    /// it fell below `share` of the best reading is taken again (see the
+    /// module's documentation).
+    pub fn on_own_core(mut self, probe: fn() -> Option<f64>, share: f64) -> Self {
+        assert!(share > 0.0 && share <= 1.0, "share {share}");
+        self.own_core = Some(OwnCore { probe, share });
+        self
     }
 
     /// Decides from the `min`-th attempt on, gives up undecided after
@@ -267,7 +345,59 @@ impl Check {
 
     /// The rule alone, on a stream of attempts: no lock, no printing, no
     /// log (what the rule's own tests use).
-    pub fn judge(&self, mut attempt: impl FnMut() -> Result<f64, String>) -> Verdict {
+    pub fn judge(&self, attempt: impl FnMut() -> Result<f64, String>) -> Verdict {
+        match self.own_core {
+            Some(own) => self.judge_on_own_core(own.probe, attempt),
+            None => self.judge_attempts(attempt),
+        }
+    }
+
+    /// [`Check::judge`] with the cores read by `probe` (a closure, so the
+    /// rule's tests can plant readings).
+    fn judge_on_own_core(
+        &self,
+        mut probe: impl FnMut() -> Option<f64>,
+        mut attempt: impl FnMut() -> Result<f64, String>,
+    ) -> Verdict {
+        let share = self.own_core.map_or(1.0, |o| o.share);
+        let mut core = CoreReadings::default();
+        let mut verdict = {
+            let mut before = probe();
+            self.judge_attempts(|| {
+                let mut kept: Option<(Result<f64, String>, f64)> = None;
+                for try_no in 0..=RETAKES {
+                    let value = attempt();
+                    let after = probe();
+                    let reading = match (before, after) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    before = after;
+                    let Some(reading) = reading else {
+                        return value;
+                    };
+                    core.note(reading);
+                    if reading >= share * core.best() {
+                        return value;
+                    }
+                    if kept.as_ref().is_none_or(|(_, r)| reading > *r) {
+                        kept = Some((value, reading));
+                    }
+                    if try_no == RETAKES || core.retaken >= RETAKE_LIMIT {
+                        break;
+                    }
+                    core.retaken += 1;
+                }
+                core.kept_shared += 1;
+                kept.map_or_else(|| Err("no try".into()), |(v, _)| v)
+            })
+        };
+        verdict.core = Some(core);
+        verdict
+    }
+
+    /// The rule's loop over attempts.
+    fn judge_attempts(&self, mut attempt: impl FnMut() -> Result<f64, String>) -> Verdict {
         let looks = (self.max - self.min + 1) as f64;
         let fail_level = 1.0 - ALPHA / looks;
         let mut values = Vec::new();
@@ -308,6 +438,7 @@ impl Check {
             lost,
             interval,
             accept: self.accept,
+            core: None,
         }
     }
 
@@ -456,6 +587,84 @@ mod tests {
         // Passes happen too (the 90% interval is inside now and then):
         // also at most its level's share of the looks, far below half.
         assert!(passes < checks / 2, "{passes}");
+    }
+
+    /// A host busy in bursts: ticks (a probe or an attempt each) 0–3 of
+    /// every 10 alone (3.75 adds per cycle, the quantity 1.0), 4–9 shared
+    /// (2.0, the quantity 1.5). Attempts fall on odd ticks, so 3 of every
+    /// 5 run shared and their median is 1.5.
+    struct Bursts {
+        tick: usize,
+    }
+    impl Bursts {
+        fn shared(&mut self) -> bool {
+            let t = self.tick;
+            self.tick += 1;
+            t % 10 >= 4
+        }
+    }
+
+    #[test]
+    fn attempts_on_a_shared_core_are_taken_again() {
+        let accept = Accept::within(1.0, 0.05);
+        // Read blind, the bursts decide: median 1.5, no pass.
+        let host = std::cell::RefCell::new(Bursts { tick: 1 });
+        let blind = check(accept).judge(|| Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 }));
+        assert_ne!(blind.outcome, Outcome::Pass);
+        assert_eq!(blind.median(), 1.5);
+        assert!(blind.core.is_none());
+        // Read with the cores: every attempt kept alone is 1.0; tries on a
+        // shared core are taken again, at most RETAKE_LIMIT in all.
+        let host = std::cell::RefCell::new(Bursts { tick: 0 });
+        let v = check(accept).judge_on_own_core(
+            || {
+                Some(if host.borrow_mut().shared() {
+                    2.0
+                } else {
+                    3.75
+                })
+            },
+            || Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 }),
+        );
+        assert_eq!(v.outcome, Outcome::Pass, "{}", v.line());
+        let core = v.core.clone().unwrap();
+        assert!(core.retaken > 0 && core.retaken <= RETAKE_LIMIT, "{core:?}");
+        assert_eq!(core.range, Some((2.0, 3.75)));
+        assert!(
+            v.line().contains("tries taken again on a shared core"),
+            "{}",
+            v.line()
+        );
+        // Once the limit is spent, attempts are kept shared and counted.
+        let host = std::cell::RefCell::new(Bursts { tick: 0 });
+        let v = check(accept).attempts(25, 25).judge_on_own_core(
+            || {
+                Some(if host.borrow_mut().shared() {
+                    2.0
+                } else {
+                    3.75
+                })
+            },
+            || Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 }),
+        );
+        let core = v.core.unwrap();
+        assert_eq!(core.retaken, RETAKE_LIMIT);
+        assert!(core.kept_shared > 0);
+    }
+
+    #[test]
+    fn a_core_shared_throughout_or_unread_changes_nothing() {
+        let accept = Accept::within(1.0, 0.05);
+        let mut r = Rng(5);
+        let mut values = || Ok(r.normal(1.0, 0.01));
+        let v = check(accept).judge_on_own_core(|| Some(2.0), &mut values);
+        assert_eq!(v.outcome, Outcome::Pass);
+        assert_eq!(v.values.len(), 5);
+        let core = v.core.unwrap();
+        assert_eq!((core.retaken, core.kept_shared), (0, 0));
+        let v = check(accept).judge_on_own_core(|| None, &mut values);
+        assert_eq!(v.outcome, Outcome::Pass);
+        assert_eq!(v.core.unwrap(), CoreReadings::default());
     }
 
     #[test]

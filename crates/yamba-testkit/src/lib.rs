@@ -25,7 +25,7 @@ mod rule;
 mod skip;
 
 pub use alone::{alone, Alone};
-pub use check::{Accept, Attempt, Check, Outcome, Verdict};
+pub use check::{Accept, Attempt, Check, CoreReadings, Outcome, Verdict, RETAKES, RETAKE_LIMIT};
 pub use fuzz::fuzz_plan;
 pub use id::{test_id, TestId};
 pub use ram_ext4::{Journal, RamExt4};
