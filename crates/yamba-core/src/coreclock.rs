@@ -317,4 +317,20 @@ mod tests {
         t.readings = vec![3600.0, 3700.0];
         assert_eq!(t.mhz(), Some(3650.0));
     }
+
+    /// Every usable CPU is read from a thread of its own: the caller's
+    /// CPU set is left as it was, and the lowest reading is a throughput a
+    /// core can have (none where no add stream is written).
+    #[test]
+    fn the_lowest_reading_leaves_the_caller_where_it_was() {
+        let before = crate::affinity::allowed_cpus();
+        let lowest = lowest_adds_per_cycle();
+        assert_eq!(crate::affinity::allowed_cpus(), before);
+        if add_streams(1).is_some() {
+            let x = lowest.expect("a reading where add streams exist");
+            assert!(x > 0.0 && x <= 16.0, "{x} adds per cycle");
+        } else {
+            assert_eq!(lowest, None);
+        }
+    }
 }
