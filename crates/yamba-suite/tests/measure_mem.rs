@@ -13,7 +13,7 @@ use yamba_core::{Machine, Plan, RunConfig, Session};
 use yamba_suite::mem::adapter::Pages;
 use yamba_suite::mem::chase::Order;
 use yamba_suite::mem::curve::{measure_curve, CurveConfig};
-use yamba_suite::mem::latency::{merge_within_sysfs, name_levels, CAPACITY_TOLERANCE};
+use yamba_suite::mem::latency::{capacity_misfit, merge_within_sysfs, name_levels};
 use yamba_suite::mem::plateau::detect;
 use yamba_testkit::{alone, check, premise_unmet, skip, Accept};
 
@@ -37,7 +37,8 @@ fn run(bench: &'static yamba_core::Benchmark) -> Vec<yamba_core::BenchResult> {
 /// The latency curve's levels against sysfs. Each attempt measures a
 /// curve; its value is the worst of three criteria, each scaled so 1 is
 /// its bound: the L1 and L2 capacities (where the curve crosses the
-/// midpoint to the next level) within CAPACITY_TOLERANCE of sysfs, and
+/// midpoint to the next level) agreeing with sysfs (0.75–1.5 × its
+/// size: `mem::latency::CAPACITY_ABOVE` says why above), and
 /// memory at least 3× L1's latency (an attempt naming no such level gives
 /// no value). Rule: the median at most 1.
 #[test]
@@ -90,7 +91,7 @@ fn latency_curve_finds_l1_and_l2_and_memory() {
             levels
                 .get(i)
                 .and_then(|l| l.capacity_bytes)
-                .map(|c| (c / want - 1.0).abs() / CAPACITY_TOLERANCE)
+                .map(|c| capacity_misfit(c / want))
                 .ok_or_else(|| format!("no capacity for level {} in {p:?}", i + 1))
         };
         Ok::<f64, String>(off(0, l1)?.max(off(1, l2)?).max(3.0 * lat_l1 / lat_mem))
