@@ -65,11 +65,22 @@ impl Mapping {
         Err("no free address range within reach of the executable's code".into())
     }
 
-    /// Writes `bytes` (the whole mapping) and makes it read-execute.
-    pub fn install(&self, bytes: &[u8]) -> Result<(), String> {
-        assert_eq!(bytes.len(), self.len);
-        // SAFETY: the mapping is ours, `len` bytes, writable.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.addr as *mut u8, self.len) };
+    /// Writes each `(offset, bytes)` piece and makes the mapping
+    /// read-execute. Pages no piece touches stay unbacked: never executed,
+    /// never resident.
+    pub fn install(&self, pieces: &[(usize, Vec<u8>)]) -> Result<(), String> {
+        for (at, bytes) in pieces {
+            assert!(at + bytes.len() <= self.len, "a piece past the mapping");
+            // SAFETY: the mapping is ours, `len` bytes, writable, and the
+            // piece lies inside it.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    (self.addr + at) as *mut u8,
+                    bytes.len(),
+                )
+            };
+        }
         // SAFETY: changing the protection of our own mapping.
         let r = unsafe {
             libc::mprotect(
@@ -84,7 +95,9 @@ impl Mapping {
                 std::io::Error::last_os_error()
             ));
         }
-        super::arch::sync(self.addr, self.len);
+        for (at, bytes) in pieces {
+            super::arch::sync(self.addr + at, bytes.len());
+        }
         Ok(())
     }
 }

@@ -123,7 +123,10 @@ impl Placed {
             }
             Err::<usize, String>("no free placement left in the window".into())
         };
-        let mut bytes = vec![0xccu8; len];
+        // What is written where: only the stubs and the copies, so the
+        // window's other pages are never touched (a quantity's placements
+        // cost a few pages of memory, not the whole window).
+        let mut pieces: Vec<(usize, Vec<u8>)> = Vec::with_capacity(4 * slots);
         let mut entries = Vec::with_capacity(slots);
         let mut at = Vec::with_capacity(slots);
         for slot in 0..slots {
@@ -141,11 +144,9 @@ impl Placed {
                 // SAFETY: `f` is a function of this executable `n` bytes
                 // long (its symbol says so), mapped readable.
                 let src = unsafe { std::slice::from_raw_parts(f as *const u8, n) };
-                let copy = arch::relocate(src, f as u64, to as u64)?;
-                bytes[to - map.addr..to - map.addr + n].copy_from_slice(&copy);
+                pieces.push((to - map.addr, arch::relocate(src, f as u64, to as u64)?));
                 let s = map.addr + (2 * slot + k) * arch::STUB_BYTES;
-                let stub = arch::stub(s as u64, to as u64, stack)?;
-                bytes[s - map.addr..s - map.addr + stub.len()].copy_from_slice(&stub);
+                pieces.push((s - map.addr, arch::stub(s as u64, to as u64, stack)?));
                 *e = s;
                 copies[k] = to as u64;
             }
@@ -156,7 +157,7 @@ impl Placed {
                 stack,
             });
         }
-        map.install(&bytes)?;
+        map.install(&pieces)?;
         Ok(Placed {
             map,
             entries,
@@ -317,6 +318,50 @@ mod tests {
             panic!("ASKED is not fixed");
         };
         assert!(why.starts_with(CHOSEN), "{why}");
+    }
+
+    /// The copies land where the record says, byte for byte the
+    /// function's (it has no relative reference to re-aim), and only the
+    /// pages holding stubs and copies are ever made resident: a few per
+    /// placement, not the window's 256.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn only_the_copies_pages_are_written() {
+        use rand::SeedableRng;
+        #[inline(never)]
+        extern "C" fn body(x: u64) -> u64 {
+            std::hint::black_box(x).wrapping_mul(3)
+        }
+        let code = body as extern "C" fn(u64) -> u64 as usize;
+        let len = function_size(code).expect("the test binary's symbol table");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let p = Placed::new(code, None, SLOTS, &mut rng).unwrap();
+        // SAFETY: `code` is a function `len` bytes long, mapped readable.
+        let original = unsafe { std::slice::from_raw_parts(code as *const u8, len) };
+        for at in &p.record.at {
+            // SAFETY: the copy lies inside the placed mapping, readable.
+            let copy = unsafe { std::slice::from_raw_parts(at.code as *const u8, len) };
+            assert_eq!(copy, original);
+        }
+        let page = page_size();
+        let pages = p.map.len / page;
+        let mut resident = vec![0u8; pages];
+        // SAFETY: the mapping is ours, page-aligned, `len` bytes; `resident`
+        // holds one byte per page.
+        let r = unsafe {
+            libc::mincore(
+                p.map.addr as *mut libc::c_void,
+                p.map.len,
+                resident.as_mut_ptr(),
+            )
+        };
+        assert_eq!(r, 0);
+        let touched = resident.iter().filter(|&&b| b & 1 == 1).count();
+        let stub_pages = (2 * SLOTS * arch::STUB_BYTES).div_ceil(page);
+        assert!(
+            touched <= stub_pages + 2 * SLOTS && touched < pages / 2,
+            "{touched} of {pages} pages resident"
+        );
     }
 
     #[test]

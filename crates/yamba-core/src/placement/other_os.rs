@@ -26,7 +26,7 @@ impl Mapping {
         Err(why())
     }
 
-    pub fn install(&self, _bytes: &[u8]) -> Result<(), String> {
+    pub fn install(&self, _pieces: &[(usize, Vec<u8>)]) -> Result<(), String> {
         Err(why())
     }
 }
