@@ -602,6 +602,18 @@ mod tests {
             self.tick += 1;
             t % 10 >= 4
         }
+        /// A probe's reading now.
+        fn reading(host: &std::cell::RefCell<Self>) -> Option<f64> {
+            Some(if host.borrow_mut().shared() {
+                2.0
+            } else {
+                3.75
+            })
+        }
+        /// An attempt's value now.
+        fn value(host: &std::cell::RefCell<Self>) -> Result<f64, String> {
+            Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 })
+        }
     }
 
     #[test]
@@ -609,23 +621,14 @@ mod tests {
         let accept = Accept::within(1.0, 0.05);
         // Read blind, the bursts decide: median 1.5, no pass.
         let host = std::cell::RefCell::new(Bursts { tick: 1 });
-        let blind = check(accept).judge(|| Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 }));
+        let blind = check(accept).judge(|| Bursts::value(&host));
         assert_ne!(blind.outcome, Outcome::Pass);
         assert_eq!(blind.median(), 1.5);
         assert!(blind.core.is_none());
         // Read with the cores: every attempt kept alone is 1.0; tries on a
         // shared core are taken again, at most RETAKE_LIMIT in all.
         let host = std::cell::RefCell::new(Bursts { tick: 0 });
-        let v = check(accept).judge_on_own_core(
-            || {
-                Some(if host.borrow_mut().shared() {
-                    2.0
-                } else {
-                    3.75
-                })
-            },
-            || Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 }),
-        );
+        let v = check(accept).judge_on_own_core(|| Bursts::reading(&host), || Bursts::value(&host));
         assert_eq!(v.outcome, Outcome::Pass, "{}", v.line());
         let core = v.core.clone().unwrap();
         assert!(core.retaken > 0 && core.retaken <= RETAKE_LIMIT, "{core:?}");
@@ -637,16 +640,9 @@ mod tests {
         );
         // Once the limit is spent, attempts are kept shared and counted.
         let host = std::cell::RefCell::new(Bursts { tick: 0 });
-        let v = check(accept).attempts(25, 25).judge_on_own_core(
-            || {
-                Some(if host.borrow_mut().shared() {
-                    2.0
-                } else {
-                    3.75
-                })
-            },
-            || Ok(if host.borrow_mut().shared() { 1.5 } else { 1.0 }),
-        );
+        let v = check(accept)
+            .attempts(25, 25)
+            .judge_on_own_core(|| Bursts::reading(&host), || Bursts::value(&host));
         let core = v.core.unwrap();
         assert_eq!(core.retaken, RETAKE_LIMIT);
         assert!(core.kept_shared > 0);
