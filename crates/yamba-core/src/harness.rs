@@ -181,18 +181,24 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     };
     let rotation = record.rotation();
 
-    // Warm up: caches, branch predictors, frequency — every placement, at
-    // least twice, so that each placement's first observations are set
-    // against two dummies or more (see [`DummyWindows`]).
+    // Warm up: caches, branch predictors, frequency — every placement.
+    // Its dummies seed each placement's window, topped up to two (F alone
+    // is cheap), so that a placement's first observations are set against
+    // two dummies or more (see [`DummyWindows`]).
     let warm_start = Instant::now();
     let warmup = Duration::from_nanos(plan.warmup_ns as u64);
     let mut recent_f = DummyWindows::new(slots.len());
     let mut warm_obs = 0;
-    while warm_start.elapsed() < warmup || warm_obs < 3.max(2 * slots.len()) {
+    while warm_start.elapsed() < warmup || warm_obs < 3.max(slots.len()) {
         let slot = warm_obs % slots.len();
         std::hint::black_box(time_at(slot, &mut op));
         recent_f.push(slot, dummy_at(slot, &mut dummy));
         warm_obs += 1;
+    }
+    for slot in 0..slots.len() {
+        while recent_f.recent[slot].len() < 2 {
+            recent_f.push(slot, dummy_at(slot, &mut dummy));
+        }
     }
 
     let sampling = Instant::now();
@@ -384,9 +390,9 @@ fn per_op(clock: &Clock, p: u64, f: u64, n: u64) -> f64 {
 }
 
 /// The last [`F_WINDOW`] dummies F timed at each placement (warm-up's
-/// included, so a placement's first observations have some), and their
-/// lower median: an interruption only lengthens a dummy, so of an even
-/// count the lower middle one is taken. Two dummies or more, and one
+/// included, at least two, so a placement's first observations have
+/// some), and their lower median: an interruption only lengthens a dummy,
+/// so of an even count the lower middle one is taken. Two dummies or more, and one
 /// interrupted dummy cannot be the one subtracted. Before the warm-up
 /// seeded them, a placement's first observation was set against its one
 /// dummy and its second against the larger of two: one dummy interrupted
