@@ -172,10 +172,11 @@ pub struct CoreReadings {
 }
 
 impl CoreReadings {
-    fn note(&mut self, reading: f64) {
+    fn note(&mut self, reading: Option<f64>) {
+        let Some(r) = reading else { return };
         self.range = Some(match self.range {
-            Some((lo, hi)) => (lo.min(reading), hi.max(reading)),
-            None => (reading, reading),
+            Some((lo, hi)) => (lo.min(r), hi.max(r)),
+            None => (r, r),
         });
     }
     fn best(&self) -> f64 {
@@ -363,11 +364,15 @@ impl Check {
         let mut core = CoreReadings::default();
         let mut verdict = {
             let mut before = probe();
+            core.note(before);
             self.judge_attempts(|| {
                 let mut kept: Option<(Result<f64, String>, f64)> = None;
                 for try_no in 0..=RETAKES {
                     let value = attempt();
                     let after = probe();
+                    core.note(after);
+                    // The lower of the readings around the attempt, against
+                    // the best single reading so far.
                     let reading = match (before, after) {
                         (Some(a), Some(b)) => Some(a.min(b)),
                         (a, b) => a.or(b),
@@ -376,7 +381,6 @@ impl Check {
                     let Some(reading) = reading else {
                         return value;
                     };
-                    core.note(reading);
                     if reading >= share * core.best() {
                         return value;
                     }
@@ -591,8 +595,8 @@ mod tests {
 
     /// A host busy in bursts: ticks (a probe or an attempt each) 0–3 of
     /// every 10 alone (3.75 adds per cycle, the quantity 1.0), 4–9 shared
-    /// (2.0, the quantity 1.5). Attempts fall on odd ticks, so 3 of every
-    /// 5 run shared and their median is 1.5.
+    /// (2.0, the quantity 1.5). Read blind, every tick is an attempt and 6
+    /// of every 10 run shared: their median is 1.5.
     struct Bursts {
         tick: usize,
     }
@@ -646,6 +650,25 @@ mod tests {
         let core = v.core.unwrap();
         assert_eq!(core.retaken, RETAKE_LIMIT);
         assert!(core.kept_shared > 0);
+    }
+
+    /// The best is the best single reading: an attempt with the core
+    /// alone before it and shared after it is taken again, the very first
+    /// one too. Its second try starts at that shared reading, so it is
+    /// taken again as well; the third runs between two alone readings.
+    #[test]
+    fn an_attempt_that_ends_shared_is_taken_again() {
+        let readings =
+            std::cell::RefCell::new(vec![3.75, 2.0].into_iter().chain(std::iter::repeat(3.75)));
+        let mut values = [1.5, 1.0].into_iter().chain(std::iter::repeat(1.0));
+        let v = check(Accept::within(1.0, 0.05)).judge_on_own_core(
+            || readings.borrow_mut().next(),
+            || Ok(values.next().unwrap()),
+        );
+        assert_eq!(v.values[0], 1.0, "{}", v.line());
+        let core = v.core.unwrap();
+        assert_eq!((core.retaken, core.kept_shared), (2, 0));
+        assert_eq!(core.range, Some((2.0, 3.75)));
     }
 
     #[test]
