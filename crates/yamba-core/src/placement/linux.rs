@@ -66,11 +66,22 @@ impl Mapping {
     }
 
     /// Writes each `(offset, bytes)` piece and makes the mapping
-    /// read-execute. Pages no piece touches stay unbacked: never executed,
-    /// never resident.
+    /// read-execute. The pages a piece lies on are filled with int3 first,
+    /// so a stray jump beside a copy traps; pages no piece touches stay
+    /// unbacked: never executed, never resident.
     pub fn install(&self, pieces: &[(usize, Vec<u8>)]) -> Result<(), String> {
+        let page = page_size();
+        let mut filled = std::collections::BTreeSet::new();
         for (at, bytes) in pieces {
             assert!(at + bytes.len() <= self.len, "a piece past the mapping");
+            for p in at / page..(at + bytes.len()).div_ceil(page) {
+                if filled.insert(p) {
+                    // SAFETY: page `p` of our mapping, writable.
+                    unsafe { std::ptr::write_bytes((self.addr + p * page) as *mut u8, 0xcc, page) };
+                }
+            }
+        }
+        for (at, bytes) in pieces {
             // SAFETY: the mapping is ours, `len` bytes, writable, and the
             // piece lies inside it.
             unsafe {

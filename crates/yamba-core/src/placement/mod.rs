@@ -321,9 +321,9 @@ mod tests {
     }
 
     /// The copies land where the record says, byte for byte the
-    /// function's (it has no relative reference to re-aim), and only the
-    /// pages holding stubs and copies are ever made resident: a few per
-    /// placement, not the window's 256.
+    /// function's (it has no relative reference to re-aim), int3 beside
+    /// them, and only the pages holding stubs and copies are ever made
+    /// resident: a few per placement, not the window's 256.
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[test]
     fn only_the_copies_pages_are_written() {
@@ -338,12 +338,20 @@ mod tests {
         let p = Placed::new(code, None, SLOTS, &mut rng).unwrap();
         // SAFETY: `code` is a function `len` bytes long, mapped readable.
         let original = unsafe { std::slice::from_raw_parts(code as *const u8, len) };
-        for at in &p.record.at {
-            // SAFETY: the copy lies inside the placed mapping, readable.
-            let copy = unsafe { std::slice::from_raw_parts(at.code as *const u8, len) };
-            assert_eq!(copy, original);
-        }
         let page = page_size();
+        for at in &p.record.at {
+            // SAFETY: the copy and the byte after it lie inside the placed
+            // mapping (the window is followed by a function's length),
+            // readable.
+            let copy = unsafe { std::slice::from_raw_parts(at.code as *const u8, len + 1) };
+            assert_eq!(&copy[..len], original);
+            // Beside a copy, int3: a stray jump traps. (Unless another copy
+            // starts right after, or the copy ends its page.)
+            let end = at.code + len as u64;
+            if !end.is_multiple_of(page as u64) && !p.record.at.iter().any(|o| o.code == end) {
+                assert_eq!(copy[len], 0xcc);
+            }
+        }
         let pages = p.map.len / page;
         let mut resident = vec![0u8; pages];
         // SAFETY: the mapping is ours, page-aligned, `len` bytes; `resident`
