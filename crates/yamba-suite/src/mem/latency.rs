@@ -227,11 +227,10 @@ pub const CAPACITY_BELOW: f64 = 0.75;
 /// is evicted before its turn comes back) and at 2C under random
 /// replacement (a hit rate of C/W, half at W = 2C); real replacement lies
 /// between, so the crossing sits above sysfs's figure by design; 1.5 is
-/// halfway. On the
-/// AMD EPYC (Zen 3) guest the L2's (512 KiB) read 1.12–1.33 × sysfs, base
-/// and huge pages alike, and a symmetric ±25% warned "larger than sysfs
-/// says" on healthy curves above 1.25. Below C, loads missed that should
-/// have hit.
+/// halfway. On the AMD EPYC (Zen 3) guest the L2's (512 KiB) read
+/// 1.12–1.33 × sysfs, base and huge pages alike, and a symmetric ±25%
+/// warned "larger than sysfs says" on healthy curves above 1.25. Below C,
+/// loads missed that should have hit.
 pub const CAPACITY_ABOVE: f64 = 1.5;
 
 /// How far a capacity / sysfs `ratio` is from 1, scaled so 1 is the edge
@@ -522,7 +521,7 @@ fn levels_table(
 }
 
 /// Whether the capacity the curve found (`d` bytes) agrees with sysfs's
-/// (`s`): a note, and a warning when far below or outside the tolerance.
+/// (`s`): a note, and a warning when far below or outside agreement.
 fn capacity_agrees(r: &mut BenchResult, l: &Level, d: f64, s: u64) -> bool {
     let ratio = d / s as f64;
     let ok = capacity_misfit(ratio) <= 1.0;
