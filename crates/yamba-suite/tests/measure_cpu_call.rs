@@ -1,8 +1,9 @@
 //! `cpu.call.N` against ground truth no core breaks: a chain of calls,
 //! each call's arguments the previous call's result and each callee's
 //! result depending on every argument, cannot go faster than one core
-//! cycle per call (the callee's add is on the chain), and one more
-//! argument on the chain never makes a call cheaper. Measurement checks
+//! cycle per call (the callee's add is on the chain), and above the
+//! call's own floor one more argument on the chain never makes a call
+//! cheaper. Measurement checks
 //! only (docs/testing.md): each decides on the median of independent runs.
 
 mod support;
@@ -47,17 +48,26 @@ fn a_chained_call_lasts_at_least_one_cycle() {
         });
 }
 
-/// From 1 to 7 arguments, one more argument never makes the chained call
-/// cheaper beyond noise. Each run's value is the largest drop, the worst
-/// cpu.call.(N−1) / cpu.call.N over N = 2..7; rule: its median over runs at
-/// most 1.05 (the calls measured one after another in one process share
-/// its clock; 5% is what their medians move by between runs here).
+/// Beyond the call's own floor, one more argument never makes the
+/// chained call cheaper. Up to about four cycles of callee work hide under
+/// the floor the call and return set (docs/writing-benchmarks.md, "What
+/// cpu.call measures"): N = 1 to 5 sit there on Zen 4 and on a Golden
+/// Cove-class Xeon, and there the front end's placement of the unrolled
+/// loop moves a result by up to 50% from one process to the next (the
+/// Xeon guest: cpu.call.1 1.70-2.93 ns, cpu.call.2 1.75-2.11, in one
+/// check's 15 runs), so a drop from N to N + 1 there says nothing about
+/// the arguments. From 5 to 7 the adds (and the 7th's stack slot) are the
+/// chain. Each run's value is the larger of cpu.call.5 / cpu.call.6 and
+/// cpu.call.6 / cpu.call.7; rule: its median over runs at most 1.05 (5%
+/// is what their medians move by between runs). A chain that overlapped
+/// its calls, as the old shape did (1.31 ns for 1 argument, 0.52 for 7),
+/// reads above 1.
 #[test]
 fn more_arguments_never_make_a_chained_call_cheaper() {
     let _alone = alone();
     let (s, _g) = session();
     check!(
-        "largest cpu.call.(N-1) / cpu.call.N, N = 2..7",
+        "larger of cpu.call.5 / cpu.call.6 and cpu.call.6 / cpu.call.7",
         Accept::at_most(1.05)
     )
     .attempts(5, 15)
@@ -65,9 +75,6 @@ fn more_arguments_never_make_a_chained_call_cheaper() {
         let rs = run(s, &CALL, Mode::Hot);
         let ns: Vec<f64> = chained(&rs).iter().map(|r| r.value().unwrap()).collect();
         eprintln!("ns per chained call, N = 0..7: {ns:.3?}");
-        ns[1..]
-            .windows(2)
-            .map(|w| w[0] / w[1])
-            .fold(f64::NEG_INFINITY, f64::max)
+        (ns[5] / ns[6]).max(ns[6] / ns[7])
     });
 }

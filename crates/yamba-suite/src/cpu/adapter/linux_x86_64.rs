@@ -68,6 +68,126 @@ pub mod wrapped {
 
 pub(crate) use crate::os::vdso_mapped;
 
+/// `cpu.call`'s callees, each at the start of a 64-byte line of its own:
+/// what `cpu/call.rs` compiles from Rust elsewhere (one plus the sum of the
+/// arguments, added from the last one), written out so that where each
+/// one lies is chosen, not left to the build. The linker aligns functions
+/// to 16 bytes, and a callee whose body crosses a 64-byte line costs a
+/// Golden Cove-class core about 3 cycles more per call (Xeon guest, `yamba_call5`'s
+/// body at 0, 16, 32, 48 and 56 bytes into a line: 1.65-1.85 ns per
+/// chained call, then 2.64-2.76 and 2.39-2.59 where it crosses), which a
+/// build gave one N and not the next: `cpu.call.5` read 2.45 ns and
+/// `cpu.call.6` 1.89. docs/writing-benchmarks.md, "What cpu.call measures".
+pub mod callees {
+    std::arch::global_asm!(
+        ".pushsection .text.yamba_callees,\"ax\",@progbits",
+        ".p2align 6",
+        ".globl yamba_call0",
+        ".type yamba_call0,@function",
+        "yamba_call0:",
+        "mov eax, 1",
+        "ret",
+        ".size yamba_call0, . - yamba_call0",
+        ".p2align 6",
+        ".globl yamba_call0_carry",
+        ".type yamba_call0_carry,@function",
+        "yamba_call0_carry:",
+        "mov rax, qword ptr [rip + {carried}]",
+        "inc rax",
+        "mov qword ptr [rip + {carried}], rax",
+        "ret",
+        ".size yamba_call0_carry, . - yamba_call0_carry",
+        ".p2align 6",
+        ".globl yamba_call1",
+        ".type yamba_call1,@function",
+        "yamba_call1:",
+        "lea rax, [rdi + 1]",
+        "ret",
+        ".size yamba_call1, . - yamba_call1",
+        ".p2align 6",
+        ".globl yamba_call2",
+        ".type yamba_call2,@function",
+        "yamba_call2:",
+        "lea rax, [rsi + 1]",
+        "add rax, rdi",
+        "ret",
+        ".size yamba_call2, . - yamba_call2",
+        ".p2align 6",
+        ".globl yamba_call3",
+        ".type yamba_call3,@function",
+        "yamba_call3:",
+        "lea rax, [rdx + 1]",
+        "add rax, rdi",
+        "add rax, rsi",
+        "ret",
+        ".size yamba_call3, . - yamba_call3",
+        ".p2align 6",
+        ".globl yamba_call4",
+        ".type yamba_call4,@function",
+        "yamba_call4:",
+        "lea rax, [rcx + 1]",
+        "add rax, rdi",
+        "add rax, rsi",
+        "add rax, rdx",
+        "ret",
+        ".size yamba_call4, . - yamba_call4",
+        ".p2align 6",
+        ".globl yamba_call5",
+        ".type yamba_call5,@function",
+        "yamba_call5:",
+        "lea rax, [r8 + 1]",
+        "add rax, rdi",
+        "add rax, rsi",
+        "add rax, rdx",
+        "add rax, rcx",
+        "ret",
+        ".size yamba_call5, . - yamba_call5",
+        ".p2align 6",
+        ".globl yamba_call6",
+        ".type yamba_call6,@function",
+        "yamba_call6:",
+        "lea rax, [r9 + 1]",
+        "add rax, rdi",
+        "add rax, rsi",
+        "add rax, rdx",
+        "add rax, rcx",
+        "add rax, r8",
+        "ret",
+        ".size yamba_call6, . - yamba_call6",
+        ".p2align 6",
+        ".globl yamba_call7",
+        ".type yamba_call7,@function",
+        "yamba_call7:",
+        "mov rax, qword ptr [rsp + 8]",
+        "inc rax",
+        "add rax, rdi",
+        "add rax, rsi",
+        "add rax, rdx",
+        "add rax, rcx",
+        "add rax, r8",
+        "add rax, r9",
+        "ret",
+        ".size yamba_call7, . - yamba_call7",
+        ".popsection",
+        carried = sym crate::cpu::call::CARRIED,
+    );
+    // SAFETY: the functions above follow the C calling convention, touch
+    // no memory but their own stack argument and CARRIED (an atomic, by
+    // plain moves, as the Rust callee's relaxed load and store), and
+    // return in rax: calling them is safe.
+    unsafe extern "C" {
+        pub safe fn yamba_call0() -> u64;
+        pub safe fn yamba_call0_carry() -> u64;
+        pub safe fn yamba_call1(a: u64) -> u64;
+        pub safe fn yamba_call2(a: u64, b: u64) -> u64;
+        pub safe fn yamba_call3(a: u64, b: u64, c: u64) -> u64;
+        pub safe fn yamba_call4(a: u64, b: u64, c: u64, d: u64) -> u64;
+        pub safe fn yamba_call5(a: u64, b: u64, c: u64, d: u64, e: u64) -> u64;
+        pub safe fn yamba_call6(a: u64, b: u64, c: u64, d: u64, e: u64, f: u64) -> u64;
+        pub safe fn yamba_call7(a: u64, b: u64, c: u64, d: u64, e: u64, f: u64, g: u64) -> u64;
+    }
+}
+
 /// Direct calls to the `yamba_callN` procedures, written as machine code so
 /// the compiler can neither drop, inline, nor turn them into indirect calls:
 /// the arguments are placed in the C calling convention's registers (and
