@@ -142,6 +142,33 @@ f=$(yamba ipc.bw.pipe)
 row bw_pipe ipc.bw.pipe.same_cpu "$(ymed "$f" ipc.bw.pipe.same_cpu 1000)" \
   "$(lm "sed -n 's/^Pipe bandwidth: \([0-9.]*\) MB\/sec/\1/p'" "$LB/bw_pipe" "${N[@]}")" MB/s "64 KiB writes; writer on the reader's CPU"
 
+# --- lmbench's summary primitives: null call, read, signals, local round trips --
+# Peers on the benchmark's CPU, as lmbench's (its forked servers inherit the pin).
+f=$(yamba cpu.syscall.getppid cpu.syscall.read_devzero signal.sigaction signal.self signal.fault ipc.rtt net.tcp.rtt net.udp.rtt \
+      --set net.peer_cpu=same --set net.msg_bytes=8 --set ipc.transports=pipe,unix_stream)
+row "lat_syscall null" cpu.syscall.getppid.libc "$(ymed "$f" cpu.syscall.getppid.libc 0.001)" \
+  "$(lm "sed -n 's/^Simple syscall: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_syscall" "${N[@]}" null)" µs "libc's getppid"
+row "lat_syscall read" cpu.syscall.read_devzero.libc "$(ymed "$f" cpu.syscall.read_devzero.libc 0.001)" \
+  "$(lm "sed -n 's/^Simple read: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_syscall" "${N[@]}" read)" µs "1 byte from /dev/zero, libc's read"
+row "lat_sig install" signal.sigaction "$(ymed "$f" signal.sigaction 0.001)" \
+  "$(lm "sed -n 's/^Signal handler installation: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_sig" "${N[@]}" install)" µs "lmbench also reads the old action back (bench/sigaction-witness.c)"
+row "lat_sig catch (ref)" signal.self "$(ymed "$f" signal.self 0.001)" \
+  "$(lm "sed -n 's/^Signal handler overhead: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_sig" "${N[@]}" catch)" µs "yamba: send + catch; lmbench subtracts the send"
+row "lat_sig prot (ref)" signal.fault "$(ymed "$f" signal.fault 0.001)" \
+  "$(lm "sed -n 's/^Protection fault: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_sig" "${N[@]}" prot "$work/mmap.dat")" µs "yamba's handler mprotects the page; lmbench's returns to fault again"
+row lat_pipe ipc.rtt.pipe.same_cpu "$(ymed "$f" ipc.rtt.pipe.same_cpu 0.001)" \
+  "$(lm "sed -n 's/^Pipe latency: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_pipe" "${N[@]}")" µs "1 byte each way, peer process"
+row lat_unix ipc.rtt.unix_stream.same_cpu "$(ymed "$f" ipc.rtt.unix_stream.same_cpu 0.001)" \
+  "$(lm "sed -n 's/^AF_UNIX sock stream latency: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_unix" "${N[@]}")" µs "1 byte each way, socketpair, peer process"
+for proto in tcp udp; do
+  pin "$LB/lat_$proto" -s >/dev/null 2>&1 || true
+  sleep 0.3
+  row "lat_$proto" "net.$proto.rtt" "$(ymed "$f" "net.$proto.rtt" 0.001)" \
+    "$(lm "sed -n 's/^${proto^^} latency using 127.0.0.1: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_$proto" "${N[@]}" 127.0.0.1)" µs \
+    "$([ $proto = tcp ] && echo "yamba 8 B, lmbench 1" || echo "yamba 8 B, lmbench 4"); yamba's peer a thread, lmbench's a process (bench/tcp-rtt-witness.c)"
+  "$LB/lat_$proto" -S 127.0.0.1 >/dev/null 2>&1 || true
+done
+
 # --- lat_mmap ---------------------------------------------------------------
 f=$(yamba mem.mmap)
 for s in 512k 4m 32m; do
