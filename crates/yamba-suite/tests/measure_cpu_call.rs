@@ -3,8 +3,8 @@
 //! result depending on every argument, cannot go faster than one core
 //! cycle per call (the callee's add is on the chain), and above the
 //! call's own floor one more argument on the chain never makes a call
-//! cheaper. Measurement checks
-//! only (docs/testing.md): each decides on the median of independent runs.
+//! cheaper. Measurement checks only (docs/testing.md): each decides on
+//! the median of independent runs.
 
 mod support;
 
@@ -51,8 +51,8 @@ fn a_chained_call_lasts_at_least_one_cycle() {
 /// Beyond the call's own floor, one more argument never makes the
 /// chained call cheaper. Up to about four cycles of callee work hide under
 /// the floor the call and return set (docs/writing-benchmarks.md, "What
-/// cpu.call measures"): N = 1 to 5 sit there on Zen 4 and on a Golden
-/// Cove-class Xeon, and there the front end's placement of the unrolled
+/// cpu.call measures"): N = 1 to 4 sit there on Zen 4, 1 to 5 on a
+/// Golden Cove-class Xeon, and there the front end's placement of the unrolled
 /// loop moves a result by up to 50% from one process to the next (the
 /// Xeon guest: cpu.call.1 1.70-2.93 ns, cpu.call.2 1.75-2.11, in one
 /// check's 15 runs), so a drop from N to N + 1 there says nothing about

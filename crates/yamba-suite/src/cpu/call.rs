@@ -113,7 +113,7 @@ mod compiled {
             /// Returns one plus the sum of its arguments, added one after
             /// another from the last argument (the stack's, for 7 on x86-64):
             /// the result depends on every argument, through N dependent adds.
-                    #[no_mangle]
+            #[no_mangle]
             #[inline(never)]
             pub extern "C" fn $name($($a: u64,)* $last: u64) -> u64 {
                 opaque();
@@ -278,8 +278,8 @@ fn call_with<const N: u32>(ctx: &mut Ctx, chained: &mut Vec<Option<f64>>) {
     // From 2 arguments on, one more argument is one more register on the
     // chain and one more add in the callee: never cheaper. (0 → 1 changes
     // the chain's kind, memory to registers, and need not rise.) A note,
-    // not a gate: under the call's own floor (N up to 5 on Zen 4 and
-    // Golden Cove-class cores) the adds are hidden and the unrolled
+    // not a gate: under the call's own floor (N up to 4 on Zen 4, up to 5
+    // on Golden Cove-class cores) the adds are hidden and the unrolled
     // loop's placement moves the value by more than an add.
     if let (Some(c), Some(Some(prev))) = (median, chained.last().copied().filter(|_| N > 1)) {
         r.add_note_evidence(
