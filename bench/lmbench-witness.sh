@@ -39,6 +39,8 @@ out=$work/rows.txt
 # rec ROW VALUE: one round's value of a row.
 rec() { printf '%s\t%s\n' "$1" "$2" >>"$out"; printf '  %-52s %s\n' "$1" "$2" >&2; }
 
+# ym FILE ID SCALE: a hot result's median × SCALE, or n/a.
+ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else .summary.median * $k end' "$1"; }
 # witness ROW PROGRAM UNIT: a witness's rows (name, a tab, the median and its unit).
 witness() {
   pin "$2" | while IFS=$'\t' read -r name rest; do rec "$1: C ${name%"${name##*[! ]}"} ($3)" "$(awk '{print $1}' <<<"$rest")"; done
@@ -50,7 +52,6 @@ for i in $(seq "$rounds"); do
   y=$work/y$i.json
   "$Y" run --cpu "$CPU" --set net.peer_cpu=same proc.fork.light signal.sigaction net.tcp.rtt --out "$y" >/dev/null 2>&1 || true
   "$Y" run --cpu "$CPU" --set net.peer_cpu=same --set net.msg_bytes=8 net.tcp.rtt --out "$work/y1b$i.json" >/dev/null 2>&1 || true
-  ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else .summary.median * $k end' "$1"; }
   rec "fork: yamba proc.fork.light (µs)" "$(ym "$y" proc.fork.light 0.001)"
   rec "fork: yamba parent's anonymous memory (MiB)" "$(jq -r '[.results[] | select(.id == "proc.fork.light")][0].params.parent_rss_anon_bytes // "n/a" | if type == "number" then . / 1048576 else . end' "$y")"
   rec "fork: lmbench lat_proc fork (µs)" "$(pin "$LB/lat_proc" -N 3 fork 2>&1 | lmnum)"
