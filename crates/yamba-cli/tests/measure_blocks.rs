@@ -66,27 +66,51 @@ fn placement_as_a_random_factor_covers_the_all_placements_mean() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let positions: Vec<f64> = (0..4)
-        .map(|k| {
-            let set = format!("testing.placed.position={k}");
-            run(d, &["testing.placed", "--repeat", "6", "--set", &set]).0
-        })
-        .collect();
-    let truth = positions.iter().sum::<f64>() / 4.0;
-    eprintln!(
-        "testing.placed: each position {positions:.1?} ns; mean over placements {truth:.1} ns"
-    );
+    // Each position's cost, and their mean: the mean over all placements.
+    let positions = || -> (Vec<f64>, f64) {
+        let p: Vec<f64> = (0..4)
+            .map(|k| {
+                let set = format!("testing.placed.position={k}");
+                run(d, &["testing.placed", "--repeat", "6", "--set", &set]).0
+            })
+            .collect();
+        let mean = p.iter().sum::<f64>() / 4.0;
+        (p, mean)
+    };
+    let (at, before) = positions();
+    eprintln!("testing.placed: each position {at:.1?} ns; mean over placements {before:.1} ns");
     // The construction holds: each position 100 steps dearer.
-    for w in positions.windows(2) {
-        assert!(w[1] > w[0] * 1.05, "{positions:?}");
+    for w in at.windows(2) {
+        assert!(w[1] > w[0] * 1.05, "{at:?}");
     }
     let mut seen = Vec::new();
-    let (hits, runs) = covers_as_often_as_it_says(|| {
+    let (_, runs) = covers_as_often_as_it_says(|| {
         let (v, lo, hi, b) = run(d, &["testing.placed"]);
         seen.push((v, lo, hi, b));
-        lo <= truth && truth <= hi
+        // Whether to go on to 30 runs is decided against the mean before;
+        // the verdict below against the mean on both sides.
+        lo <= before && before <= hi
     });
-    eprintln!("placement random: covered in {hits} of {runs}: {seen:.1?}");
+    // As in the two-stage test below: the interval's promise is about one
+    // state of the machine. On an Intel Xeon guest whose neighbour
+    // flickered (2026-12-01) the runs centred 2.6% under a mean measured
+    // once before them, and covered it in 21 of 30.
+    let (at_after, after) = positions();
+    let drift = (after / before - 1.0) * 100.0;
+    eprintln!(
+        "testing.placed after the runs: each position {at_after:.1?} ns; mean {after:.1} ns ({drift:+.2}%)"
+    );
+    if drift.abs() > 1.0 {
+        premise_unmet!(
+            "the all-placements mean moved {drift:+.2}% ({before:.1} → {after:.1} ns) while the coverage was measured"
+        );
+    }
+    let truth = (before + after) / 2.0;
+    let hits = seen
+        .iter()
+        .filter(|(_, lo, hi, _)| *lo <= truth && truth <= *hi)
+        .count();
+    eprintln!("placement random: covered {truth:.1} in {hits} of {runs}: {seen:.1?}");
     assert!(
         if runs == 10 { hits >= 9 } else { hits >= 25 },
         "placement random: {hits} of {runs} covered {truth:.1}: {seen:.1?}"
