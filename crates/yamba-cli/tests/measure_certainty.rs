@@ -24,16 +24,16 @@
 //! identical pairs.
 //!
 //! Measurement tests (docs/testing.md), each holding yamba_testkit::alone()
-//! throughout. The gate's rates decide on counts over 20 pairs, not with a
-//! yamba_testkit::Check (a rate of false alarms near 5% needs far more
-//! attempts than a check's median rule can afford here): their bounds and
-//! what a false failure costs are stated at each assertion. The planted
-//! slowdown's size is a median, and a check decides it.
+//! throughout. The gate's rates are decided by rate checks
+//! (yamba_testkit::RateCheck: a binomial rule that fails falsely with at
+//! most 0.1% when the true rate meets the claim, and says undecided where
+//! 20 or 40 pairs cannot tell); the planted slowdown's size is a median,
+//! and a check decides it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use yamba_core::coreclock::{lowest_adds_per_cycle, SHARED_CORE_SHARE};
-use yamba_testkit::{alone, check, Accept};
+use yamba_testkit::{alone, check, premise_unmet, rate_check, Accept, Claim, Outcome};
 
 const PAIRS: usize = 20;
 /// Runs of the baseline's configuration stored before the pairs.
@@ -124,27 +124,10 @@ fn pairs(
     b_sets: &[String],
     count: usize,
 ) -> Vec<(i32, Vec<serde_json::Value>)> {
-    pairs_each(names, a_sets, &[b_sets], count).remove(0)
-}
-
-/// As [`pairs`], for several B configurations at once: each of `count`
-/// rounds runs A and then every B, and compares each B with that A (one
-/// seeded history, one A run per round, shared). The result per B, in
-/// `bs`' order.
-fn pairs_each(
-    names: &[&str],
-    a_sets: &[String],
-    bs: &[&[String]],
-    count: usize,
-) -> Vec<Vec<(i32, Vec<serde_json::Value>)>> {
     let mut rounds = Rounds::seeded(names, a_sets);
-    let mut out = vec![Vec::new(); bs.len()];
-    for _ in 0..count {
-        for (k, got) in rounds.next(bs).into_iter().enumerate() {
-            out[k].push(got);
-        }
-    }
-    out
+    (0..count)
+        .map(|_| rounds.next(&[b_sets]).remove(0))
+        .collect()
 }
 
 /// Rounds of runs against one seeded history: [`SEED_RUNS`] runs of A's
@@ -189,9 +172,9 @@ impl<'a> Rounds<'a> {
     }
 }
 
-/// At most this many calls of one line in 20 pairs: a 5% test calls 4 or
-/// more with probability 1.6%, 5 or more with 0.26%.
-const MAX_CALLS: usize = 4;
+/// The rate at which the gate may fail on identical pairs, and a line may
+/// be called slower or faster in them: what a 5% test allows.
+const FALSE_ALARMS: Claim = Claim::AtMost(0.05);
 
 #[test]
 fn identical_runs_pass_the_gate() {
@@ -230,14 +213,14 @@ fn identical_runs_pass_the_gate() {
             .iter()
             .filter(|(_, rows)| verdict(rows, id) == "too_few")
             .count();
-        eprintln!(
-            "{id}: called {} of {PAIRS}: {calls:?}; too few unshared processes in {too_few}",
-            calls.len()
-        );
-        assert!(
-            calls.len() <= MAX_CALLS,
-            "{id} called {} times in {PAIRS} identical pairs: {calls:?}",
-            calls.len()
+        rate_check!(
+            format!("{id} called slower or faster in identical pairs"),
+            FALSE_ALARMS
+        )
+        .run(
+            calls.len(),
+            PAIRS,
+            &format!("calls {calls:?}; too few unshared processes in {too_few}"),
         );
         for (_, rows) in &got {
             let r = rows
@@ -264,59 +247,110 @@ fn identical_runs_pass_the_gate() {
             }
         }
     }
-    eprintln!("gate failed in {failed} of {PAIRS} identical pairs");
-    assert!(
-        failed * 20 <= PAIRS,
-        "the gate failed {failed} of {PAIRS} identical pairs"
-    );
+    rate_check!("the 5% gate failed on identical pairs", FALSE_ALARMS).run(failed, PAIRS, "");
 }
 
+/// Power, the gate's other promise: a known 10% more work is called
+/// slower in at least 90% of the pairs the machine lets `compare` decide,
+/// and 2% more fails a 5% gate no more often than no change may (5%).
+/// Both are rate checks over 20 pairs, and 20 more where either is
+/// undecided (two looks).
+///
+/// A pair not called whose note gives the machine's reason (B's
+/// processes at a level earlier runs of A reached, or a process left out
+/// for a shared core) is not a trial of the power; a miss without one is: on an Intel Xeon guest
+/// whose neighbour flickered (2026-12-02) the seeded runs of A spanned
+/// 715–830 ns, 15%, and B's 10% lay inside in 3 or 4 of 20 pairs (the
+/// power over all pairs there: 16 and 17 of 20). When the machine
+/// declines most pairs the premise is unmet, and said so.
 #[test]
 fn ten_percent_more_work_is_slower_and_two_percent_passes_a_five_percent_gate() {
     let _alone = alone();
+    const LOOKS: usize = 2;
+    let power = rate_check!("10% more work called slower", Claim::AtLeast(0.9)).looks(LOOKS);
+    let small = rate_check!("2% more work failed a 5% gate", FALSE_ALARMS).looks(LOOKS);
     // One A per round for both: 10% and 2% more work.
-    let mut got = pairs_each(
-        &["testing.work"],
-        &extra_pct(0),
-        &[&extra_pct(10), &extra_pct(2)],
-        PAIRS,
-    );
-    let two = got.pop().unwrap();
-    let ten = got.pop().unwrap();
-    let slower = ten
-        .iter()
-        .filter(|(_, rows)| verdict(rows, "testing.work") == "slower")
-        .count();
-    let changes: Vec<f64> = ten
-        .iter()
-        .filter_map(|(_, rows)| rows[0]["change_pct"].as_f64())
-        .collect();
-    eprintln!("10% more work: slower in {slower} of {PAIRS}; changes {changes:.1?}");
-    for (i, (_, rows)) in ten.iter().enumerate() {
-        let r = &rows[0];
-        if r["verdict"] != "slower" {
-            eprintln!(
-                "  pair {i}: {} {}+{} {}",
-                r["verdict"], r["blocks_a"], r["blocks_b"], r["note"]
+    let (a, b10, b2) = (extra_pct(0), extra_pct(10), extra_pct(2));
+    let mut rounds = Rounds::seeded(&["testing.work"], &a);
+    let (mut ten, mut two) = (Vec::new(), Vec::new());
+    for look in 1..=LOOKS {
+        for _ in 0..PAIRS {
+            let mut got = rounds.next(&[&b10, &b2]);
+            two.push(got.pop().unwrap());
+            ten.push(got.pop().unwrap());
+        }
+        let trials: Vec<&serde_json::Value> = ten
+            .iter()
+            .map(|(_, rows)| &rows[0])
+            .filter(|r| {
+                r["verdict"] == "slower"
+                    || machine_reason(r["note"].as_str().unwrap_or("")).is_none()
+            })
+            .collect();
+        let slower = trials.iter().filter(|r| r["verdict"] == "slower").count();
+        let declined = ten.len() - trials.len();
+        let gated = two.iter().filter(|(code, _)| *code != 0).count();
+        let undecided = [
+            power.judge(slower, trials.len()).outcome,
+            small.judge(gated, two.len()).outcome,
+        ]
+        .contains(&Outcome::Undecided);
+        if look < LOOKS && undecided {
+            continue;
+        }
+        let changes: Vec<f64> = ten
+            .iter()
+            .filter_map(|(_, rows)| rows[0]["change_pct"].as_f64())
+            .collect();
+        for (i, (_, rows)) in ten.iter().enumerate() {
+            let r = &rows[0];
+            if r["verdict"] != "slower" {
+                eprintln!(
+                    "  pair {i}: {} {:+.1}% {}+{} {}",
+                    r["verdict"],
+                    r["change_pct"].as_f64().unwrap_or(f64::NAN),
+                    r["blocks_a"],
+                    r["blocks_b"],
+                    r["note"]
+                );
+            }
+        }
+        let verdicts: Vec<&str> = two
+            .iter()
+            .map(|(_, rows)| verdict(rows, "testing.work"))
+            .collect();
+        // Both decided and recorded before either may panic.
+        let g = small.decide(gated, two.len(), &format!("verdicts {verdicts:?}"));
+        if 2 * declined > ten.len() {
+            assert_ne!(g.outcome, Outcome::Fail);
+            premise_unmet!(
+                "10% more work: the machine declined {declined} of {} pairs (B within earlier runs' states, or a process on a shared core); called slower in {slower} of the other {}",
+                ten.len(),
+                trials.len()
             );
         }
+        let p = power.decide(
+            slower,
+            trials.len(),
+            &format!(
+                "{declined} of {} pairs declined for the machine; changes {changes:.1?}",
+                ten.len()
+            ),
+        );
+        assert_ne!(
+            p.outcome,
+            Outcome::Fail,
+            "10% more work called slower in {slower} of {} decided pairs",
+            trials.len()
+        );
+        assert_ne!(
+            g.outcome,
+            Outcome::Fail,
+            "2% more work failed a 5% gate in {gated} of {}",
+            two.len()
+        );
+        break;
     }
-    assert!(
-        slower * 10 >= 9 * PAIRS,
-        "slower in only {slower} of {PAIRS}"
-    );
-    let gated = two.iter().filter(|(code, _)| *code != 0).count();
-    let verdicts: Vec<&str> = two
-        .iter()
-        .map(|(_, rows)| verdict(rows, "testing.work"))
-        .collect();
-    eprintln!("2% more work: gate failed in {gated} of {PAIRS}; verdicts {verdicts:?}");
-    // The gate's promise for a change below its threshold is the same as
-    // for no change at all: it passes in ≥ 95% of pairs.
-    assert!(
-        gated * 20 <= PAIRS,
-        "a 2% change failed a 5% gate in {gated} of {PAIRS}: {verdicts:?}"
-    );
 }
 
 /// The headline value of `id@hot` in a results file.
@@ -416,6 +450,19 @@ fn row(rows: &[serde_json::Value]) -> serde_json::Value {
         .unwrap()
 }
 
+/// The machine's reason, in a line's note, for `compare` not to call a
+/// change: B at a level earlier runs of A's configuration reached, or a
+/// process left out because another hardware thread shared its core.
+fn machine_reason(note: &str) -> Option<&'static str> {
+    if note.contains("identical runs give") || note.contains("a state of the machine") {
+        Some("within earlier runs' states")
+    } else if note.contains("shared core") {
+        Some("a process left out for a shared core")
+    } else {
+        None
+    }
+}
+
 /// Prints how often the gate called the planted change, and why not.
 fn report_planted(n: u64, got: &[(i32, Vec<serde_json::Value>)]) {
     let slower = got
@@ -436,16 +483,13 @@ fn report_planted(n: u64, got: &[(i32, Vec<serde_json::Value>)]) {
             continue;
         }
         let note = r["note"].as_str().unwrap_or("");
-        let reason =
-            if note.contains("identical runs give") || note.contains("a state of the machine") {
-                "within earlier runs' states"
-            } else if note.contains("shared core") {
-                "a process left out for a shared core"
-            } else if note.contains("core cycles") || note.contains("core clock") {
+        let reason = machine_reason(note).unwrap_or(
+            if note.contains("core cycles") || note.contains("core clock") {
                 "the cycles did not confirm it"
             } else {
                 "not significant with these processes"
-            };
+            },
+        );
         *why.entry(reason).or_insert(0) += 1;
         eprintln!(
             "  pair {i} (exit {code}): {} {:+.1}% {}+{} {note}",

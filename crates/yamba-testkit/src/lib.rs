@@ -7,6 +7,9 @@
 //!   of them run at once inside one test binary.
 //! - [`check!`] / [`Check`]: a measurement check that decides with a
 //!   sequential rule whose false-failure rate is at most 0.1%.
+//! - [`rate_check!`] / [`RateCheck`]: a check on how often something
+//!   happens over trials (a gate's false alarms, its power), with the same
+//!   0.1% bound on a false failure.
 //! - [`premise_unmet!`]: a check whose premise this machine does not meet
 //!   says so, is recorded and returns.
 //! - [`fuzz_plan`]: fuzzers run a fixed number of cases from a fixed seed.
@@ -20,6 +23,7 @@ mod check;
 mod fuzz;
 mod id;
 mod ram_ext4;
+mod rate;
 mod record;
 mod rule;
 mod skip;
@@ -29,6 +33,7 @@ pub use check::{Accept, Attempt, Check, CoreReadings, Outcome, Verdict, RETAKES,
 pub use fuzz::fuzz_plan;
 pub use id::{test_id, TestId};
 pub use ram_ext4::{Journal, RamExt4};
+pub use rate::{Claim, RateCheck, RateVerdict, PASS_TAIL};
 pub use record::premise_unmet;
 pub use rule::{median_interval, ALPHA, PASS_LEVEL};
 pub use skip::{allowed_skips, skipped};
@@ -71,6 +76,19 @@ macro_rules! check {
             $crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
             $name,
             $accept,
+        )
+    };
+}
+
+/// A [`RateCheck`] named `name` on `claim` ([`Claim`]), recorded under
+/// the calling test's id.
+#[macro_export]
+macro_rules! rate_check {
+    ($name:expr, $claim:expr) => {
+        $crate::RateCheck::new(
+            $crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
+            $name,
+            $claim,
         )
     };
 }
