@@ -39,13 +39,18 @@ fn evidence<'a>(r: &'a BenchResult, starts: &str) -> &'a yamba_core::Evidence {
 /// A peer that spins 50 µs per request grows the round trip by 50 µs.
 /// Every attempt: the benchmark's own gating check agrees with ours. An
 /// attempt whose results are not ok gives no value. Rule: the median
-/// growth / 50 µs is 1 within 2%.
+/// growth / 50 µs is 1 within 2%, on a core of its own: the growth is
+/// the difference of two round trips measured one after the other, and a
+/// round trip of a few µs that a shared core stretches by up to 40% in
+/// one of them moves the growth by a few % (on an Intel Xeon guest whose
+/// neighbour flickered the median sat at 1.020).
 #[test]
 fn peer_spinning_x_us_grows_the_round_trip_by_x() {
     let _alone = alone();
     let x_us = 50.0;
     check!("round-trip growth / 50 µs", Accept::within(1.0, 0.02))
         .attempts(5, 15)
+        .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
         .run(|| {
             let rs = run_with(&ipc::rtt::PEER_DELAY, &[("delay_us", "50")]);
             let r0 = find(&rs, "ipc.groundtruth.peer_delay.delay_0");
