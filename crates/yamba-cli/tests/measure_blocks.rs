@@ -18,7 +18,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use yamba_testkit::{alone, rate_check, test_id, Claim, Outcome};
+use yamba_testkit::{alone, rate_check, Claim, Outcome};
 
 /// One precise run of `testing.*` with `args`: the first result's
 /// (estimate, interval low, interval high, blocks).
@@ -59,7 +59,7 @@ fn run(dir: &Path, args: &[&str]) -> (f64, f64, f64, usize) {
 /// interval's promise is about one state of the machine, and a host whose
 /// state moved meanwhile cannot judge it. A spread of more than 1% makes
 /// the premise unmet (recorded, listed by CI, not passed) and returns
-/// `None`; else the truth and every run's interval. The same truth decides
+/// `None`; else the truth. The same truth decides
 /// whether to go on and the verdict: a rule that chose to stop on the
 /// cost before the runs and judged on the mean with the cost after them
 /// failed CI on an Intel Xeon guest (9 of 10 against one, 8 against the
@@ -68,7 +68,7 @@ fn covers_as_often_as_it_says(
     name: &str,
     mut truth: impl FnMut() -> f64,
     mut interval: impl FnMut() -> (f64, f64),
-) -> Option<(f64, Vec<(f64, f64)>)> {
+) -> Option<f64> {
     const LOOKS: usize = 2;
     let check = rate_check!(
         format!("{name}: runs whose 95% interval covers the truth"),
@@ -85,7 +85,7 @@ fn covers_as_often_as_it_says(
         let spread = (highest / lowest - 1.0) * 100.0;
         if spread > 1.0 {
             yamba_testkit::premise_unmet(
-                &test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
+                &yamba_testkit::this_test!(),
                 &format!(
                     "{name}: the truth moved {spread:.2}% ({truths:.1?} ns) while the coverage was measured"
                 ),
@@ -102,7 +102,7 @@ fn covers_as_often_as_it_says(
             seen.len(),
             &format!("truth {t:.1} ns (measured {truths:.1?}); intervals {seen:.1?}"),
         );
-        return Some((t, seen));
+        return Some(t);
     }
     unreachable!("the last look decides or is undecided, and returns")
 }
@@ -143,7 +143,7 @@ fn placement_as_a_random_factor_covers_the_all_placements_mean() {
             (lo, hi)
         },
     );
-    let Some((truth, _)) = covered else { return };
+    let Some(truth) = covered else { return };
     // One placement per process: the processes agree with each other, so
     // the interval is narrow, and it is about this build's placement.
     let fixed: Vec<(f64, f64, f64, usize)> = (0..10)

@@ -146,7 +146,7 @@ fn round_trip_table_covers_every_transport_and_placement() {
                 Status::Skipped if one_cpu && p == "cross_cpu" => {
                     assert!(!why.is_empty(), "{id} skipped without a reason");
                     yamba_testkit::premise_unmet(
-                        &yamba_testkit::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
+                        &yamba_testkit::this_test!(),
                         &format!("{id}: one usable CPU: {why}"),
                     );
                 }
@@ -194,7 +194,7 @@ fn round_trip_table_covers_every_transport_and_placement() {
         });
         if peer_busy > 0 {
             yamba_testkit::premise_unmet(
-                &yamba_testkit::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
+                &yamba_testkit::this_test!(),
                 &format!("{id}: the peer's CPU was busy in {peer_busy} runs (withheld on that check alone)"),
             );
         }

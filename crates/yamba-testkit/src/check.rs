@@ -202,7 +202,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
             Outcome::Fail => "fail",

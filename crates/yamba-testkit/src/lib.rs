@@ -38,6 +38,15 @@ pub use record::premise_unmet;
 pub use rule::{median_interval, ALPHA, PASS_LEVEL};
 pub use skip::{allowed_skips, skipped};
 
+/// The calling test binary's id ([`TestId`]): what every record of a skip
+/// or a check is filed under.
+#[macro_export]
+macro_rules! this_test {
+    () => {
+        $crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME"))
+    };
+}
+
 /// Returns from the calling test after recording that it could not run
 /// here, with a reason (`format!` arguments). Under `YAMBA_CI=1` it panics
 /// instead unless `.ci/skips` lists the test (see [`skipped`]).
@@ -45,7 +54,7 @@ pub use skip::{allowed_skips, skipped};
 macro_rules! skip {
     ($($reason:tt)+) => {{
         $crate::skipped(
-            &$crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
+            &$crate::this_test!(),
             &format!($($reason)+),
         );
         return;
@@ -60,7 +69,7 @@ macro_rules! skip {
 macro_rules! premise_unmet {
     ($($reason:tt)+) => {{
         $crate::premise_unmet(
-            &$crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
+            &$crate::this_test!(),
             &format!($($reason)+),
         );
         return;
@@ -72,11 +81,7 @@ macro_rules! premise_unmet {
 #[macro_export]
 macro_rules! check {
     ($name:expr, $accept:expr) => {
-        $crate::Check::new(
-            $crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
-            $name,
-            $accept,
-        )
+        $crate::Check::new($crate::this_test!(), $name, $accept)
     };
 }
 
@@ -85,10 +90,6 @@ macro_rules! check {
 #[macro_export]
 macro_rules! rate_check {
     ($name:expr, $claim:expr) => {
-        $crate::RateCheck::new(
-            $crate::test_id(env!("CARGO_PKG_NAME"), env!("CARGO_CRATE_NAME")),
-            $name,
-            $claim,
-        )
+        $crate::RateCheck::new($crate::this_test!(), $name, $claim)
     };
 }

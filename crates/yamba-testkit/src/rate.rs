@@ -139,11 +139,7 @@ impl RateCheck {
     /// measurement check's outcome. Does not panic: see [`RateCheck::run`].
     pub fn decide(&self, events: usize, trials: usize, detail: &str) -> RateVerdict {
         let v = self.judge(events, trials);
-        let word = match v.outcome {
-            Outcome::Pass => "pass",
-            Outcome::Fail => "fail",
-            Outcome::Undecided => "undecided",
-        };
+        let word = v.outcome.word();
         let line = self.line(&v, detail);
         eprintln!(
             "{} {} [{}]: {line}",
