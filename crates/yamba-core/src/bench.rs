@@ -3,7 +3,6 @@
 use crate::base::{measure_base, Base};
 use crate::clock::Clock;
 use crate::cold::Evictor;
-use crate::coreclock::SHARED_CORE_SHARE;
 use crate::harness::{measure_loop, measure_single, Measured, Plan};
 use crate::machine::{Describe, Machine};
 use crate::settings::Setting;
@@ -618,15 +617,6 @@ impl<'a> Ctx<'a> {
     /// A result filled from a measurement.
     pub fn measured_result(&self, suffix: Option<&str>, m: Measured) -> BenchResult {
         let mut r = self.result(suffix);
-        if let Some(s) = &m.method.shared_core {
-            let (out, all) = (s.left_out, s.left_out + m.observations.len());
-            r.add_note_evidence(
-                "observations taken while another hardware thread shared the core are left out (method.shared_core)",
-                format!("readings within {:.0}% of the best, {:.1} adds per cycle", SHARED_CORE_SHARE * 100.0, s.best_adds_per_cycle),
-                format!("{out} of {all} left out (readings {:.1} adds per cycle there)", s.adds_per_cycle),
-                true,
-            );
-        }
         r.set_observations(m.observations);
         r.method = Some(m.method);
         r

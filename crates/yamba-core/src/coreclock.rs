@@ -134,26 +134,23 @@ pub struct Track {
 
 impl Track {
     /// Reads the clock if the last reading is a millisecond old (or there
-    /// is none yet); the throughput read, if it read one.
-    pub fn due(&mut self) -> Option<f64> {
+    /// is none yet).
+    pub fn due(&mut self) {
         if self.last.is_none_or(|t| t.elapsed() >= TRACK_EVERY) {
-            self.read()
-        } else {
-            None
+            self.read();
         }
     }
 
     /// Reads the clock once, and the throughput at that clock (nothing
-    /// where no chain is written); the throughput, in adds per cycle.
-    pub fn read(&mut self) -> Option<f64> {
-        let mut adds = None;
+    /// where no chain is written).
+    pub fn read(&mut self) {
         if let Some(mhz) = chain_mhz(SHORT_CHAIN) {
             self.readings.push(mhz);
-            adds = adds_per_cycle(mhz);
-            self.adds.extend(adds);
+            if let Some(a) = adds_per_cycle(mhz) {
+                self.adds.push(a);
+            }
         }
         self.last = Some(Instant::now());
-        adds
     }
 
     /// Readings so far.

@@ -15,7 +15,6 @@
 
 use crate::clock::Clock;
 use crate::cold::Evictor;
-use crate::own_core::OwnCore;
 use crate::placement::{self, Placed};
 use crate::stop::StopRule;
 use crate::unroll::{loop_fn, run_unrolled, LoopFn, DEGREES};
@@ -132,12 +131,6 @@ impl Measured {
     pub fn summary(&self) -> Option<Summary> {
         Summary::of(&self.observations)
     }
-
-    /// Every observation taken: those kept and those a shared core took
-    /// (`method.shared_core`), for counts of work done while sampling.
-    pub fn taken(&self) -> usize {
-        self.observations.len() + self.method.shared_core.as_ref().map_or(0, |s| s.left_out)
-    }
 }
 
 /// Measures the hot cost of `op` with the loop method, `dummy` being the
@@ -196,17 +189,7 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
     let warmup = Duration::from_nanos(plan.warmup_ns as u64);
     let mut recent_f = DummyWindows::new(slots.len());
     let mut warm_obs = 0;
-    // The core clock the observations ran at, read between them (see
-    // `coreclock`): ~2.5% of the sampling time, none of any observation's.
-    // Its readings during the warm-up give the best the first segments
-    // are judged against (`own_core`).
-    let mut core_clock = crate::coreclock::Track::default();
-    let mut own = OwnCore::default();
-    let mut observations: Vec<f64> = Vec::new();
     while warm_start.elapsed() < warmup || warm_obs < 3.max(slots.len()) {
-        if let Some(adds) = core_clock.due() {
-            own.reading(adds, &mut observations, true);
-        }
         let slot = warm_obs % slots.len();
         std::hint::black_box(time_at(slot, &mut op));
         recent_f.push(slot, dummy_at(slot, &mut dummy));
@@ -220,13 +203,15 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
 
     let sampling = Instant::now();
     let mut f_ticks: Vec<u64> = Vec::new();
+    let mut observations: Vec<f64> = Vec::new();
     // One observation resolves one clock quantum spread over n operations.
     let mut rule =
         StopRule::new(plan, clock.info().resolution_ns / iterations as f64).rotating(rotation);
+    // The core clock the observations ran at, read between them (see
+    // `coreclock`): ~2.5% of the sampling time, none of any observation's.
+    let mut core_clock = crate::coreclock::Track::default();
     let stopped = loop {
-        if let Some(adds) = core_clock.due() {
-            own.reading(adds, &mut observations, sampling.elapsed() < plan.budget);
-        }
+        core_clock.due();
         let slot = (observations.len() / rotation.stretch) % rotation.slots;
         let f = dummy_at(slot, &mut dummy);
         let p = time_at(slot, &mut op);
@@ -237,7 +222,6 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             break why;
         }
     };
-    own.finish(core_clock.read(), &mut observations);
     let f_ns: Vec<f64> = f_ticks.iter().map(|&t| clock.ticks_to_ns(t)).collect();
     let dummy = Summary::of(&f_ns);
     Measured {
@@ -256,7 +240,7 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
             elapsed_s: started.elapsed().as_secs_f64(),
             stopped,
             core_mhz: core_clock.mhz(),
-            core_adds_per_cycle: own.kept_adds_per_cycle().or(core_clock.adds_per_cycle()),
+            core_adds_per_cycle: core_clock.adds_per_cycle(),
             placement: Some(record),
             phases: Some(Phases {
                 calibrate_s: calibrated.duration_since(started).as_secs_f64(),
@@ -264,7 +248,6 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
                 warmup_s: sampling.duration_since(warm_start).as_secs_f64(),
                 sample_s: sampling.elapsed().as_secs_f64(),
             }),
-            shared_core: own.left_out(),
         },
     }
 }
@@ -479,11 +462,8 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
     let sampling = placed;
     let mut rule = StopRule::new(plan, clock.info().resolution_ns).rotating(rotation);
     let mut core_clock = crate::coreclock::Track::default();
-    let mut own = OwnCore::default();
     let stopped = loop {
-        if let Some(adds) = core_clock.due() {
-            own.reading(adds, &mut obs, started.elapsed() < plan.budget);
-        }
+        core_clock.due();
         let f = slots[(obs.len() / rotation.stretch) % rotation.slots];
         setup();
         if let Some(e) = evictor.as_deref_mut() {
@@ -498,7 +478,6 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
             break why;
         }
     };
-    own.finish(core_clock.read(), &mut obs);
     Measured {
         observations: obs,
         method: Method {
@@ -514,7 +493,7 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
             elapsed_s: started.elapsed().as_secs_f64(),
             stopped,
             core_mhz: core_clock.mhz(),
-            core_adds_per_cycle: own.kept_adds_per_cycle().or(core_clock.adds_per_cycle()),
+            core_adds_per_cycle: core_clock.adds_per_cycle(),
             placement: Some(record),
             phases: Some(Phases {
                 calibrate_s: calibrated.duration_since(started).as_secs_f64(),
@@ -522,7 +501,6 @@ pub fn measure_single<S: FnMut(), P: FnMut()>(
                 warmup_s: sampling.duration_since(placed).as_secs_f64(),
                 sample_s: sampling.elapsed().as_secs_f64(),
             }),
-            shared_core: own.left_out(),
         },
     }
 }

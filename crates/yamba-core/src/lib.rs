@@ -24,7 +24,6 @@ pub mod interrupt;
 pub mod isolate;
 pub mod lifeline;
 pub mod machine;
-mod own_core;
 pub mod placement;
 pub mod profile;
 pub mod run_session;

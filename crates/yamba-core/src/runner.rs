@@ -206,10 +206,6 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> 
             .iter()
             .filter_map(|r| r.method.as_ref()?.phases)
             .reduce(Phases::plus);
-        method.shared_core = yamba_results::results::SharedCoreLeftOut::pooled(
-            good.iter()
-                .filter_map(|r| r.method.as_ref()?.shared_core.as_ref()),
-        );
     }
     // Blocks of copies: every block's placement and values, in order.
     if let Some(c) = m.copies.as_mut() {

@@ -952,7 +952,6 @@ fn one_process_interval(r: &mut yamba_results::BenchResult, placed: bool) {
         core_adds_per_cycle: None,
         placement: Some(placement.clone()),
         phases: None,
-        shared_core: None,
     });
     r.certainty =
         Certainty::within_process_placed(&r.observations, placement.rotation(), 0.0, None);

@@ -209,48 +209,6 @@ pub struct Method {
     /// Where the measurement's time went (loop and single methods).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
-    /// Observations taken while another hardware thread shared the core,
-    /// left out of `observations` (loop and single methods): see
-    /// [`SharedCoreLeftOut`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shared_core: Option<SharedCoreLeftOut>,
-}
-
-/// The observations of one process that a shared core took: those with a
-/// reading of the core's integer throughput just before or just after
-/// them (read between observations, about once a millisecond) below
-/// [`SHARED_CORE_SHARE`] of the best the process had. They are left out of
-/// the observations its value comes from, as the warm-up's are: the value
-/// is the cost on a core of its own. A process whose core was shared
-/// throughout leaves out nothing (its readings agree with each other);
-/// the run judges it against the other processes ([`shared_core_blocks`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SharedCoreLeftOut {
-    /// Observations left out.
-    pub left_out: usize,
-    /// The median of the readings below the share, adds per cycle.
-    pub adds_per_cycle: f64,
-    /// The best of the process: what two readings in a row reached, adds
-    /// per cycle.
-    pub best_adds_per_cycle: f64,
-}
-
-impl SharedCoreLeftOut {
-    /// Several processes' left out, pooled: their sum; the median of
-    /// their shared readings; the best.
-    pub fn pooled<'a>(parts: impl IntoIterator<Item = &'a SharedCoreLeftOut>) -> Option<Self> {
-        let parts: Vec<&SharedCoreLeftOut> = parts.into_iter().collect();
-        let mut shared: Vec<f64> = parts.iter().map(|p| p.adds_per_cycle).collect();
-        shared.sort_by(f64::total_cmp);
-        Some(SharedCoreLeftOut {
-            left_out: parts.iter().map(|p| p.left_out).sum(),
-            adds_per_cycle: *shared.get(shared.len() / 2)?,
-            best_adds_per_cycle: parts
-                .iter()
-                .map(|p| p.best_adds_per_cycle)
-                .fold(0.0, f64::max),
-        })
-    }
 }
 
 /// The harness's time on one quantity, in seconds: choosing n and the
@@ -400,7 +358,6 @@ impl Method {
             core_adds_per_cycle: None,
             placement: None,
             phases: None,
-            shared_core: None,
         }
     }
 
@@ -1069,17 +1026,6 @@ impl BenchResult {
     /// The headline value alone.
     pub fn value(&self) -> Option<f64> {
         self.headline().map(|(v, _)| v)
-    }
-
-    /// Every observation taken: those kept and those a shared core took
-    /// ([`Method::shared_core`]), for counts of work done while sampling.
-    pub fn observations_taken(&self) -> usize {
-        self.observations.len()
-            + self
-                .method
-                .as_ref()
-                .and_then(|m| m.shared_core.as_ref())
-                .map_or(0, |s| s.left_out)
     }
 
     /// Sets the observations and their summary.

@@ -86,7 +86,7 @@ fn measure_trips(
     if let Some(e) = t.error {
         return Err(format!("round trip failed: {e}"));
     }
-    let n = m.taken() as u64 + 1;
+    let n = m.observations.len() as u64 + 1;
     let mut r = ctx.measured_result(None, m);
     label(ctx, &mut r, target);
     r.param("message_bytes", size);
