@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Who is right where yamba and lmbench disagree on fork, sigaction and the
-# TCP round trip on one CPU (issue 26; docs/lmbench.md): yamba, lmbench and
-# a C witness that takes each difference between the two apart, in
-# interleaved rounds, all pinned to one CPU.
+# Who is right where yamba and lmbench disagree on fork, sigaction, the
+# TCP round trip on one CPU, select over files, the context-switch ring
+# and file creation and deletion on tmpfs (issue 26; docs/lmbench.md):
+# yamba, lmbench and a witness that takes each difference between the two
+# apart, in interleaved rounds, all pinned to one CPU.
 #
 # Usage: bench/lmbench-witness.sh [ROUNDS]      (default 3)
 #   CPU=N        CPU to pin everything to (default: the last one)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench; built if absent)
+#   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs)
 #
 # Prints each round's figures as they come, then per row the median over
-# the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c
-# and bench/tcp-rtt-witness.c; each prints its own rows (read their heads).
+# the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c,
+# bench/tcp-rtt-witness.c, bench/select-witness.c and bench/fs-witness.c,
+# each printing its own rows (read their heads); lat_ctx's is lmbench itself
+# in SCHED_BATCH, the policy yamba's ring runs in, and lat_fs's lmbench with
+# its timing interval (ENOUGH) set, so that its count of files is too.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-3}
 CPU=${CPU:-$(( $(nproc) - 1 ))}
 LMBENCH=${LMBENCH:-/tmp/lmbench}
-for tool in jq taskset cc; do
+ONLY=${ONLY:-fork sigaction tcp select ctx fs}
+for s in $ONLY; do
+  case $s in fork | sigaction | tcp | select | ctx | fs) ;; *) echo "bench/lmbench-witness.sh: unknown section '$s' in ONLY (fork sigaction tcp select ctx fs)" >&2; exit 2 ;; esac
+done
+want() { [[ " $ONLY " == *" $1 "* ]]; }
+for tool in jq taskset cc chrt; do
   command -v $tool >/dev/null || { echo "bench/lmbench-witness.sh: needs $tool" >&2; exit 2; }
 done
 if [ ! -x "$LMBENCH/bin/x86/lat_tcp" ]; then
@@ -24,8 +34,14 @@ if [ ! -x "$LMBENCH/bin/x86/lat_tcp" ]; then
 fi
 LB=$LMBENCH/bin/x86
 work=$(mktemp -d /var/tmp/yamba-witness.XXXXXX)
-trap '"$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-for w in fork-witness sigaction-witness tcp-rtt-witness; do
+shm=
+trap '"$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true; rm -rf "$work" ${shm:+"$shm"}' EXIT
+if want fs; then
+  [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || { echo "bench/lmbench-witness.sh: the fs section needs /dev/shm on tmpfs" >&2; exit 2; }
+  shm=$(mktemp -d /dev/shm/yamba-witness.XXXXXX)
+  mkdir -p "$shm/lm" "$shm/y" "$shm/c"
+fi
+for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness; do
   cc -O2 -pthread -o "$work/$w" "$repo/bench/$w.c"
 done
 (cd "$repo" && cargo build --release -q -p yamba-cli)
@@ -50,21 +66,68 @@ echo "load before: $(cat /proc/loadavg); CPU $CPU: $(grep -m1 'model name' /proc
 for i in $(seq "$rounds"); do
   echo "round $i/$rounds" >&2
   y=$work/y$i.json
-  "$Y" run --cpu "$CPU" --set net.peer_cpu=same proc.fork.light signal.sigaction net.tcp.rtt --out "$y" >/dev/null 2>&1 || true
-  "$Y" run --cpu "$CPU" --set net.peer_cpu=same --set net.msg_bytes=8 net.tcp.rtt --out "$work/y1b$i.json" >/dev/null 2>&1 || true
-  rec "fork: yamba proc.fork.light (µs)" "$(ym "$y" proc.fork.light 0.001)"
-  rec "fork: yamba parent's anonymous memory (MiB)" "$(jq -r '[.results[] | select(.id == "proc.fork.light")][0].params.parent_rss_anon_bytes // "n/a" | if type == "number" then . / 1048576 else . end' "$y")"
-  rec "fork: lmbench lat_proc fork (µs)" "$(pin "$LB/lat_proc" -N 3 fork 2>&1 | lmnum)"
-  witness fork "$work/fork-witness" µs
-  rec "sigaction: yamba signal.sigaction (ns)" "$(ym "$y" signal.sigaction 1)"
-  rec "sigaction: lmbench lat_sig install (ns)" "$(pin "$LB/lat_sig" -N 3 install 2>&1 | lmnum | awk '{print $1 * 1000}')"
-  witness sigaction "$work/sigaction-witness" ns
-  rec "tcp: yamba net.tcp.rtt, 64 B (µs)" "$(ym "$y" net.tcp.rtt 0.001)"
-  rec "tcp: yamba net.tcp.rtt, 8 B (µs)" "$(ym "$work/y1b$i.json" net.tcp.rtt 0.001)"
-  pin "$LB/lat_tcp" -s >/dev/null 2>&1; sleep 0.2
-  rec "tcp: lmbench lat_tcp (µs)" "$(pin "$LB/lat_tcp" -N 3 localhost 2>&1 | lmnum)"
-  "$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true
-  witness tcp "$work/tcp-rtt-witness" µs
+  ids=()
+  want fork && ids+=(proc.fork.light)
+  want sigaction && ids+=(signal.sigaction)
+  want tcp && ids+=(net.tcp.rtt)
+  want select && ids+=(cpu.syscall.select)
+  want ctx && ids+=(ipc.ctxsw.sweep)
+  # No ids (the fs section alone runs its own): `yamba run` without ids runs the suite.
+  [ ${#ids[@]} = 0 ] || "$Y" run --cpu "$CPU" --set net.peer_cpu=same "${ids[@]}" --out "$y" >/dev/null 2>&1 || true
+  if want fork; then
+    rec "fork: yamba proc.fork.light (µs)" "$(ym "$y" proc.fork.light 0.001)"
+    rec "fork: yamba parent's anonymous memory (MiB)" "$(jq -r '[.results[] | select(.id == "proc.fork.light")][0].params.parent_rss_anon_bytes // "n/a" | if type == "number" then . / 1048576 else . end' "$y")"
+    rec "fork: lmbench lat_proc fork (µs)" "$(pin "$LB/lat_proc" -N 3 fork 2>&1 | lmnum)"
+    witness fork "$work/fork-witness" µs
+  fi
+  if want sigaction; then
+    rec "sigaction: yamba signal.sigaction (ns)" "$(ym "$y" signal.sigaction 1)"
+    rec "sigaction: lmbench lat_sig install (ns)" "$(pin "$LB/lat_sig" -N 3 install 2>&1 | lmnum | awk '{print $1 * 1000}')"
+    witness sigaction "$work/sigaction-witness" ns
+  fi
+  if want tcp; then
+    "$Y" run --cpu "$CPU" --set net.peer_cpu=same --set net.msg_bytes=8 net.tcp.rtt --out "$work/y1b$i.json" >/dev/null 2>&1 || true
+    rec "tcp: yamba net.tcp.rtt, 64 B (µs)" "$(ym "$y" net.tcp.rtt 0.001)"
+    rec "tcp: yamba net.tcp.rtt, 8 B (µs)" "$(ym "$work/y1b$i.json" net.tcp.rtt 0.001)"
+    pin "$LB/lat_tcp" -s >/dev/null 2>&1; sleep 0.2
+    rec "tcp: lmbench lat_tcp (µs)" "$(pin "$LB/lat_tcp" -N 3 localhost 2>&1 | lmnum)"
+    "$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true
+    witness tcp "$work/tcp-rtt-witness" µs
+  fi
+  if want select; then
+    for n in 10 100 250; do
+      rec "select: yamba cpu.syscall.select.file.$n (ns)" "$(ym "$y" "cpu.syscall.select.file.$n" 1)"
+      # lat_select makes its file in the working directory.
+      rec "select: lmbench lat_select -n $n file (ns)" "$(cd "$work" && pin "$LB/lat_select" -N 3 -n "$n" file 2>&1 | lmnum | awk '{print $1 * 1000}')"
+    done
+    witness select "$work/select-witness" ns
+  fi
+  if want ctx; then
+    ctx=$work/ctx$i.txt ctxb=$work/ctxb$i.txt
+    pin "$LB/lat_ctx" -N 3 -s 0 2 8 16 96 2>"$ctx" >/dev/null || true
+    pin chrt --batch 0 "$LB/lat_ctx" -N 3 -s 0 2 8 16 96 2>"$ctxb" >/dev/null || true
+    for p in 2 8 16 96; do
+      rec "ctx: yamba ipc.ctxsw.sweep.0k at ${p}p, SCHED_BATCH (µs)" "$(jq -r --argjson x "$p" '[.results[] | select(.id == "ipc.ctxsw.sweep.0k") | .series.points[] | select(.[0] == $x) | .[1] / 1000][0] // "n/a"' "$y")"
+      rec "ctx: lmbench lat_ctx -s 0 at ${p}p, default policy (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx")"
+      rec "ctx: lmbench lat_ctx -s 0 at ${p}p, SCHED_BATCH (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctxb")"
+    done
+  fi
+  if want fs; then
+    yf=$work/yfs$i.json
+    "$Y" run --cpu "$CPU" --scratch "$shm/y" fs.create_delete.0k fs.create_delete.10k --out "$yf" >/dev/null 2>&1 || true
+    pin "$LB/lat_fs" -N 3 "$shm/lm" 2>"$work/fs$i.txt" >/dev/null || true
+    ENOUGH=20000 pin "$LB/lat_fs" -N 3 "$shm/lm" 2>"$work/fse$i.txt" >/dev/null || true
+    for sz in 0 10; do
+      for op in create:3 delete:4; do
+        rec "fs: yamba fs.create_delete.${sz}k.${op%:*}, tmpfs (/s)" "$(ym "$yf" "fs.create_delete.${sz}k.${op%:*}" 1)"
+        rec "fs: lmbench lat_fs ${sz}k ${op%:*}, ENOUGH as measured (/s)" "$(awk -v s="${sz}k" -v c="${op#*:}" '$1 == s {print $c}' "$work/fs$i.txt")"
+        rec "fs: lmbench lat_fs ${sz}k ${op%:*}, ENOUGH=20000 (/s)" "$(awk -v s="${sz}k" -v c="${op#*:}" '$1 == s {print $c}' "$work/fse$i.txt")"
+      done
+      rec "fs: lmbench lat_fs ${sz}k files per timing, ENOUGH as measured" "$(awk -v s="${sz}k" '$1 == s {print $2}' "$work/fs$i.txt")"
+      rec "fs: lmbench lat_fs ${sz}k files per timing, ENOUGH=20000" "$(awk -v s="${sz}k" '$1 == s {print $2}' "$work/fse$i.txt")"
+    done
+    pin "$work/fs-witness" "$shm/c" | while IFS=$'\t' read -r name rest; do rec "fs: C $name (/s)" "$(awk '{print $1}' <<<"$rest")"; done
+  fi
 done
 echo
 echo "median over $rounds rounds (CPU $CPU)"

@@ -56,6 +56,11 @@ pub enum Verdict {
     /// Measured in both, but with too few processes a side for the test
     /// (fewer than [`MIN_BLOCKS`]).
     TooFew,
+    /// The time moved significantly and its core cycles went the same way
+    /// by at least half as much, but their processes spread too far to
+    /// show it: neither a change nor its absence is shown, so neither is
+    /// called.
+    Unconfirmed,
 }
 
 impl Verdict {
@@ -66,6 +71,7 @@ impl Verdict {
             Verdict::Same => "~",
             Verdict::NotCompared => "-",
             Verdict::TooFew => "?",
+            Verdict::Unconfirmed => "unconfirmed",
         }
     }
 }
@@ -188,6 +194,11 @@ pub enum TooFewWhy {
     /// Fewer processes measured than the run asked for (some failed), or
     /// a file that does not say.
     Other,
+    /// Enough processes, but the time moved significantly and its core
+    /// cycles, which the gate tests, went the same way by more than the
+    /// threshold too unevenly to confirm or rule it out
+    /// ([`Verdict::Unconfirmed`]).
+    CyclesUnconfirmed,
 }
 
 /// What the gate concluded over the whole comparison.
@@ -394,12 +405,20 @@ impl Comparison {
         }
         let p: Vec<f64> = tested.iter().map(|t| t.1).collect();
         let adjusted = yamba_stats::holm(&p);
-        let (mut regressions, mut dismissed) = (Vec::new(), Vec::new());
+        let (mut regressions, mut dismissed, mut undecided) = (Vec::new(), Vec::new(), Vec::new());
         for ((i, p), p_holm) in tested.iter().zip(&adjusted) {
             let row = &self.rows[*i];
             let j = row.judged.as_ref().expect("tested rows are judged");
             let rejected = *p_holm <= alpha;
-            let line = if !rejected {
+            // A pass in cycles whose estimate is past the threshold, on a
+            // line whose time moved and whose cycles could not confirm it,
+            // decides nothing.
+            let unconfirmed = row.verdict == Verdict::Unconfirmed
+                && row.worse_pct.is_some_and(|w| w > threshold_pct);
+            let line = if !rejected && unconfirmed {
+                undecided.push((row.key.clone(), TooFewWhy::CyclesUnconfirmed));
+                GateLine::Undecided
+            } else if !rejected {
                 GateLine::Pass
             } else if j.known_state.is_some() || followed_the_clock(row) {
                 dismissed.push(row.key.clone());
@@ -410,7 +429,6 @@ impl Comparison {
             };
             lines[*i] = Some((Some(*p), Some(*p_holm), line));
         }
-        let mut undecided = Vec::new();
         let mut one_process = Vec::new();
         for (i, row) in self.rows.iter().enumerate() {
             if self.one_process.get(i).copied().unwrap_or(false) {
@@ -482,6 +500,7 @@ impl Comparison {
             let excludes_zero = |(lo, hi): (f64, f64)| lo > 0.0 || hi < 0.0;
             let ci_ok = row.ci_pct.is_some_and(excludes_zero);
             let mut called = q[k] <= alpha && ci_ok && est.abs() >= min_change;
+            let mut unconfirmed = false;
             if let Some(c) = j.cycles {
                 let est_c = row.change_cycles_pct.unwrap_or(0.0);
                 let ci_c = pct_interval(&c, j.logs, confidence);
@@ -494,7 +513,7 @@ impl Comparison {
                     // The cycles went the same way by as much, but their
                     // processes' clock readings spread too far to show it:
                     // not the clock's doing, only not confirmed.
-                    let unconfirmed = est_c.signum() == est.signum()
+                    unconfirmed = est_c.signum() == est.signum()
                         && est_c.abs() >= 0.5 * est.abs()
                         && !excludes_zero(ci_c);
                     let said = if unconfirmed {
@@ -512,14 +531,23 @@ impl Comparison {
                 called &= cycles_agree;
             }
             // A difference in states the baseline's configuration has
-            // shown on this machine before is not a change.
+            // shown on this machine before is not a change, confirmed in
+            // cycles or not.
+            if unconfirmed {
+                if let Some(note) = j.known_state.clone() {
+                    unconfirmed = false;
+                    add_note(row, note);
+                }
+            }
             if called {
                 if let Some(note) = j.known_state {
                     called = false;
                     add_note(row, note);
                 }
             }
-            row.verdict = if !called {
+            row.verdict = if unconfirmed {
+                Verdict::Unconfirmed
+            } else if !called {
                 Verdict::Same
             } else if (est > 0.0) != j.higher_better {
                 Verdict::Slower

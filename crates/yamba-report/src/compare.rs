@@ -36,6 +36,7 @@ pub fn table(c: &Comparison) -> String {
     for r in &c.rows {
         let verdict = match (&r.note, r.verdict) {
             (Some(n), Verdict::NotCompared | Verdict::TooFew) => n.clone(),
+            (Some(n), Verdict::Unconfirmed) => format!("? ({n})"),
             (Some(n), Verdict::Same) => format!("~ ({n})"),
             _ => r.verdict.as_str().to_string(),
         };
@@ -90,9 +91,15 @@ pub fn table(c: &Comparison) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     let count = |v: Verdict| c.rows.iter().filter(|r| r.verdict == v).count();
+    // Said only when there are any: a time that moved whose cycles could
+    // neither confirm nor rule it out.
+    let unconfirmed = match count(Verdict::Unconfirmed) {
+        0 => String::new(),
+        n => format!("{n} not confirmed in core cycles, "),
+    };
     let _ = writeln!(
         out,
-        "{} slower, {} faster, {} unchanged, {} with too few processes, {} not compared",
+        "{} slower, {} faster, {} unchanged, {unconfirmed}{} with too few processes, {} not compared",
         count(Verdict::Slower),
         count(Verdict::Faster),
         count(Verdict::Same),
@@ -155,6 +162,13 @@ fn undecided_reasons(g: &Gate) -> String {
             "{other} with fewer than {MIN_BLOCKS} processes measured a side"
         ));
     }
+    let unconfirmed = n(TooFewWhy::CyclesUnconfirmed);
+    if unconfirmed > 0 {
+        parts.push(format!(
+            "{unconfirmed} whose time moved and whose core cycles, which the gate tests, went past the \
+             threshold too unevenly to confirm or rule it out"
+        ));
+    }
     parts.join("; ")
 }
 
@@ -213,15 +227,25 @@ pub fn gate_footer(g: &Gate) -> String {
 /// The one line a gate that could not decide says (`None` when it decided).
 pub fn undecided_line(g: &Gate) -> Option<String> {
     (g.outcome == GateOutcome::Undecided).then(|| {
+        let too_few = g
+            .undecided
+            .iter()
+            .any(|(_, why)| *why != TooFewWhy::CyclesUnconfirmed);
+        let advice = if too_few {
+            format!(
+                "Compare runs with ≥ {MIN_BLOCKS} processes a side (a precise run has {}) to decide",
+                yamba_results::results::PRECISE_BLOCKS
+            )
+        } else {
+            "Run again, or with more processes (--repeat), to decide".to_string()
+        };
         format!(
             "undecided: {} line(s) could not be tested against the {}% threshold — {}; nothing was found \
-             worse among the {} tested. Compare runs with ≥ {MIN_BLOCKS} processes a side (a precise run \
-             has {}) to decide",
+             worse among the {} tested. {advice}",
             g.undecided.len(),
             g.threshold_pct,
             undecided_reasons(g),
             g.tested,
-            yamba_results::results::PRECISE_BLOCKS
         )
     })
 }

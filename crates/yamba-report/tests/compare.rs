@@ -1050,7 +1050,7 @@ fn clocked(medians: &[f64], mhz: &[f64]) -> yamba_results::ResultsFile {
 /// and says so rather than blaming the clock.
 #[test]
 fn the_core_clock_is_judged_in_cycles() {
-    use yamba_report::compare::{GateLine, GateOutcome};
+    use yamba_report::compare::{undecided_line, GateLine, GateOutcome, TooFewWhy};
     let a = clocked(&[100.0, 100.1, 99.9], &[3700.0, 3700.0, 3700.0]);
     // 8% more time at a clock 8% slower: the same cycles.
     let b = clocked(&[108.0, 108.1, 107.9], &[3426.0, 3426.0, 3426.0]);
@@ -1081,10 +1081,12 @@ fn the_core_clock_is_judged_in_cycles() {
     assert!((c.rows[0].worse_pct.unwrap() - 8.0).abs() < 0.3);
     // The same, with one of A's clock readings disturbed (a process whose
     // multiply chains were sliced read 3425 MHz: seen on a busy guest).
+    // Neither verdict nor gate can decide, and both say so: before, the
+    // table said "~" and the gate passed an 8% slowdown.
     let a = clocked(&[100.0, 100.1, 99.9], &[3700.0, 3700.0, 3425.0]);
     let c = compare(&a, &b, 0.95).gated(5.0);
     let r = &c.rows[0];
-    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert_eq!(r.verdict, Verdict::Unconfirmed, "{r:?}");
     assert!(
         r.note
             .as_deref()
@@ -1092,5 +1094,25 @@ fn the_core_clock_is_judged_in_cycles() {
             .starts_with("not confirmed in core cycles"),
         "{r:?}"
     );
-    assert_eq!(r.gate, Some(GateLine::Pass), "{r:?}");
+    assert_eq!(r.gate, Some(GateLine::Undecided), "{r:?}");
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!(g.outcome, GateOutcome::Undecided);
+    assert_eq!(
+        g.undecided,
+        vec![(r.key.clone(), TooFewWhy::CyclesUnconfirmed)]
+    );
+    let said = undecided_line(g).unwrap();
+    assert!(
+        said.contains("too unevenly to confirm") && said.contains("Run again"),
+        "{said}"
+    );
+    assert!(table(&c).contains("? (not confirmed in core cycles"));
+    assert!(
+        table(&c).contains("\n0 slower, 0 faster, 0 unchanged, 1 not confirmed in core cycles, ")
+    );
+    // The gate's quantity is the cycles (+10.8% here, interval [-1%, +24%]):
+    // at a threshold above that estimate it is decided, a pass.
+    let c = compare(&a, &b, 0.95).gated(15.0);
+    assert_eq!(c.rows[0].gate, Some(GateLine::Pass), "{:?}", c.rows[0]);
+    assert_eq!(c.gate.unwrap().outcome, GateOutcome::Pass);
 }
