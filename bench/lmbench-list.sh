@@ -273,7 +273,7 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
   for _ in $(seq "$REPS"); do pin "$LB/lat_fs" "${N[@]}" "$shm/lm" 2>>"$fs_out" >/dev/null || true; done
   # lat_fs creates as many files per timing as fill its interval, ENOUGH,
   # which it measures itself when unset: 1 s on a busy Intel Xeon guest,
-  # 250 249 files in 2 503 directories, where deletes run slower than in
+  # 250 000–365 000 files in thousands of directories, where deletes run slower than in
   # small directories. The (ENOUGH) rows give it PAR_ENOUGH, as for par_mem.
   fse_out="$work/lat_fs_tmpfs_enough.txt"
   for _ in $(seq "$REPS"); do ENOUGH=${PAR_ENOUGH:-20000} pin "$LB/lat_fs" "${N[@]}" "$shm/lm" 2>>"$fse_out" >/dev/null || true; done
@@ -403,7 +403,7 @@ f=$(yamba cpu.mhz)
 # mhz, like par_mem below, times each test for lmbench's ENOUGH, which it
 # measures itself when unset: 1 s on a busy Intel Xeon guest, so each run
 # said "should take approximately 297 seconds" and one was still going
-# after 5 min. ENOUGH as for par_mem, and bounded as lat_fs is.
+# after 5 min. ENOUGH as for par_mem, and each run bounded.
 mhz=$(for _ in $(seq "$REPS"); do ENOUGH=${PAR_ENOUGH:-20000} timeout -s KILL 360 taskset -c "$CPU" "${rt[@]}" "$LB/mhz" 2>&1 || true; done)
 row mhz cpu.mhz "$(ymed "$f" cpu.mhz 0.000001)" \
   "$(echo "$mhz" | sed -n 's/^\([0-9]*\) MHz.*/\1/p' | median)" MHz "lmbench said: $(echo "$mhz" | sort | uniq -c | sort -rn | head -1 | sed 's/^ *//')"
