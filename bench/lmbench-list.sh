@@ -273,8 +273,9 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
   for _ in $(seq "$REPS"); do pin "$LB/lat_fs" "${N[@]}" "$shm/lm" 2>>"$fs_out" >/dev/null || true; done
   # lat_fs creates as many files per timing as fill its interval, ENOUGH,
   # which it measures itself when unset: 1 s on a busy Intel Xeon guest,
-  # 250 000–365 000 files in thousands of directories, where deletes run slower than in
-  # small directories. The (ENOUGH) rows give it PAR_ENOUGH, as for par_mem.
+  # 250 000–365 000 files in thousands of directories, where deletes run
+  # slower than in small batches (docs/lmbench.md, lat_fs). The (ENOUGH)
+  # rows give it PAR_ENOUGH, as for par_mem.
   fse_out="$work/lat_fs_tmpfs_enough.txt"
   for _ in $(seq "$REPS"); do ENOUGH=${PAR_ENOUGH:-20000} pin "$LB/lat_fs" "${N[@]}" "$shm/lm" 2>>"$fse_out" >/dev/null || true; done
   for s in 0 10; do
