@@ -1,6 +1,7 @@
 /* Why lmbench's `lat_select -n N file` and yamba's `cpu.syscall.select.file.N`
- * differ at N = 250 (issue 26: 1.25 against 1.54 µs on an Intel Xeon guest,
- * within 3% at 10 and 100, and within 3% at every N on AMD).
+ * differ (issue 26: at N = 250 yamba read 1.54 µs against lmbench's 1.25 in
+ * one run of bench/lmbench-list.sh on an Intel Xeon guest; the two agreed
+ * within 3% at every N on AMD).
  *
  *   gcc -O2 -o /tmp/select-witness bench/select-witness.c
  *   taskset -c 1 /tmp/select-witness
