@@ -64,6 +64,10 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// How [`Verdict::Unconfirmed`] is said in words, wherever it is said
+    /// (the note, the table's count, the report).
+    pub const UNCONFIRMED_WORDS: &'static str = "not confirmed in core cycles";
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
@@ -567,7 +571,7 @@ const FOLLOWS_CLOCK: &str = "follows the core clock";
 
 /// The start of the note on a time whose cycles moved as far but too
 /// unevenly to be significant (a disturbed clock reading in a process).
-const UNCONFIRMED: &str = "not confirmed in core cycles";
+const UNCONFIRMED: &str = Verdict::UNCONFIRMED_WORDS;
 
 fn followed_the_clock(row: &Row) -> bool {
     row.note

@@ -95,7 +95,7 @@ pub fn table(c: &Comparison) -> String {
     // neither confirm nor rule it out.
     let unconfirmed = match count(Verdict::Unconfirmed) {
         0 => String::new(),
-        n => format!("{n} not confirmed in core cycles, "),
+        n => format!("{n} {}, ", Verdict::UNCONFIRMED_WORDS),
     };
     let _ = writeln!(
         out,

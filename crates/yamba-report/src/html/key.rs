@@ -94,7 +94,7 @@ fn verdict_cell(row: Option<&compare::Row>) -> String {
         Verdict::Slower => ("slower", format!("slower ({change})")),
         Verdict::Same => ("same", format!("no significant change ({change})")),
         Verdict::TooFew => ("", format!("too few processes to test ({change})")),
-        Verdict::Unconfirmed => ("", format!("not confirmed in core cycles ({change})")),
+        Verdict::Unconfirmed => ("", format!("{} ({change})", Verdict::UNCONFIRMED_WORDS)),
         Verdict::NotCompared => ("", "not compared".to_string()),
     };
     format!("<td class=\"{class}\">{}</td>", escape(&words))

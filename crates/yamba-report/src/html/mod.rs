@@ -544,13 +544,14 @@ fn comparison_section(runs: &[Run], confidence: f64) -> String {
         let tally = |v: Verdict| c.rows.iter().filter(|r| r.verdict == v).count();
         let _ = write!(
             s,
-            "<h3>{} vs {}</h3><p>{} faster, {} slower, {} without a significant change, {} not confirmed in core cycles, {} with too few processes to test (fewer than {} a side), {} not compared.</p>",
+            "<h3>{} vs {}</h3><p>{} faster, {} slower, {} without a significant change, {} {}, {} with too few processes to test (fewer than {} a side), {} not compared.</p>",
             escape(&run.label),
             escape(&runs[0].label),
             tally(Verdict::Faster),
             tally(Verdict::Slower),
             tally(Verdict::Same),
             tally(Verdict::Unconfirmed),
+            Verdict::UNCONFIRMED_WORDS,
             tally(Verdict::TooFew),
             c.min_blocks,
             tally(Verdict::NotCompared)
@@ -599,7 +600,7 @@ fn comparison_section(runs: &[Run], confidence: f64) -> String {
                 escape(match row.verdict {
                     Verdict::Same => "no change",
                     Verdict::TooFew => "too few processes",
-                    Verdict::Unconfirmed => "not confirmed in core cycles",
+                    Verdict::Unconfirmed => Verdict::UNCONFIRMED_WORDS,
                     Verdict::NotCompared => "not compared",
                     v => v.as_str(),
                 }),

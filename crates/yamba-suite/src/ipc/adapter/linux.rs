@@ -5,6 +5,8 @@
 use std::io;
 use std::sync::atomic::AtomicU32;
 
+use super::CpuTimes;
+
 pub const NAME: &str = "linux";
 
 fn check(r: libc::c_int, what: &str) -> Result<libc::c_int, String> {
@@ -278,9 +280,10 @@ pub fn process_switches(pid: i32) -> Option<(u64, u64)> {
     ))
 }
 
-/// Time CPU `cpu` has been busy (not idle or iowait) and its total
-/// time, in ns, from /proc/stat (USER_HZ resolution, usually 10 ms).
-pub fn cpu_busy_ns(cpu: usize) -> Option<(f64, f64)> {
+/// Time CPU `cpu` has been busy (not idle or iowait), the part of it the
+/// hypervisor took (steal), and its total time, in ns, from /proc/stat
+/// (USER_HZ resolution, usually 10 ms).
+pub fn cpu_busy_ns(cpu: usize) -> Option<CpuTimes> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let name = format!("cpu{cpu}");
     let line = stat
@@ -299,7 +302,11 @@ pub fn cpu_busy_ns(cpu: usize) -> Option<(f64, f64)> {
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
     let tick = 1e9 / hz;
     let total: f64 = v.iter().sum();
-    Some(((total - v[3] - v[4]) * tick, total * tick))
+    Some(CpuTimes {
+        busy_ns: (total - v[3] - v[4]) * tick,
+        steal_ns: v[7] * tick,
+        total_ns: total * tick,
+    })
 }
 
 /// CPU time a task has used, in ns (schedstat's first field): of

@@ -22,3 +22,15 @@
 mod imp;
 
 pub use imp::*;
+
+/// One CPU's accumulated times (`cpu_busy_ns`), in ns since boot.
+#[derive(Debug, Clone, Copy)]
+pub struct CpuTimes {
+    /// Not idle or waiting for I/O (includes steal).
+    pub busy_ns: f64,
+    /// Taken by the hypervisor while the CPU wanted to run: no task's
+    /// schedstat sees it, yet it delays whatever was due on that CPU,
+    /// including a wake-up sent to it.
+    pub steal_ns: f64,
+    pub total_ns: f64,
+}

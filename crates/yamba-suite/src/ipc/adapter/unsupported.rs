@@ -6,6 +6,8 @@
 
 use std::sync::atomic::AtomicU32;
 
+use super::CpuTimes;
+
 pub const NAME: &str = yamba_core::bench::NO_ADAPTER;
 
 fn why<T>() -> Result<T, String> {
@@ -74,7 +76,7 @@ pub fn run_delay_ns(_: Option<i32>) -> Option<u64> {
 pub fn cpu_time_ns(_: Option<i32>) -> Option<u64> {
     None
 }
-pub fn cpu_busy_ns(_: usize) -> Option<(f64, f64)> {
+pub fn cpu_busy_ns(_: usize) -> Option<CpuTimes> {
     None
 }
 pub fn futex_wait_private(_: &AtomicU32, _: u32) -> i64 {
