@@ -198,9 +198,12 @@ pub fn add_pinned_evidence(
 /// 194 µs an operation and passed against a mean the initiator's own
 /// waits had stretched past 1.9 ms; on a busy host the same peer waited
 /// 1.0 ms an operation and passed against a mean over 10 ms of which
-/// neither side's run_delay held 9 ms — a wake-up sent to a vCPU the host
-/// has descheduled is queued only when the vCPU runs again, so no task
-/// sees that wait as run_delay, but the CPU's steal does.
+/// neither side's run_delay held 9 ms. Time the host takes from the
+/// peer's vCPU is in a task's run_delay only if the task was queued then
+/// (a wake-up whose IPI waits for the vCPU is not), so it comes off too;
+/// whether it was that time there is not shown. Where the peer was queued
+/// during steal, its wait holds the steal and the rule is the stricter
+/// for it: the host had the peer's CPU.
 pub fn add_cpu_evidence(
     r: &mut yamba_core::BenchResult,
     cpu: usize,

@@ -28,9 +28,9 @@ pub use imp::*;
 pub struct CpuTimes {
     /// Not idle or waiting for I/O (includes steal).
     pub busy_ns: f64,
-    /// Taken by the hypervisor while the CPU wanted to run: no task's
-    /// schedstat sees it, yet it delays whatever was due on that CPU,
-    /// including a wake-up sent to it.
+    /// Taken by the hypervisor while the CPU wanted to run: it delays
+    /// whatever was due on that CPU, and a task's schedstat holds it only
+    /// if the task was queued then.
     pub steal_ns: f64,
     pub total_ns: f64,
 }
