@@ -118,15 +118,47 @@ pub fn shared_core_note(raw: &[BenchResult]) -> Option<String> {
         .filter(|a| a.is_finite())
         .reduce(f64::max)?;
     let shared = shared_core_blocks(&adds, None).len();
+    let rare = if alone_is_rare(raw) {
+        "; so few ran alone that a precise run does not try to replace them (a replacement would share too)"
+    } else {
+        ""
+    };
     (shared > 0).then(|| {
         format!(
             "shared core: {shared} of {} measurements ran while another hardware thread used the core \
              (below {:.0}% of the run's best {best:.2} independent adds per cycle); system calls read \
-             up to 44% high there, dependent chains little or not at all (docs/certainty.md, \"A shared core\")",
+             up to 44% high there, dependent chains little or not at all (docs/certainty.md, \"A shared core\"){rare}",
             adds.len(),
             yamba_results::results::SHARED_CORE_SHARE * 100.0
         )
     })
+}
+
+/// Below this share of a run's measurements alone on their core, a
+/// precise run does not replace shared processes: a replacement would
+/// share too. On a Zen 5 guest whose host kept the sibling thread busy,
+/// 1428 of 1430 measurements shared (3.5–4.8 adds per cycle against one
+/// reading of 6.6) and the second stage spent 71 of a run's 173 s on
+/// 294 replacement blocks, nearly all shared again.
+const RARE_ALONE: f64 = 0.1;
+
+/// Fewer measurements than this say nothing about how often a core is
+/// alone.
+const RARE_ALONE_MIN_READINGS: usize = 30;
+
+/// Whether so few of `results`' measurements ran alone on their core
+/// ([`RARE_ALONE`]) that replacing shared ones is not worth its time.
+fn alone_is_rare(results: &[BenchResult]) -> bool {
+    let adds: Vec<f64> = results
+        .iter()
+        .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
+        .filter(|a| a.is_finite())
+        .collect();
+    if adds.len() < RARE_ALONE_MIN_READINGS {
+        return false;
+    }
+    let alone = adds.len() - shared_core_blocks(&adds, None).len();
+    (alone as f64) < RARE_ALONE * adds.len() as f64
 }
 
 fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> BenchResult {
@@ -433,22 +465,29 @@ pub fn run_blocks(
     // longer than what is left, so that one slow benchmark (a file read
     // at the device's pace) cannot spend the allowance of twenty fast
     // ones; a benchmark passed over is not asked again.
+    // Replacing shared processes only where a core alone is not rare.
+    let replace = !alone_is_rare(&all);
     let allowance = started
         .elapsed()
         .mul_f64(session.config.extra_share.clamp(0.0, 1e6))
         .as_secs_f64()
-        + shared_pilot_seconds(session, benches, &all, &cost);
+        + if replace {
+            shared_pilot_seconds(session, benches, &all, &cost)
+        } else {
+            0.0
+        };
     let extra = Instant::now();
     let mut passed_over: HashSet<(&'static str, Mode)> = HashSet::new();
     'rounds: while !crate::interrupt::interrupted() {
-        let mut wanted: Vec<(f64, &'static Benchmark, Mode)> = more_blocks(session, benches, &all)
-            .into_iter()
-            .filter(|(b, m)| !passed_over.contains(&(b.id, *m)))
-            .map(|(b, m)| {
-                let (sum, n) = cost.get(&(b.id, m)).copied().unwrap_or_default();
-                (sum / n.max(1) as f64, b, m)
-            })
-            .collect();
+        let mut wanted: Vec<(f64, &'static Benchmark, Mode)> =
+            more_blocks(session, benches, &all, replace)
+                .into_iter()
+                .filter(|(b, m)| !passed_over.contains(&(b.id, *m)))
+                .map(|(b, m)| {
+                    let (sum, n) = cost.get(&(b.id, m)).copied().unwrap_or_default();
+                    (sum / n.max(1) as f64, b, m)
+                })
+                .collect();
         if wanted.is_empty() {
             break;
         }
@@ -479,12 +518,15 @@ pub fn run_blocks(
 /// The (benchmark, mode) pairs the two-stage rule wants one more block of,
 /// the neediest first: for each result, the pilot's spread (its first
 /// blocks' values) says how many blocks make its 95% interval as narrow as
-/// the target precision (or half the resolution); a benchmark has fewer
-/// than the most any of its results wants, up to its maximum.
+/// the target precision (or half the resolution), and — when `replace` —
+/// one more for each process that ran on a shared core ([`replacing_shared`]);
+/// a benchmark has fewer than the most any of its results wants, up to
+/// its maximum.
 pub fn more_blocks(
     session: &Session,
     benches: &[&'static Benchmark],
     results: &[BenchResult],
+    replace: bool,
 ) -> Vec<(&'static Benchmark, Mode)> {
     let target = session.config.plan().target_precision;
     let best_adds = run_best_adds(results);
@@ -506,6 +548,7 @@ pub fn more_blocks(
                 .chain(
                     by_key
                         .values()
+                        .filter(|_| replace)
                         .map(|blocks| replacing_shared(blocks, pilot, best_adds)),
                 )
                 .max()
@@ -902,6 +945,40 @@ mod tests {
         let tcp: Vec<&BenchResult> = tcp.iter().collect();
         assert_eq!(replacing_shared(&tcp, 3, None), 3);
         assert_eq!(replacing_shared(&tcp, 3, Some(3.75)), 6);
+    }
+
+    /// Replacing shared processes stops where a core alone is rare: the
+    /// Zen 5 guest's run (all but one of its readings at 3.5–4.8 adds per
+    /// cycle against one 6.6) replaces none, a run alone half the time
+    /// does, and too few readings do not judge. The note says which.
+    #[test]
+    fn shared_processes_are_not_replaced_where_a_core_alone_is_rare() {
+        let run = |adds: &[f64]| -> Vec<BenchResult> {
+            adds.iter()
+                .map(|&a| measured("a.b", 100.0, Some(a)))
+                .collect()
+        };
+        let mut zen5: Vec<f64> = (0..99).map(|i| 3.5 + (i % 14) as f64 * 0.1).collect();
+        zen5.push(6.6);
+        assert!(alone_is_rare(&run(&zen5)));
+        assert!(shared_core_note(&run(&zen5))
+            .unwrap()
+            .contains("does not try to replace them"));
+        // Nine alone in a hundred is still rare; ten is not.
+        let mut nine = vec![4.0; 91];
+        nine.extend([6.6; 9]);
+        assert!(alone_is_rare(&run(&nine)));
+        let mut half = vec![4.0; 50];
+        half.extend([6.6; 50]);
+        assert!(!alone_is_rare(&run(&half)));
+        let mut ten = vec![4.0; 90];
+        ten.extend([6.6; 10]);
+        assert!(!alone_is_rare(&run(&ten)));
+        assert!(!shared_core_note(&run(&half)).unwrap().contains("replace"));
+        // Too few readings to say how often a core is alone.
+        let mut few = vec![4.0; 28];
+        few.push(6.6);
+        assert!(!alone_is_rare(&run(&few)));
     }
 
     /// A result measured in one process (a quick run) is warned of when
