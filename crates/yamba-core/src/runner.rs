@@ -108,17 +108,14 @@ fn alone_or_shared(mut r: BenchResult, best_adds: Option<f64>) -> BenchResult {
 /// a host whose neighbour was busy is told once, beside the results that
 /// say it one by one.
 pub fn shared_core_note(raw: &[BenchResult]) -> Option<String> {
-    let adds: Vec<f64> = raw
-        .iter()
-        .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
-        .collect();
+    let adds = adds_readings(raw);
     let best = adds
         .iter()
         .copied()
         .filter(|a| a.is_finite())
         .reduce(f64::max)?;
     let shared = shared_core_blocks(&adds, None).len();
-    let rare = if alone_is_rare(raw) {
+    let rare = if alone_is_rare(&adds) {
         "; so few ran alone that a precise run does not try to replace them (a replacement would share too)"
     } else {
         ""
@@ -146,14 +143,19 @@ const RARE_ALONE: f64 = 0.1;
 /// alone.
 const RARE_ALONE_MIN_READINGS: usize = 30;
 
-/// Whether so few of `results`' measurements ran alone on their core
-/// ([`RARE_ALONE`]) that replacing shared ones is not worth its time.
-fn alone_is_rare(results: &[BenchResult]) -> bool {
-    let adds: Vec<f64> = results
-        .iter()
+/// The adds-per-cycle readings of `results` (one per result per
+/// process), as the shared-core rules judge them.
+fn adds_readings<'a>(results: impl IntoIterator<Item = &'a BenchResult>) -> Vec<f64> {
+    results
+        .into_iter()
         .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
-        .filter(|a| a.is_finite())
-        .collect();
+        .collect()
+}
+
+/// Whether so few of a run's `adds` readings ran alone on their core
+/// ([`RARE_ALONE`]) that replacing shared ones is not worth its time.
+fn alone_is_rare(adds: &[f64]) -> bool {
+    let adds: Vec<f64> = adds.iter().copied().filter(|a| a.is_finite()).collect();
     if adds.len() < RARE_ALONE_MIN_READINGS {
         return false;
     }
@@ -296,10 +298,7 @@ fn process_certainty(good: &[&&BenchResult], best_adds: Option<f64>) -> Option<C
     }
     let sizes = good.iter().map(|r| r.observations.len()).collect();
     let (resolution, core_mhz) = blocks_clock(good.iter().map(|r| **r));
-    let adds: Vec<f64> = good
-        .iter()
-        .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
-        .collect();
+    let adds = adds_readings(good.iter().map(|r| **r));
     let mut c = Certainty::from_blocks(BlockKind::Process, medians, sizes, resolution, core_mhz)?;
     if rotations.iter().any(|r| *r != Rotation::NONE) {
         c.rotations = rotations;
@@ -466,7 +465,7 @@ pub fn run_blocks(
     // at the device's pace) cannot spend the allowance of twenty fast
     // ones; a benchmark passed over is not asked again.
     // Replacing shared processes only where a core alone is not rare.
-    let replace = !alone_is_rare(&all);
+    let replace = !alone_is_rare(&adds_readings(&all));
     let allowance = started
         .elapsed()
         .mul_f64(session.config.extra_share.clamp(0.0, 1e6))
@@ -643,10 +642,7 @@ fn shared_in_pilot(
 /// per cycle, never at their values, so the two-stage interval's coverage
 /// is kept; the extra blocks' time allowance bounds it.
 fn replacing_shared(blocks: &[&BenchResult], pilot: usize, best_adds: Option<f64>) -> usize {
-    let adds: Vec<f64> = blocks
-        .iter()
-        .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
-        .collect();
+    let adds = adds_readings(blocks.iter().copied());
     if adds.len() != blocks.len() {
         return 0;
     }
@@ -960,25 +956,25 @@ mod tests {
         };
         let mut zen5: Vec<f64> = (0..99).map(|i| 3.5 + (i % 14) as f64 * 0.1).collect();
         zen5.push(6.6);
-        assert!(alone_is_rare(&run(&zen5)));
+        assert!(alone_is_rare(&zen5));
         assert!(shared_core_note(&run(&zen5))
             .unwrap()
             .contains("does not try to replace them"));
         // Nine alone in a hundred is still rare; ten is not.
         let mut nine = vec![4.0; 91];
         nine.extend([6.6; 9]);
-        assert!(alone_is_rare(&run(&nine)));
+        assert!(alone_is_rare(&nine));
         let mut half = vec![4.0; 50];
         half.extend([6.6; 50]);
-        assert!(!alone_is_rare(&run(&half)));
+        assert!(!alone_is_rare(&half));
         let mut ten = vec![4.0; 90];
         ten.extend([6.6; 10]);
-        assert!(!alone_is_rare(&run(&ten)));
+        assert!(!alone_is_rare(&ten));
         assert!(!shared_core_note(&run(&half)).unwrap().contains("replace"));
         // Too few readings to say how often a core is alone.
         let mut few = vec![4.0; 28];
         few.push(6.6);
-        assert!(!alone_is_rare(&run(&few)));
+        assert!(!alone_is_rare(&few));
     }
 
     /// A result measured in one process (a quick run) is warned of when
