@@ -176,8 +176,23 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
     // writer decides — those not far from the others.
     let mut kept: Vec<usize> = (0..b).collect();
     if !c.shared_core.is_empty() || !c.core_adds_per_cycle.is_empty() {
-        let want =
-            crate::results::shared_core_blocks(&c.core_adds_per_cycle, c.core_adds_reference);
+        // The best the blocks were judged against, as stored; a file that
+        // stores none was judged by the rule of its day (`adds_best`).
+        if let Some(stored) = c.core_adds_best {
+            let again =
+                crate::results::judged_best_adds(&c.core_adds_per_cycle, c.core_adds_reference);
+            if !again.is_some_and(|a| close(stored, a)) {
+                out.push(format!(
+                    "best adds per cycle {} stored, {} recomputed from the adds per cycle",
+                    fmt(stored),
+                    again.map_or("none".into(), fmt)
+                ));
+                return;
+            }
+        }
+        let want = c.adds_best().map_or_else(Vec::new, |best| {
+            crate::results::shared_below(&c.core_adds_per_cycle, best)
+        });
         if c.core_adds_per_cycle.len() != b || want != c.shared_core {
             out.push(format!(
                 "shared-core blocks {:?} stored, {want:?} recomputed from the adds per cycle",
@@ -419,6 +434,27 @@ mod tests {
         // Nothing measured: nothing to disagree with.
         let empty = BenchResult::new("a.d", "a.d", "a", Unit::Nanoseconds, Mode::Hot, "t");
         check_result(&empty).unwrap();
+    }
+
+    /// The best reading the shared-core blocks were judged against is
+    /// recomputed from the readings; an edited one is named even where it
+    /// names the same blocks.
+    #[test]
+    fn an_edited_best_reading_is_named() {
+        let mut r = pooled(&procs());
+        let c = r.certainty.as_mut().unwrap();
+        c.leave_out_shared_core(vec![3.75, 3.74, 3.76, 3.75, 2.2, 3.74], None);
+        assert_eq!(
+            (c.shared_core.clone(), c.core_adds_best),
+            (vec![4], Some(3.76))
+        );
+        check_result(&r).unwrap();
+        r.certainty.as_mut().unwrap().core_adds_best = Some(3.9);
+        let e = check_result(&r).unwrap_err().to_string();
+        assert!(
+            e.contains("best adds per cycle 3.900 stored, 3.760 recomputed"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -476,6 +476,12 @@ pub struct Certainty {
     /// taken as the core's own speed. `None` where it changes nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_adds_reference: Option<f64>,
+    /// The reading the blocks were judged against: the best that other
+    /// readings confirm ([`judged_best_adds`]). Absent in files written
+    /// before it was, whose blocks were judged against their highest
+    /// reading ([`Certainty::adds_best`] reads those as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_adds_best: Option<f64>,
     /// Process blocks whose code ran at several placements: each block's
     /// rotation, in block order, its value being the mean of its
     /// placements' medians ([`Rotation::value`]); empty when every block's
@@ -496,19 +502,62 @@ pub struct Certainty {
 /// system call 25–44% slower (`yamba_core::coreclock`).
 pub const SHARED_CORE_SHARE: f64 = 0.9;
 
-/// Indices of the blocks that ran on a shared core: adds per cycle below
-/// [`SHARED_CORE_SHARE`] of the best of `adds`, or of `reference` (the
-/// run's best, [`run_best_adds`]) where that is higher.
-pub fn shared_core_blocks(adds: &[f64], reference: Option<f64>) -> Vec<usize> {
-    let best = adds
-        .iter()
-        .copied()
-        .fold(reference.unwrap_or(0.0), f64::max);
+/// Readings within this share below a reading confirm it as a core's
+/// speed alone: alone, a core's readings agree within ±0.5%
+/// (`yamba_core::coreclock`).
+pub const CORE_BEST_SPAN: f64 = 0.01;
+
+/// The share of readings (and at least two, the reading itself among
+/// them) that must confirm the best: one reading is not enough. On a Zen 5
+/// guest whose alone readings sat at 4.80–4.87 adds per cycle, six of
+/// eight precise runs had a reading or two far above them (5.0–8.8; past
+/// 6.0 more than the core's six ALUs retire: misread), and against the highest, four
+/// runs called all but one or two of their 1091–1538 measurements shared
+/// where 157–1026 were (docs/certainty.md, "A shared core").
+pub const CORE_BEST_SUPPORT: f64 = 0.01;
+
+/// What `adds` (adds-per-cycle readings) show their core doing alone: the
+/// highest reading that at least [`CORE_BEST_SUPPORT`] of them (and two)
+/// confirm within [`CORE_BEST_SPAN`] below it; the highest reading where
+/// none is confirmed (one reading, or readings all apart). `None` when
+/// there is no finite reading.
+pub fn core_best_adds(adds: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = adds.iter().copied().filter(|a| a.is_finite()).collect();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let need = ((CORE_BEST_SUPPORT * sorted.len() as f64).ceil() as usize).max(2);
+    let confirmed = (0..sorted.len()).find(|&i| {
+        let floor = sorted[i] * (1.0 - CORE_BEST_SPAN);
+        sorted[i..].iter().take_while(|&&a| a >= floor).count() >= need
+    });
+    confirmed
+        .or((!sorted.is_empty()).then_some(0))
+        .map(|i| sorted[i])
+}
+
+/// The reading blocks with `adds` are judged against: their own confirmed
+/// best ([`core_best_adds`]), or `reference` (the run's, [`run_best_adds`])
+/// where that is higher.
+pub fn judged_best_adds(adds: &[f64], reference: Option<f64>) -> Option<f64> {
+    match (core_best_adds(adds), reference) {
+        (Some(a), Some(r)) => Some(a.max(r)),
+        (a, r) => a.or(r),
+    }
+}
+
+/// Indices of the blocks whose `adds` are below [`SHARED_CORE_SHARE`] of
+/// `best`: those that ran on a shared core.
+pub fn shared_below(adds: &[f64], best: f64) -> Vec<usize> {
     adds.iter()
         .enumerate()
         .filter(|(_, &a)| a < SHARED_CORE_SHARE * best)
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Indices of the blocks that ran on a shared core: adds per cycle below
+/// [`SHARED_CORE_SHARE`] of [`judged_best_adds`].
+pub fn shared_core_blocks(adds: &[f64], reference: Option<f64>) -> Vec<usize> {
+    judged_best_adds(adds, reference).map_or_else(Vec::new, |best| shared_below(adds, best))
 }
 
 /// A shared-core block is left out only when its median is more than this
@@ -546,28 +595,30 @@ pub fn shared_core_warning_values(w: &str) -> Option<(&str, &str)> {
 }
 
 /// The best adds per cycle of a run's results (each process's reading,
-/// [`Method::core_adds_per_cycle`]): what the pinned core does alone, the
-/// reference a result's blocks are judged against as well as against
-/// each other. `None` when no result read it.
+/// [`Method::core_adds_per_cycle`]) that other readings confirm
+/// ([`core_best_adds`]): what the pinned core does alone, the reference a
+/// result's blocks are judged against as well as against each other.
+/// `None` when no result read it.
 pub fn run_best_adds<'a>(results: impl IntoIterator<Item = &'a BenchResult>) -> Option<f64> {
-    results
+    let adds: Vec<f64> = results
         .into_iter()
         .filter_map(|r| r.method.as_ref()?.core_adds_per_cycle)
-        .filter(|a| a.is_finite())
-        .reduce(f64::max)
+        .collect();
+    core_best_adds(&adds)
 }
 
 /// The blocks of one run to leave out of its estimate: they ran on a
-/// shared core and it moved them (see [`shared_core_affected`]), when
-/// fewer than half are such, or when at least [`PRECISE_BLOCKS`] ran alone
-/// (a precise run replaces shared processes until its pilot's count ran
-/// alone: the value stands on those). Otherwise the value describes a
-/// shared core and keeps them all.
-pub fn shared_core_left_out(medians: &[f64], adds: &[f64], reference: Option<f64>) -> Vec<usize> {
+/// shared core (below [`SHARED_CORE_SHARE`] of `best`) and it moved them
+/// (see [`shared_core_affected`]), when fewer than half are such, or when
+/// at least [`PRECISE_BLOCKS`] ran alone (a precise run replaces shared
+/// processes until its pilot's count ran alone: the value stands on
+/// those). Otherwise the value describes a shared core and keeps them all.
+pub fn shared_core_left_out(medians: &[f64], adds: &[f64], best: Option<f64>) -> Vec<usize> {
+    let Some(best) = best else { return vec![] };
     if medians.len() != adds.len() {
         return vec![];
     }
-    let shared = shared_core_blocks(adds, reference);
+    let shared = shared_below(adds, best);
     let alone: Vec<f64> = (0..medians.len())
         .filter(|i| !shared.contains(i))
         .map(|i| medians[i])
@@ -684,6 +735,7 @@ impl Certainty {
             core_adds_per_cycle: vec![],
             shared_core: vec![],
             core_adds_reference: None,
+            core_adds_best: None,
             rotations: vec![],
             pilot: None,
         })
@@ -739,7 +791,8 @@ impl Certainty {
             self.core_adds_reference = None;
             own
         };
-        let left_out = shared_core_left_out(&self.medians, &adds, self.core_adds_reference);
+        self.core_adds_best = judged_best_adds(&adds, self.core_adds_reference);
+        let left_out = shared_core_left_out(&self.medians, &adds, self.core_adds_best);
         self.core_adds_per_cycle = adds;
         if shared.is_empty() {
             return;
@@ -801,10 +854,11 @@ impl Certainty {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
                 (a.min(x), b.max(x))
             });
-        let own = self.core_adds_per_cycle.iter().copied().fold(0.0, f64::max);
-        let (best, whose) = match self.core_adds_reference {
-            Some(r) if r > own => (r, ", the run's best"),
-            _ => (own, ""),
+        let best = self.adds_best().unwrap_or(f64::NAN);
+        let whose = if self.core_adds_reference == Some(best) {
+            ", the run's best"
+        } else {
+            ""
         };
         let range = if hi - lo < 0.05 {
             format!("{lo:.1}")
@@ -838,14 +892,23 @@ impl Certainty {
         })
     }
 
+    /// The reading the blocks were judged against: as stored, or — in a
+    /// file written before it was stored — as then judged, the highest of
+    /// the blocks' readings and the run's reference.
+    pub fn adds_best(&self) -> Option<f64> {
+        self.core_adds_best.or_else(|| {
+            let own = self.core_adds_per_cycle.iter().copied();
+            own.chain(self.core_adds_reference)
+                .filter(|a| a.is_finite())
+                .reduce(f64::max)
+        })
+    }
+
     /// The blocks the estimate stands on: all but those left out as
     /// having run on a shared core.
     pub fn kept_blocks(&self) -> Vec<usize> {
-        let left_out = shared_core_left_out(
-            &self.medians,
-            &self.core_adds_per_cycle,
-            self.core_adds_reference,
-        );
+        let left_out =
+            shared_core_left_out(&self.medians, &self.core_adds_per_cycle, self.adds_best());
         (0..self.medians.len())
             .filter(|i| !left_out.contains(i))
             .collect()
@@ -1805,6 +1868,55 @@ mod tests {
         ];
         assert_eq!(run_best_adds(&run), Some(3.75));
         assert_eq!(run_best_adds(&[with(None)]), None);
+    }
+
+    /// The core's best is a reading others confirm. A Zen 5 guest's run
+    /// (r1 of docs/certainty.md's six): 1538 readings, alone ones at
+    /// 4.80–4.87 adds per cycle, shared ones below, and five far above
+    /// (5.14–8.77) that confirm nothing; against the highest all but one
+    /// were shared, against the confirmed best the shared ones are.
+    #[test]
+    fn the_core_s_best_is_a_reading_others_confirm() {
+        let mut run: Vec<f64> = (0..1380).map(|i| 4.80 + (i % 8) as f64 * 0.01).collect();
+        run.extend((0..153).map(|i| 3.3 + (i % 10) as f64 * 0.1));
+        run.extend([8.767, 6.285, 5.65, 5.15, 5.142]);
+        let best = core_best_adds(&run).unwrap();
+        assert_eq!(best, 4.87);
+        assert_eq!(shared_core_blocks(&run, None).len(), 153);
+        assert_eq!(shared_below(&run, 8.767).len(), run.len() - 1);
+        // Three blocks, one reading slow-clocked: the other two confirm
+        // each other, and nothing is shared.
+        assert_eq!(core_best_adds(&[6.61, 4.82, 4.83]), Some(4.83));
+        assert!(shared_core_blocks(&[6.61, 4.82, 4.83], None).is_empty());
+        // One reading confirms itself; readings all apart give the highest.
+        assert_eq!(core_best_adds(&[3.75]), Some(3.75));
+        assert_eq!(core_best_adds(&[3.75, 2.4, 3.1]), Some(3.75));
+        assert_eq!(core_best_adds(&[f64::NAN, f64::INFINITY]), None);
+        assert_eq!(core_best_adds(&[]), None);
+        // The run's reference wins where it is higher than the blocks'.
+        assert_eq!(judged_best_adds(&[2.4, 2.5], Some(3.75)), Some(3.75));
+        assert_eq!(judged_best_adds(&[], Some(3.75)), Some(3.75));
+        assert_eq!(judged_best_adds(&[4.8, 4.8], Some(3.75)), Some(4.8));
+    }
+
+    /// What the writer judged against is stored, and a file written before
+    /// it was is read by the rule of its day (its highest reading).
+    #[test]
+    fn the_best_judged_against_is_stored() {
+        // The run's 4.84 names nothing the blocks' own 4.83 does not, so
+        // only the blocks' best is stored.
+        let c = process_blocks_in_run(&[7.1, 7.0, 7.2], &[6.61, 4.82, 4.83], Some(4.84));
+        assert_eq!(
+            (c.core_adds_best, c.core_adds_reference),
+            (Some(4.83), None)
+        );
+        assert!(c.shared_core.is_empty());
+        assert_eq!(c.kept_blocks(), vec![0, 1, 2]);
+        let mut old = c.clone();
+        old.core_adds_best = None;
+        assert_eq!(old.adds_best(), Some(6.61));
+        old.core_adds_reference = Some(7.0);
+        assert_eq!(old.adds_best(), Some(7.0));
     }
 
     #[test]

@@ -103,3 +103,29 @@ fn status_names_are_the_files_names() {
         );
     }
 }
+
+/// A result written before the best reading was stored: its shared-core
+/// blocks were judged against its highest reading (6.55 adds per cycle,
+/// one process of a Zen 5 guest's run whose clock read slow), and it still
+/// reads as consistent by that rule, though today's rule — the best other
+/// readings confirm, 4.8 — would name fewer of its processes shared.
+#[test]
+fn shared_core_blocks_judged_by_the_highest_reading_still_check() {
+    use yamba_results::results::shared_core_blocks;
+    let r: yamba_results::BenchResult =
+        serde_json::from_str(&text("shared-core-by-highest-reading.json")).unwrap();
+    yamba_results::check_result(&r).unwrap();
+    let c = r.certainty.as_ref().unwrap();
+    assert_eq!(c.core_adds_best, None);
+    assert_eq!(c.adds_best(), Some(c.core_adds_per_cycle[0]));
+    assert_eq!(c.shared_core, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        shared_core_blocks(&c.core_adds_per_cycle, c.core_adds_reference),
+        vec![1, 2, 4, 5]
+    );
+    // Stored with today's best, the same blocks are inconsistent: the
+    // check judges by what the file says it judged against.
+    let mut now = r.clone();
+    now.certainty.as_mut().unwrap().core_adds_best = Some(4.8);
+    assert!(yamba_results::check_result(&now).is_err());
+}
