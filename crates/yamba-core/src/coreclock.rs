@@ -183,8 +183,15 @@ fn median(v: &[f64]) -> Option<f64> {
 /// on an architecture with none here. The loop is the asm's own, so the
 /// measured code is the same at every opt-level: with the loop in Rust, a
 /// debug build stored the eight registers and called the range iterator
-/// at every step, and measured 0.66 adds per cycle. Public for
-/// tests/measure_clock.rs only.
+/// at every step, and measured 0.66 adds per cycle. On x86-64 each add
+/// takes a 32-bit immediate (7 bytes, not 4): packed 16 to a 64-byte
+/// line, a Zen 5 core ran the loop from its 4-wide decoder instead of its
+/// op cache and read 4.0 adds per cycle alone where it reads 4.8 — at two
+/// of eight placements of the loop, so a rebuild moved the reading, and
+/// it saw less than half the sharing (sibling threads have decoders of
+/// their own: 356 of 4800 interleaved readings low against 808 with the
+/// wider adds, docs/certainty.md). The wider adds read 4.8 at all eight.
+/// Public for tests/measure_clock.rs only.
 #[doc(hidden)]
 #[inline(never)]
 pub fn add_streams(n: u64) -> Option<u64> {
@@ -199,11 +206,12 @@ pub fn add_streams(n: u64) -> Option<u64> {
             // SAFETY: register arithmetic and a loop of its own, no memory.
             unsafe {
                 std::arch::asm!(
+                    ".p2align 6",
                     "2:",
-                    "add {a}, 1", "add {b}, 1", "add {c}, 1", "add {d}, 1",
-                    "add {e}, 1", "add {f}, 1", "add {g}, 1", "add {h}, 1",
-                    "add {a}, 1", "add {b}, 1", "add {c}, 1", "add {d}, 1",
-                    "add {e}, 1", "add {f}, 1", "add {g}, 1", "add {h}, 1",
+                    "add {a}, 0x1000", "add {b}, 0x1000", "add {c}, 0x1000", "add {d}, 0x1000",
+                    "add {e}, 0x1000", "add {f}, 0x1000", "add {g}, 0x1000", "add {h}, 0x1000",
+                    "add {a}, 0x1000", "add {b}, 0x1000", "add {c}, 0x1000", "add {d}, 0x1000",
+                    "add {e}, 0x1000", "add {f}, 0x1000", "add {g}, 0x1000", "add {h}, 0x1000",
                     "dec {k}",
                     "jnz 2b",
                     k = inout(reg) steps => _,
