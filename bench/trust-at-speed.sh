@@ -23,6 +23,9 @@
 # interleaved rounds beside lmbench's.
 #
 # Usage: bench/trust-at-speed.sh [RUNS]      KEEP=DIR keeps the files
+#   PARTS="1 2 3 planted 4" (the default) chooses the parts: 3's identical
+#   pairs and 4 read part 2's runs (in KEEP); "planted" (part 3's planted
+#   pairs, RUNS/2 of them) stands alone
 # Needs: cargo, jq, cc, python3, the peers' lmbench (built here if missing).
 set -euo pipefail
 runs=${1:-20}
@@ -45,7 +48,10 @@ out=${KEEP:-$(mktemp -d)}
 mkdir -p "$out"
 export YAMBA_HISTORY="$out/history.sqlite"   # the runs' own history, as a user's would fill
 y() { "$yamba" "$@" --cpu "$cpu"; }
+parts=" ${PARTS:-1 2 3 planted 4} "
+want() { [[ $parts == *" $1 "* ]]; }
 
+if want 1; then
 echo "== 1. time for one pass (s), pinned to CPU $cpu" >&2
 s=$SECONDS; y run --no-history --timings --out "$out/precise0.json" >"$out/precise0.txt" 2>&1 || true; tp=$((SECONDS - s))
 s=$SECONDS; y run --no-history --quick --out "$out/quick0.json" >/dev/null 2>&1 || true; tq=$((SECONDS - s))
@@ -70,7 +76,9 @@ tl=$((SECONDS - s)); rm -f /tmp/lmb.dat
 printf 'precise default run: %d s\nquick run:           %d s (precise/quick %.2f)\nlmbench pass:        %d s (precise/lmbench %.2f)\n' \
   "$tp" "$tq" "$(awk -v a=$tp -v b=$tq 'BEGIN{print a/b}')" "$tl" "$(awk -v a=$tp -v b=$tl 'BEGIN{print a/b}')"
 sed -n '/where the time went/,$p' "$out/precise0.txt" | tail -4
+fi
 
+if want 2; then
 echo "== 2. $runs identical precise default runs" >&2
 for i in $(seq 1 "$runs"); do
   [ -f "$out/r$i.json" ] || y run --out "$out/r$i.json" >/dev/null 2>&1 || true
@@ -81,7 +89,9 @@ echo; echo "leave-one-out coverage of the 95% intervals over $runs runs (all res
 python3 "$repo/bench/between-runs.py" $files | tail -15
 echo; echo "lmbench's summary primitives:"
 python3 "$repo/bench/between-runs.py" $files | grep -E "cpu.syscall.getppid(\.libc)?@|read_devzero(\.libc)?@|write_devnull|fs.meta.stat@|cpu.syscall.open@|signal.sigaction@|signal.roundtrip.same|signal.fault@|proc.fork.light@|proc.fork_exec@|proc.shell@|ipc.ctxsw.pipe@|ipc.rtt.pipe.same_cpu@|ipc.rtt.unix_stream.same_cpu@|net.tcp.rtt@|net.udp.rtt@|net.tcp.connect@|mem.pagefault|mem.mmap" || true
+fi
 
+if want 3; then
 echo; echo "== 3. the gate over the whole suite: $((runs / 2)) pairs, compare --threshold 5"
 fails=0; called=0; lines=0
 for i in $(seq 1 2 "$runs"); do
@@ -94,7 +104,9 @@ for i in $(seq 1 2 "$runs"); do
   echo "  pair $i: exit $st" >&2
 done
 printf 'identical pairs exiting non-zero: %d of %d; lines called slower/faster: %d of %d\n' "$fails" $((runs / 2)) "$called" "$lines"
+fi
 
+if want planted; then
 # The planted slowdown: N dependent multiplies after each getppid, N
 # chosen so that getppid measures ~5% slower than without, in one run.
 muls=8
@@ -121,7 +133,9 @@ for i in $(seq 1 2 "$runs"); do
   [ "${v%% *}" = slower ] && pcalled=$((pcalled + 1))
 done
 printf 'planted ~5%% on getppid: called slower in %d of %d pairs; --threshold 5 failed in %d\n' "$pcalled" $((runs / 2)) "$pfails"
+fi
 
+if want 4; then
 echo; echo "== 4. the inline getppid loop at placements, in C"
 cat >"$out/place.c" <<'C'
 #define _GNU_SOURCE
@@ -176,3 +190,4 @@ for i in $(seq 1 "$runs"); do
   awk -v l="$lo" -v h="$hi" -v m="$wmean" 'BEGIN{exit !(m >= l && m <= h)}' && held=$((held + 1))
 done
 echo "yamba's getppid interval held the C placements' mean ($wmean ns) in $held of $tried runs"
+fi
