@@ -64,11 +64,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building lmbench ($LMBENCH) and yamba ..." >&2
-bash "$PEERS/build-lmbench.sh" "$LMBENCH" >/dev/null
-(cd "$LMBENCH/src" && make -s O=../bin/x86 CFLAGS="-O2 -I/usr/include/tirpc -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1" \
-  LDLIBS="-ltirpc -lm" ../bin/x86/stream ../bin/x86/hello ../bin/x86/lat_fifo ../bin/x86/lat_unix_connect ../bin/x86/lat_select \
-  ../bin/x86/bw_file_rd ../bin/x86/bw_mmap_rd ../bin/x86/lmdd ../bin/x86/lat_sem ../bin/x86/lat_usleep \
-  ../bin/x86/lat_http ../bin/x86/lmhttp >/dev/null 2>&1)
+bash "$repo/bench/lmbench-build.sh" "$LMBENCH"
 cp "$LMBENCH/bin/x86/hello" /tmp/hello   # lat_proc exec and shell run /tmp/hello
 (cd "$repo" && cargo build --release -q -p yamba-cli)
 Y="$repo/target/release/yamba"

@@ -29,8 +29,23 @@ want() { [[ " $ONLY " == *" $1 "* ]]; }
 for tool in jq taskset cc chrt; do
   command -v $tool >/dev/null || { echo "bench/lmbench-witness.sh: needs $tool" >&2; exit 2; }
 done
-if [ ! -x "$LMBENCH/bin/x86/lat_tcp" ]; then
-  for p in "$repo/../shared/peers" /work/shared/peers; do [ -f "$p/build-lmbench.sh" ] && bash "$p/build-lmbench.sh" "$LMBENCH" >/dev/null && break; done
+# Every lmbench program the sections run; an lmbench built without one of
+# them (an older or partial build) is built again, and one still missing
+# stops here rather than printing its rows empty.
+needs=()
+want fork && needs+=(lat_proc)
+want sigaction && needs+=(lat_sig)
+want tcp && needs+=(lat_tcp)
+want select && needs+=(lat_select)
+want ctx && needs+=(lat_ctx)
+want fs && needs+=(lat_fs)
+missing() { for b in lat_tcp "${needs[@]}"; do [ -x "$LMBENCH/bin/x86/$b" ] || { echo "$b"; return 0; }; done; return 1; }
+if missing >/dev/null; then
+  bash "$repo/bench/lmbench-build.sh" "$LMBENCH"
+fi
+if b=$(missing); then
+  echo "bench/lmbench-witness.sh: no $b in $LMBENCH/bin/x86 (build lmbench with shared/peers/build-lmbench.sh, or set LMBENCH)" >&2
+  exit 2
 fi
 LB=$LMBENCH/bin/x86
 work=$(mktemp -d /var/tmp/yamba-witness.XXXXXX)
@@ -48,7 +63,9 @@ done
 Y=$repo/target/release/yamba
 pin() { taskset -c "$CPU" "$@"; }
 # lmbench's figure: the number before "microseconds" on its last line (lat_tcp: before its unit too).
-lmnum() { awk 'NF{l=$0} END{n=split(l,f," "); print f[n-1]}'; }
+# n/a where it printed none (a failed run), never 0. lmk: the same × 1000.
+lmnum() { awk 'NF{l=$0} END{n=split(l,f," "); v=f[n-1]; print (v ~ /^[0-9.]+$/) ? v : "n/a"}'; }
+lmk() { lmnum | awk '{print ($1 == "n/a") ? $1 : $1 * 1000}'; }
 
 out=$work/rows.txt
 : >"$out"
@@ -82,7 +99,7 @@ for i in $(seq "$rounds"); do
   fi
   if want sigaction; then
     rec "sigaction: yamba signal.sigaction (ns)" "$(ym "$y" signal.sigaction 1)"
-    rec "sigaction: lmbench lat_sig install (ns)" "$(pin "$LB/lat_sig" -N 3 install 2>&1 | lmnum | awk '{print $1 * 1000}')"
+    rec "sigaction: lmbench lat_sig install (ns)" "$(pin "$LB/lat_sig" -N 3 install 2>&1 | lmk)"
     witness sigaction "$work/sigaction-witness" ns
   fi
   if want tcp; then
@@ -98,7 +115,7 @@ for i in $(seq "$rounds"); do
     for n in 10 100 250; do
       rec "select: yamba cpu.syscall.select.file.$n (ns)" "$(ym "$y" "cpu.syscall.select.file.$n" 1)"
       # lat_select makes its file in the working directory.
-      rec "select: lmbench lat_select -n $n file (ns)" "$(cd "$work" && pin "$LB/lat_select" -N 3 -n "$n" file 2>&1 | lmnum | awk '{print $1 * 1000}')"
+      rec "select: lmbench lat_select -n $n file (ns)" "$(cd "$work" && pin "$LB/lat_select" -N 3 -n "$n" file 2>&1 | lmk)"
     done
     witness select "$work/select-witness" ns
   fi
@@ -136,5 +153,7 @@ awk -F'\t' '{ if (!($1 in n)) order[++k] = $1; v[$1, ++n[$1]] = $2 }
           for (a = 1; a <= m; a++) x[a] = v[r, a];
           for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (x[b] + 0 < x[a] + 0) { t = x[a]; x[a] = x[b]; x[b] = t }
           for (a = 1; a <= m; a++) s = s " " x[a];
+          bad = 0; for (a = 1; a <= m; a++) if (x[a] !~ /^[0-9.eE+-]+$/) bad = 1;
           med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2;
-          printf "%-52s %10.4g   (%s )\n", r, med, s } }' "$out"
+          if (bad) printf "%-52s %10s   (%s )\n", r, "n/a", s;
+          else printf "%-52s %10.4g   (%s )\n", r, med, s } }' "$out"
