@@ -511,9 +511,10 @@ pub const CORE_BEST_SPAN: f64 = 0.01;
 /// them) that must confirm the best: one reading is not enough. On a Zen 5
 /// guest whose alone readings sat at 4.80–4.87 adds per cycle, six of
 /// eight precise runs had a reading or two far above them (5.0–8.8; past
-/// 6.0 more than the core's six ALUs retire: misread), and against the highest, four
-/// runs called all but one or two of their 1091–1538 measurements shared
-/// where 157–1026 were (docs/certainty.md, "A shared core").
+/// 6.0, more than the core's six ALUs retire: misreadings), and against
+/// the highest, four runs called all but one or two of their 1091–1538
+/// measurements shared where 157–1026 were (docs/certainty.md, "A shared
+/// core").
 pub const CORE_BEST_SUPPORT: f64 = 0.01;
 
 /// What `adds` (adds-per-cycle readings) show their core doing alone: the
