@@ -539,9 +539,14 @@ pub fn core_best_adds(adds: &[f64]) -> Option<f64> {
 /// best ([`core_best_adds`]), or `reference` (the run's, [`run_best_adds`])
 /// where that is higher.
 pub fn judged_best_adds(adds: &[f64], reference: Option<f64>) -> Option<f64> {
-    match (core_best_adds(adds), reference) {
-        (Some(a), Some(r)) => Some(a.max(r)),
-        (a, r) => a.or(r),
+    higher(core_best_adds(adds), reference)
+}
+
+/// The higher of two readings, either of which may be missing.
+fn higher(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -783,16 +788,17 @@ impl Certainty {
         }
         // The run's best is kept only where it names blocks the result's
         // own best would not.
-        let own = shared_core_blocks(&adds, None);
-        let with_run = shared_core_blocks(&adds, reference);
-        let shared = if with_run != own {
+        let own_best = core_best_adds(&adds);
+        let run_best = higher(own_best, reference);
+        let below = |best: Option<f64>| best.map_or_else(Vec::new, |b| shared_below(&adds, b));
+        let (best, shared) = if below(run_best) != below(own_best) {
             self.core_adds_reference = reference;
-            with_run
+            (run_best, below(run_best))
         } else {
             self.core_adds_reference = None;
-            own
+            (own_best, below(own_best))
         };
-        self.core_adds_best = judged_best_adds(&adds, self.core_adds_reference);
+        self.core_adds_best = best;
         let left_out = shared_core_left_out(&self.medians, &adds, self.core_adds_best);
         self.core_adds_per_cycle = adds;
         if shared.is_empty() {
