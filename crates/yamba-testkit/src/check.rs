@@ -41,6 +41,12 @@
 //! half of which were kept shared is not a failure but undecided, and the
 //! verdict says why: the rule's 0.1% does not cover them (a host busy
 //! throughout reads no attempt as shared, so there a check still fails).
+//! The two readings bracket an attempt; where the attempt itself read the
+//! cores while it ran (a `yamba run` records each quantity's reading), it
+//! passes the lowest to [`note_core_reading`], and the attempt is judged
+//! by the lowest of the three: a core shared only in the attempt's middle
+//! is seen too. Such readings never raise the best (a misread high value
+//! in a results file would make every later attempt look shared).
 
 use crate::alone::alone;
 use crate::id::TestId;
@@ -142,6 +148,23 @@ impl Attempt for f64 {
 impl<E: fmt::Display> Attempt for Result<f64, E> {
     fn value(self) -> Result<f64, String> {
         self.map_err(|e| e.to_string()).and_then(Attempt::value)
+    }
+}
+
+thread_local! {
+    /// The lowest reading the running attempt noted ([`note_core_reading`]).
+    static NOTED: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Notes a core reading (adds per cycle, the probe's scale) taken while
+/// the running attempt ran, e.g. a quantity's `method.core_adds_per_cycle`
+/// in the results of the `yamba run` it made. A check
+/// [`on_own_core`](Check::on_own_core) judges the attempt by the lowest of
+/// these and its own readings before and after; elsewhere it is ignored.
+/// Call it from the attempt's thread (the one running the check).
+pub fn note_core_reading(reading: f64) {
+    if reading.is_finite() && reading > 0.0 {
+        NOTED.with(|n| n.set(Some(n.get().map_or(reading, |m: f64| m.min(reading)))));
     }
 }
 
@@ -379,15 +402,17 @@ impl Check {
             self.judge_attempts(|| {
                 let mut kept: Option<(Result<f64, String>, f64)> = None;
                 for try_no in 0..=RETAKES {
+                    NOTED.with(|n| n.set(None));
                     let value = attempt();
+                    let during = NOTED.with(|n| n.take());
                     let after = probe();
                     core.note(after);
-                    // The lower of the readings around the attempt, against
-                    // the best single reading so far.
-                    let reading = match (before, after) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
+                    // The lowest of the readings around and during the
+                    // attempt, against the best single probe reading so far.
+                    let reading = [before, during, after]
+                        .into_iter()
+                        .flatten()
+                        .reduce(f64::min);
                     before = after;
                     let Some(reading) = reading else {
                         return value;
@@ -687,6 +712,42 @@ mod tests {
         let core = v.core.unwrap();
         assert_eq!((core.retaken, core.kept_shared), (2, 0));
         assert_eq!(core.range, Some((2.0, 3.75)));
+    }
+
+    /// An attempt whose probes before and after read the core alone but
+    /// which noted a shared reading while it ran is taken again; a noted
+    /// reading above the probes' best does not raise the best.
+    #[test]
+    fn a_core_shared_in_the_middle_of_an_attempt_is_seen() {
+        let accept = Accept::within(1.0, 0.05);
+        let tries = std::cell::Cell::new(0usize);
+        let v = check(accept).judge_on_own_core(
+            || Some(3.75),
+            || {
+                tries.set(tries.get() + 1);
+                // The first try ran shared in its middle (and read 1.5);
+                // every later one noted a misread high reading.
+                if tries.get() == 1 {
+                    note_core_reading(2.0);
+                    Ok(1.5)
+                } else {
+                    note_core_reading(8.8);
+                    Ok(1.0)
+                }
+            },
+        );
+        assert_eq!(v.outcome, Outcome::Pass, "{}", v.line());
+        assert_eq!(v.values[0], 1.0, "{}", v.line());
+        let core = v.core.unwrap();
+        assert_eq!((core.retaken, core.kept_shared), (1, 0));
+        assert_eq!(core.range, Some((3.75, 3.75)));
+        // Without on_own_core, a noted reading changes nothing.
+        let plain = check(accept).judge(|| {
+            note_core_reading(2.0);
+            Ok(1.0)
+        });
+        assert_eq!(plain.outcome, Outcome::Pass);
+        assert!(plain.core.is_none());
     }
 
     /// A quantity at 2.0 against a region around 1.0 fails on attempts

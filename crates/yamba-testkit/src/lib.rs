@@ -29,7 +29,10 @@ mod rule;
 mod skip;
 
 pub use alone::{alone, Alone};
-pub use check::{Accept, Attempt, Check, CoreReadings, Outcome, Verdict, RETAKES, RETAKE_LIMIT};
+pub use check::{
+    note_core_reading, Accept, Attempt, Check, CoreReadings, Outcome, Verdict, RETAKES,
+    RETAKE_LIMIT,
+};
 pub use fuzz::fuzz_plan;
 pub use id::{test_id, TestId};
 pub use ram_ext4::{Journal, RamExt4};
