@@ -233,13 +233,13 @@ fn merge(a: Vec<(String, [f64; 3])>, b: Vec<(String, [f64; 3])>) -> Vec<(String,
 
 /// `yamba run --quick --cpu CPU` of the getppid and read benchmarks:
 /// result id → (status, median ns). The shapes are measured one after the
-/// other, and the host may start sharing the core between two of them
-/// (a CI run on a Zen 5 guest saw `getppid.call` measured alone at
-/// 134.7 ns under `getppid.inline`'s 139.7, measured shared, where C read
-/// 151.3 and 136.7): each quantity's core reading, which the results file
-/// records, goes to the check ([`yamba_testkit::note_core_reading`]), so
-/// an attempt shared in its middle is taken again, as one shared at
-/// either end is.
+/// other, and the host may start or stop sharing the core between two of
+/// them: a run of this check on a Zen 5 guest (2026-12-02) read
+/// `getppid.call` at 134.7 ns, under `getppid.inline`'s 139.7 and below
+/// the whole C range for the call (140.4–158.7 ns; C's medians 151.3 and
+/// 136.7). Each quantity's core reading, which the results file records,
+/// goes to the check ([`yamba_testkit::note_core_reading`]), so an attempt
+/// shared in its middle is taken again, as one shared at either end is.
 fn yamba(dir: &Path, cpu: usize) -> Vec<(String, String, f64)> {
     let out = dir.join("r.json");
     let o = Command::new(env!("CARGO_BIN_EXE_yamba"))
