@@ -469,6 +469,10 @@ fn a_planted_five_percent_on_getppid_measures_five_percent() {
 /// fence yamba's loop waits on (`order::wait_for_earlier`). Arguments: CPU,
 /// N, rounds, calls per side; prints the median over rounds of (time with
 /// N) / (time with none), the sides taking turns to go first.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 const WITNESS: &str = r#"#define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
