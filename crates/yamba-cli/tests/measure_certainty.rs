@@ -369,9 +369,10 @@ fn estimate(path: &Path, id: &str) -> f64 {
 /// ≈ 5% in `cpu.syscall.getppid` (N dependent multiplies after each call,
 /// then a fence the next call waits on). N starts at 5% of the call's
 /// time over a multiply's latency (`cpu.ops.i64.mul`), both the median of
-/// 3 calibration runs, and is then sized by a witness (below). The baseline A runs the same loop with 0 multiplies
-/// (`extra_muls=0`), not the plain one: against the plain loop a planted
-/// +5% measured −7% (cpu/syscall.rs says why).
+/// 3 calibration runs, and is then sized by a witness (below). The
+/// baseline A runs the same loop with 0 multiplies (`extra_muls=0`), not
+/// the plain one: against the plain loop a planted +5% measured −7%
+/// (cpu/syscall.rs says why).
 ///
 /// What N multiplies add after a system call is not N latencies, and not
 /// the same fraction of them on every core: on an AMD EPYC (Zen 4) guest
