@@ -57,20 +57,9 @@ echo "== 1. time for one pass (s), pinned to CPU $cpu" >&2
 s=$SECONDS; y run --no-history --timings --out "$out/precise0.json" >"$out/precise0.txt" 2>&1 || true; tp=$((SECONDS - s))
 s=$SECONDS; y run --no-history --quick --out "$out/quick0.json" >/dev/null 2>&1 || true; tq=$((SECONDS - s))
 s=$SECONDS
-# lmbench's own suite (scripts/config-run) measures its timing interval,
-# ENOUGH, once with bin/$OS/enough and exports it to every program; run
-# alone, each program measures it again. Where the test fails (timings
-# linear within 0.25% at 5, 10, 50 and 100 ms), as on a busy host, it is
-# 1 s a timing, not 5 ms: on a Zen 5 guest (2026-12-03) `enough` printed
-# 1000000, and `lat_syscall null` took 42.3 s alone, 35.6 s with
-# ENOUGH=1000000 and 0.26 s with ENOUGH=5000. So the pass does as the
-# suite does, its time included; an ENOUGH in the environment wins, and
-# the line below prints the one used.
-if [ -z "${ENOUGH:-}" ]; then
-  cc -O2 -I"$lmb/src" -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 \
-    -o "$out/enough" "$lmb/src/enough.c" "$bin/lmbench.a" -lm
-  ENOUGH=$(taskset -c "$cpu" "$out/enough")
-fi
+# lmbench's timing interval found once and exported, as lmbench's suite
+# does (bench/lmbench-enough.sh says why), its time included.
+ENOUGH=$("$repo/bench/lmbench-enough.sh" "$lmb" "$cpu")
 export ENOUGH
 dd if=/dev/zero of=/tmp/lmb.dat bs=1M count=64 status=none
 for c in "lat_syscall null" "lat_syscall read" "lat_syscall write" "lat_syscall stat /tmp/lmb.dat" \
