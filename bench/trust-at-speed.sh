@@ -120,8 +120,8 @@ if want planted; then
 # pairs): so N is sized by the C witness the planted-5% check uses
 # (bench/planted-witness.c: the same call, multiplies and fence against
 # none, interleaved round by round), then measured once by yamba and
-# printed as measured. MULS=N skips the search. The baseline runs the same loop
-# with 0 multiplies (cpu/syscall.rs says why).
+# printed as measured. MULS=N skips the search. The baseline runs the
+# same loop with 0 multiplies (cpu/syscall.rs says why).
 ratio() {
   y run --no-history --repeat 3 cpu.syscall.getppid --set cpu.syscall.getppid.extra_muls=0 --out "$out/p0.json" >/dev/null 2>&1 || true
   y run --no-history --repeat 3 cpu.syscall.getppid --set "cpu.syscall.getppid.extra_muls=$1" --out "$out/p1.json" >/dev/null 2>&1 || true
