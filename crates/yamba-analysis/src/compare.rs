@@ -766,21 +766,55 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
 /// The processes of each result to compare: all but those its own run
 /// left out as moved by a shared core (`Certainty::kept_blocks`, judged
 /// against that run's unshared processes). A run that spent half or more
-/// of its processes on a shared core keeps them all: whether the
-/// neighbour or the code moved it is then for the earlier runs of A's
-/// configuration to tell (docs/certainty.md). `None` where neither left
-/// anything out.
-fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<(Vec<usize>, Vec<usize>)> {
-    let kept = |r: &BenchResult| {
+/// of its processes on a shared core keeps them all, and its value
+/// describes a shared core: against a side whose value is the core's
+/// alone, such a side is compared on its processes alone where it has
+/// [`MIN_BLOCKS`] of them — like with like (on a busy Zen 5 host the two
+/// states of `fs.meta.stat` read 855–934 and 1056–1198 ns). With fewer,
+/// whether the neighbour or the code moved it is for the earlier runs of
+/// A's configuration to tell (docs/certainty.md). `None` where neither
+/// side leaves anything out.
+fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
+    let side = |r: &BenchResult| {
         r.certainty
             .as_ref()
             .filter(|c| c.block == BlockKind::Process)
             .filter(|c| c.medians.iter().all(|m| m.is_finite()))
-            .map(|c| c.kept_blocks())
+            .map(|c| {
+                let n = c.medians.len();
+                let kept = c.kept_blocks();
+                let alone: Vec<usize> = (0..n).filter(|i| !c.shared_core.contains(i)).collect();
+                let shared_state = kept.len() == n && alone.len() < n && 2 * (n - alone.len()) >= n;
+                (kept, alone, shared_state, n)
+            })
     };
-    let (ka, kb) = (kept(ra)?, kept(rb)?);
-    let all = |r: &BenchResult| r.certainty.as_ref().map_or(0, |c| c.medians.len());
-    (ka.len() < all(ra) || kb.len() < all(rb)).then_some((ka, kb))
+    let (a, b) = (side(ra)?, side(rb)?);
+    let mut c = Compared {
+        a: a.0,
+        b: b.0,
+        alone_of_shared_state: None,
+    };
+    match (a.2, b.2) {
+        (true, false) if a.1.len() >= MIN_BLOCKS => {
+            c.alone_of_shared_state = Some(("A", a.3 - a.1.len(), a.3));
+            c.a = a.1;
+        }
+        (false, true) if b.1.len() >= MIN_BLOCKS => {
+            c.alone_of_shared_state = Some(("B", b.3 - b.1.len(), b.3));
+            c.b = b.1;
+        }
+        _ => {}
+    }
+    (c.a.len() < a.3 || c.b.len() < b.3).then_some(c)
+}
+
+/// Each side's processes to compare ([`unshared_blocks`]).
+struct Compared {
+    a: Vec<usize>,
+    b: Vec<usize>,
+    /// The side whose value describes a shared core, compared on its
+    /// processes alone: its name, how many shared, of how many.
+    alone_of_shared_state: Option<(&'static str, usize, usize)>,
 }
 
 /// The blocks' test on one side's samples: Welch on the logarithms when
@@ -857,20 +891,26 @@ impl Samples {
             cycles_b: cycle_samples(rb),
             shared_note: None,
         };
-        let Some((ka, kb)) = unshared_blocks(ra, rb) else {
+        let Some(c) = unshared_blocks(ra, rb) else {
             return s;
         };
-        let left = (s.a.len() - ka.len(), s.b.len() - kb.len());
+        let left = (s.a.len() - c.a.len(), s.b.len() - c.b.len());
         if left != (0, 0) {
             let pick = |v: &[f64], k: &[usize]| k.iter().map(|&i| v[i]).collect::<Vec<f64>>();
-            s.a = pick(&s.a, &ka);
-            s.b = pick(&s.b, &kb);
-            s.cycles_a = s.cycles_a.map(|v| pick(&v, &ka));
-            s.cycles_b = s.cycles_b.map(|v| pick(&v, &kb));
-            s.shared_note = Some(format!(
-                "{} of A's and {} of B's processes ran on a shared core (another hardware thread was using it), which moved them: left out",
-                left.0, left.1
-            ));
+            s.a = pick(&s.a, &c.a);
+            s.b = pick(&s.b, &c.b);
+            s.cycles_a = s.cycles_a.map(|v| pick(&v, &c.a));
+            s.cycles_b = s.cycles_b.map(|v| pick(&v, &c.b));
+            s.shared_note = Some(match c.alone_of_shared_state {
+                Some((side, shared, n)) => format!(
+                    "{shared} of {side}'s {n} processes ran on a shared core (another hardware thread was using it), so {side}'s value describes a shared core: its {} processes alone compared, {} of A's and {} of B's left out",
+                    n - shared, left.0, left.1
+                ),
+                None => format!(
+                    "{} of A's and {} of B's processes ran on a shared core (another hardware thread was using it), which moved them: left out",
+                    left.0, left.1
+                ),
+            });
         }
         s
     }

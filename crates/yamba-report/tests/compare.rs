@@ -461,20 +461,52 @@ fn processes_a_shared_core_moved_are_left_out() {
     assert_eq!((r.blocks_a, r.blocks_b), (6, 5), "{r:?}");
     let (lo, hi) = r.ci_pct.unwrap();
     assert!(lo < 10.0 && hi > 30.0, "{r:?}");
-    // Two of B's four shared: half, and too few alone to stand on, so B
-    // describes a shared core and keeps them all (and its spread says so:
-    // nothing called).
+    // Two of B's four shared: half, and too few alone for B's own value
+    // to stand on, so B's value describes a shared core and keeps them
+    // all; against A's, whose value is the core's alone, B is compared
+    // on its two processes alone — like with like.
     let b = shared_run(
         &[201.5, 272.0, 201.3, 275.0],
+        &[ALONE, 2.2, ALONE, 2.3],
+        "2",
+    );
+    assert!(b.results[0]
+        .certainty
+        .as_ref()
+        .unwrap()
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("describes a shared core"));
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 2, Verdict::Same),
+        "{r:?}"
+    );
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .contains("B's value describes a shared core: its 2 processes alone compared"),
+        "{r:?}"
+    );
+    // And a real 10% slowdown there is called on them.
+    let b = shared_run(
+        &[221.6, 272.0, 221.4, 275.0],
         &[ALONE, 2.2, ALONE, 2.3],
         "2",
     );
     let r = &compare(&a, &b, 0.95).rows[0];
     assert_eq!(
         (r.blocks_a, r.blocks_b, r.verdict),
-        (6, 4, Verdict::Same),
+        (6, 2, Verdict::Slower),
         "{r:?}"
     );
+    // One alone of four: too few to compare on; all four are compared.
+    let b = shared_run(&[201.5, 272.0, 270.0, 275.0], &[ALONE, 2.2, 2.4, 2.3], "2");
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
     // Three of B's six shared, three alone (a precise run's pilot, once
     // its shared processes were replaced): B stands on the three.
     let b = shared_run(
