@@ -146,7 +146,9 @@ impl RunSession {
         let mut saving_s = saving.saving_s;
         let interrupted = crate::interrupt::interrupted();
         self.file.results = merge_blocks(&results, pilot);
-        self.file.notes.extend(shared_core_note(&results));
+        self.file
+            .notes
+            .extend(shared_core_note(&results, blocks.shared_not_replaced));
         self.file.finish(interrupted);
         saving_s += t0.elapsed().as_secs_f64();
         let t = self.file.timings.get_or_insert_with(RunTimings::default);

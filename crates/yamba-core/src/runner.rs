@@ -107,12 +107,15 @@ fn alone_or_shared(mut r: BenchResult, best_adds: Option<f64>) -> BenchResult {
 /// per cycle; `None` when none did. One line for the whole run, so that
 /// a host whose neighbour was busy is told once, beside the results that
 /// say it one by one.
-pub fn shared_core_note(raw: &[BenchResult]) -> Option<String> {
+/// `not_replaced`: the run's second stage decided, from its pilot, not to
+/// replace shared processes ([`BlockTimes::shared_not_replaced`]); the
+/// note says so, whatever the whole run's readings say afterwards.
+pub fn shared_core_note(raw: &[BenchResult], not_replaced: bool) -> Option<String> {
     let adds = adds_readings(raw);
     let best = core_best_adds(&adds)?;
     let shared = shared_below(&adds, best).len();
-    let rare = if alone_is_rare(&adds) {
-        "; so few ran alone that a precise run does not try to replace them (a replacement would share too)"
+    let rare = if not_replaced {
+        "; so few of the pilot's ran alone that this run did not replace them (a replacement would share too)"
     } else {
         ""
     };
@@ -394,6 +397,10 @@ pub struct BlockTimes {
     pub extra_s: f64,
     pub blocks: usize,
     pub extra_blocks: usize,
+    /// The run adapts its block count, and its pilot's cores were so
+    /// rarely alone ([`alone_is_rare`]) that the second stage did not
+    /// replace shared processes.
+    pub shared_not_replaced: bool,
 }
 
 /// [`run_benchmarks`], saying how long the pilot and the extra blocks took.
@@ -463,6 +470,10 @@ pub fn run_blocks(
     // ones; a benchmark passed over is not asked again.
     // Replacing shared processes only where a core alone is not rare.
     let replace = !alone_is_rare(&adds_readings(&all));
+    times.shared_not_replaced = !replace
+        && benches
+            .iter()
+            .any(|b| session.config.max_blocks_for(b) > session.config.blocks_for(b));
     let allowance = started
         .elapsed()
         .mul_f64(session.config.extra_share.clamp(0.0, 1e6))
@@ -956,9 +967,14 @@ mod tests {
         let mut zen5: Vec<f64> = (0..95).map(|i| 3.5 + (i % 8) as f64 * 0.1).collect();
         zen5.extend([4.82, 4.83, 4.82, 4.81, 6.6]);
         assert!(alone_is_rare(&zen5));
-        assert!(shared_core_note(&run(&zen5))
+        assert!(shared_core_note(&run(&zen5), true)
             .unwrap()
-            .contains("does not try to replace them"));
+            .contains("this run did not replace them"));
+        // The note tells what the run decided from its pilot, not what
+        // the whole run's readings would say.
+        assert!(!shared_core_note(&run(&zen5), false)
+            .unwrap()
+            .contains("replace"));
         // Nine alone in a hundred is still rare; ten is not.
         let mut nine = vec![4.0; 91];
         nine.extend([6.6; 9]);
@@ -969,7 +985,9 @@ mod tests {
         let mut ten = vec![4.0; 90];
         ten.extend([6.6; 10]);
         assert!(!alone_is_rare(&ten));
-        assert!(!shared_core_note(&run(&half)).unwrap().contains("replace"));
+        assert!(!shared_core_note(&run(&half), false)
+            .unwrap()
+            .contains("replace"));
         // Too few readings to say how often a core is alone.
         let mut few = vec![4.0; 27];
         few.extend([6.6, 6.6]);
@@ -979,7 +997,7 @@ mod tests {
         let mut lone = vec![4.0; 99];
         lone.push(6.6);
         assert!(!alone_is_rare(&lone));
-        assert_eq!(shared_core_note(&run(&lone)), None);
+        assert_eq!(shared_core_note(&run(&lone), false), None);
     }
 
     /// A result measured in one process (a quick run) is warned of when
@@ -1000,13 +1018,13 @@ mod tests {
             .map(|r| r.id.as_str())
             .collect();
         assert_eq!(warned, ["a.tcp"]);
-        let note = shared_core_note(&raw).unwrap();
+        let note = shared_core_note(&raw, false).unwrap();
         assert!(
             note.starts_with("shared core: 1 of 3 measurements ran while another hardware thread used the core (below 90% of the run's best 3.75"),
             "{note}"
         );
-        assert_eq!(shared_core_note(&raw[..1]), None);
-        assert_eq!(shared_core_note(&[rep(&[1.0], Status::Ok)]), None);
+        assert_eq!(shared_core_note(&raw[..1], false), None);
+        assert_eq!(shared_core_note(&[rep(&[1.0], Status::Ok)], false), None);
         assert!(quick[1].warnings[0]
             .contains("ran on a shared core (2.5 adds per cycle against 3.8, the run's best"));
         // Precise: a.tcp's three processes all shared, the run's other
