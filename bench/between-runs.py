@@ -10,7 +10,13 @@ For every result measured ok in all runs, with process blocks:
     about 95% of runs, a little less with few runs),
   - the same for the estimate in core cycles, where recorded, and the
     CV of the runs' cycles (below the time's where the clock reading
-    tracks the host's turbo bins).
+    tracks the host's turbo bins),
+  - leave-one-out among the runs whose value stands on processes that had
+    their core alone (not those whose note says half or more shared it,
+    so that "the value describes a shared core"): does such a run's
+    interval hold the median of the other such runs'? On a host whose
+    other hardware thread is busy part of the time the runs' values come
+    in two states, and an interval speaks for its own.
 Summary lines give the share held over all results, and for the ones
 whose runs' spread exceeds their intervals most.
 
@@ -33,6 +39,7 @@ def load(path):
         out[f"{r['id']}@{r['mode']}"] = (
             c["estimate"], c["ci"]["lo"], c["ci"]["hi"],
             cyc.get("estimate"), (cyc.get("ci") or {}).get("lo"), (cyc.get("ci") or {}).get("hi"),
+            "describes a shared core" in (c.get("note") or ""),
         )
     return out
 
@@ -55,6 +62,7 @@ def main(paths):
     if not keys:
         sys.exit("between-runs: no result was ok with process blocks in every file")
     rows, tot, tot_c, n_c = [], 0, 0, 0
+    tot_a, n_a = 0, 0
     for k in keys:
         t = [(r[k][0], r[k][1], r[k][2]) for r in runs]
         est = [v for v, _, _ in t]
@@ -73,15 +81,24 @@ def main(paths):
             n_c += 1
             ce = [c[0] for c in cyc]
             cvc = st.stdev(ce) / abs(st.mean(ce)) * 100
-        rows.append((k, mean, cv, hw, h, hc, cvc))
+        alone = [x for x, r in zip(t, runs) if not r[k][6]]
+        ha = held(alone) if len(alone) >= 4 else None
+        if ha is not None:
+            tot_a += ha
+            n_a += len(alone)
+        rows.append((k, mean, cv, hw, h, hc, cvc, ha, len(alone)))
     n = len(paths)
     print(f"{len(rows)} results ok in all {n} runs; leave-one-out: does run i's 95% interval hold the others' median?\n")
-    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7} {'CV cyc':>7}")
-    for k, mean, cv, hw, h, hc, cvc in sorted(rows, key=lambda r: r[4]):
+    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7} {'CV cyc':>7} {'alone':>7}")
+    for k, mean, cv, hw, h, hc, cvc, ha, na in sorted(rows, key=lambda r: r[4]):
         cyc = '-' if hc is None else f'{hc}/{n}'
         cvs = '-' if cvc is None else f'{cvc:.2f}%'
-        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {cyc:>7} {cvs:>7}")
+        al = '-' if ha is None else f'{ha}/{na}'
+        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {cyc:>7} {cvs:>7} {al:>7}")
     print(f"\nheld, all results: {tot}/{len(rows) * n} = {100 * tot / (len(rows) * n):.1f}%")
+    if n_a:
+        print(f"held among runs whose value stands on processes alone (against those runs' median; "
+              f"results with 4 or more such runs): {tot_a}/{n_a} = {100 * tot_a / n_a:.1f}%")
     if n_c:
         print(f"held in core cycles, where recorded: {tot_c}/{n_c * n} = {100 * tot_c / (n_c * n):.1f}%")
 
