@@ -770,7 +770,7 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
 /// describes a shared core: against a side whose value is the core's
 /// alone, such a side is compared on its processes alone where it has
 /// [`MIN_BLOCKS`] of them — like with like (on a busy Zen 5 host the two
-/// states of `fs.meta.stat` read 855–934 and 1056–1198 ns). With fewer,
+/// states of `fs.meta.stat` read 855–962 and 1056–1198 ns). With fewer,
 /// whether the neighbour or the code moved it is for the earlier runs of
 /// A's configuration to tell (docs/certainty.md). `None` where neither
 /// side leaves anything out.
