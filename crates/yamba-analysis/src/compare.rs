@@ -38,7 +38,7 @@
 
 use serde::Serialize;
 use std::collections::BTreeMap;
-use yamba_results::{BenchResult, BlockKind, ResultsFile, Status};
+use yamba_results::{BenchResult, BlockKind, Certainty, ResultsFile, Status};
 use yamba_stats::Welch;
 
 /// What the comparison of one result concluded.
@@ -775,37 +775,33 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
 /// A's configuration to tell (docs/certainty.md). `None` where neither
 /// side leaves anything out.
 fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
-    let side = |r: &BenchResult| {
+    fn processes(r: &BenchResult) -> Option<&Certainty> {
         r.certainty
             .as_ref()
             .filter(|c| c.block == BlockKind::Process)
             .filter(|c| c.medians.iter().all(|m| m.is_finite()))
-            .map(|c| {
-                let n = c.medians.len();
-                let kept = c.kept_blocks();
-                let alone: Vec<usize> = (0..n).filter(|i| !c.shared_core.contains(i)).collect();
-                let shared_state = kept.len() == n && alone.len() < n && 2 * (n - alone.len()) >= n;
-                (kept, alone, shared_state, n)
-            })
-    };
-    let (a, b) = (side(ra)?, side(rb)?);
+    }
+    let (ca, cb) = (processes(ra)?, processes(rb)?);
     let mut c = Compared {
-        a: a.0,
-        b: b.0,
+        a: ca.kept_blocks(),
+        b: cb.kept_blocks(),
         alone_of_shared_state: None,
     };
-    match (a.2, b.2) {
-        (true, false) if a.1.len() >= MIN_BLOCKS => {
-            c.alone_of_shared_state = Some(("A", a.3 - a.1.len(), a.3));
-            c.a = a.1;
+    // The side in the shared state, against one that is not.
+    let shared_side = match (ca.describes_shared_core(), cb.describes_shared_core()) {
+        (true, false) => Some(("A", ca, &mut c.a)),
+        (false, true) => Some(("B", cb, &mut c.b)),
+        _ => None,
+    };
+    if let Some((name, side, kept)) = shared_side {
+        let alone = side.alone_blocks();
+        if alone.len() >= MIN_BLOCKS {
+            let n = side.medians.len();
+            c.alone_of_shared_state = Some((name, n - alone.len(), n));
+            *kept = alone;
         }
-        (false, true) if b.1.len() >= MIN_BLOCKS => {
-            c.alone_of_shared_state = Some(("B", b.3 - b.1.len(), b.3));
-            c.b = b.1;
-        }
-        _ => {}
     }
-    (c.a.len() < a.3 || c.b.len() < b.3).then_some(c)
+    (c.a.len() < ca.medians.len() || c.b.len() < cb.medians.len()).then_some(c)
 }
 
 /// Each side's processes to compare ([`unshared_blocks`]).

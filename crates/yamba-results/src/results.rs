@@ -889,7 +889,7 @@ impl Certainty {
                 "{who}; {left_out} moved more than {:.0}% by it, left out of the value",
                 SHARED_CORE_EFFECT * 100.0
             )
-        } else if 2 * self.shared_core.len() >= n {
+        } else if self.describes_shared_core() {
             format!("{who}; half or more did, so the value describes a shared core")
         } else {
             format!(
@@ -909,6 +909,23 @@ impl Certainty {
                 .filter(|a| a.is_finite())
                 .reduce(f64::max)
         })
+    }
+
+    /// Whether the value describes a shared core: half or more of the
+    /// processes ran on one and none was left out (too few ran alone to
+    /// stand on: [`shared_core_left_out`]).
+    pub fn describes_shared_core(&self) -> bool {
+        !self.shared_core.is_empty()
+            && 2 * self.shared_core.len() >= self.medians.len()
+            && self.kept_blocks().len() == self.medians.len()
+    }
+
+    /// The processes that had their core alone (not named in
+    /// `shared_core`).
+    pub fn alone_blocks(&self) -> Vec<usize> {
+        (0..self.medians.len())
+            .filter(|i| !self.shared_core.contains(i))
+            .collect()
     }
 
     /// The blocks the estimate stands on: all but those left out as
