@@ -27,7 +27,9 @@
 //! whole suite is at most α. A line the runs could have replicated but
 //! did not (a `--quick` run: one process) cannot be decided: the gate is
 //! then undecided, never passed ([`GateOutcome::Undecided`], exit status
-//! 3), unless a regression was found elsewhere.
+//! 3), unless a regression was found elsewhere. So is a line whose one
+//! side ran on a shared core and the other alone, where a shared core
+//! moves it: a neighbour's doing must not fail a gate, nor hide a change.
 //!
 //! Results in only one run, and results that were not measured cleanly,
 //! are listed rather than dropped: a comparison that silently loses a
@@ -193,7 +195,9 @@ struct Judged {
 pub enum TooFewWhy {
     /// A run measured it in one process: `--quick` or `--repeat 1`.
     OneProcessRun,
-    /// Processes a shared core moved were left out.
+    /// Too few processes a side in one state of the core: those a shared
+    /// core moved were left out, or one side's value describes a shared
+    /// core and the other's the core alone.
     SharedCore,
     /// Fewer processes measured than the run asked for (some failed), or
     /// a file that does not say.
@@ -771,9 +775,14 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
 /// alone, such a side is compared on its processes alone where it has
 /// [`MIN_BLOCKS`] of them — like with like (on a busy Zen 5 host the two
 /// states of `fs.meta.stat` read 855–962 and 1056–1198 ns). With fewer,
-/// whether the neighbour or the code moved it is for the earlier runs of
-/// A's configuration to tell (docs/certainty.md). `None` where neither
-/// side leaves anything out.
+/// the two states are compared only where the runs' own processes show
+/// that a shared core does not move this benchmark
+/// (`Certainty::shared_core_moves`); where they show it does, or show
+/// nothing, the line is left with too few processes and the gate is
+/// undecided: of 20 busy-hour runs on that host, every line a 5% gate
+/// failed in their 10 identical pairs compared a value on a shared core
+/// with one alone (docs/certainty.md). `None` where neither side leaves
+/// anything out.
 fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
     fn processes(r: &BenchResult) -> Option<&Certainty> {
         r.certainty
@@ -785,7 +794,7 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
     let mut c = Compared {
         a: ca.kept_blocks(),
         b: cb.kept_blocks(),
-        alone_of_shared_state: None,
+        shared_state: None,
     };
     // The side in the shared state, against one that is not.
     let shared_side = match (ca.describes_shared_core(), cb.describes_shared_core()) {
@@ -793,11 +802,26 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
         (false, true) => Some(("B", cb, &mut c.b)),
         _ => None,
     };
-    if let Some((name, side, kept)) = shared_side {
-        let alone = side.alone_blocks();
-        if alone.len() >= MIN_BLOCKS {
-            let n = side.medians.len();
-            c.alone_of_shared_state = Some((name, n - alone.len(), n));
+    if let Some((side, cert, kept)) = shared_side {
+        let alone = cert.alone_blocks();
+        let moves = [ca.shared_core_moves(), cb.shared_core_moves()];
+        let effect = if alone.len() >= MIN_BLOCKS {
+            Some(StateEffect::ComparedAlone)
+        } else if moves.contains(&Some(true)) {
+            Some(StateEffect::Moves)
+        } else if !moves.contains(&Some(false)) {
+            Some(StateEffect::NotShown)
+        } else {
+            None
+        };
+        if let Some(effect) = effect {
+            let n = cert.medians.len();
+            c.shared_state = Some(SharedState {
+                side,
+                shared: n - alone.len(),
+                n,
+                effect,
+            });
             *kept = alone;
         }
     }
@@ -808,9 +832,62 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
 struct Compared {
     a: Vec<usize>,
     b: Vec<usize>,
-    /// The side whose value describes a shared core, compared on its
-    /// processes alone: its name, how many shared, of how many.
-    alone_of_shared_state: Option<(&'static str, usize, usize)>,
+    /// The side whose value describes a shared core, where only its
+    /// processes alone are compared.
+    shared_state: Option<SharedState>,
+}
+
+/// A side whose value describes a shared core, against one whose value
+/// is the core's alone.
+struct SharedState {
+    /// "A" or "B".
+    side: &'static str,
+    /// How many of its processes ran on a shared core, of how many.
+    shared: usize,
+    n: usize,
+    effect: StateEffect,
+}
+
+/// Why only the shared side's processes alone are compared.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StateEffect {
+    /// It has [`MIN_BLOCKS`] of them: like with like.
+    ComparedAlone,
+    /// Too few ran alone, and a run's processes show that a shared core
+    /// moves this benchmark.
+    Moves,
+    /// Too few ran alone, and neither run has processes in both states to
+    /// show whether a shared core moves it.
+    NotShown,
+}
+
+impl SharedState {
+    /// What was compared, and why, in words.
+    fn sentence(&self, left: (usize, usize)) -> String {
+        let SharedState {
+            side,
+            shared,
+            n,
+            effect,
+        } = self;
+        let head = format!(
+            "{shared} of {side}'s {n} processes ran on a shared core (another hardware thread was using it), so {side}'s value describes a shared core"
+        );
+        let alone = n - shared;
+        match effect {
+            StateEffect::ComparedAlone => format!(
+                "{head}: its {alone} processes alone compared, {} of A's and {} of B's left out",
+                left.0, left.1
+            ),
+            StateEffect::Moves => format!(
+                "{head}, and the runs' processes show a shared core moves this benchmark by more than {:.0}%: its {alone} alone cannot be compared with the other's like with like",
+                yamba_results::results::SHARED_CORE_EFFECT * 100.0
+            ),
+            StateEffect::NotShown => format!(
+                "{head}, and neither run has processes in both states to show whether that moves this benchmark: its {alone} alone cannot be compared with the other's like with like"
+            ),
+        }
+    }
 }
 
 /// The blocks' test on one side's samples: Welch on the logarithms when
@@ -897,11 +974,8 @@ impl Samples {
             s.b = pick(&s.b, &c.b);
             s.cycles_a = s.cycles_a.map(|v| pick(&v, &c.a));
             s.cycles_b = s.cycles_b.map(|v| pick(&v, &c.b));
-            s.shared_note = Some(match c.alone_of_shared_state {
-                Some((side, shared, n)) => format!(
-                    "{shared} of {side}'s {n} processes ran on a shared core (another hardware thread was using it), so {side}'s value describes a shared core: its {} processes alone compared, {} of A's and {} of B's left out",
-                    n - shared, left.0, left.1
-                ),
+            s.shared_note = Some(match &c.shared_state {
+                Some(state) => state.sentence(left),
                 None => format!(
                     "{} of A's and {} of B's processes ran on a shared core (another hardware thread was using it), which moved them: left out",
                     left.0, left.1

@@ -1,9 +1,10 @@
 //! Certainty between runs, as a user meets it: pairs of identical runs
 //! through the binary, compared with `yamba compare --threshold 5`.
 //!
-//! - false alarms: identical configurations pass the gate in ≥ 95% of
-//!   pairs, and no line is called slower/faster more often than a 5% test
-//!   allows over the pairs;
+//! - false alarms: identical configurations fail the gate (exit 1) in at
+//!   most 5% of pairs — undecided (exit 3) is counted and said, and most
+//!   pairs undecided is a premise unmet — and no line is called
+//!   slower/faster more often than a 5% test allows over the pairs;
 //! - power: a known 10% more work (testing.work) is called slower in ≥ 90%
 //!   of pairs, and 2% more passes a 5% gate in ≥ 95% of pairs; a planted
 //!   ≈ 5% slowdown of a real system call (`cpu.syscall.getppid.extra_muls`,
@@ -181,8 +182,14 @@ fn identical_runs_pass_the_gate() {
     let _alone = alone();
     let got = pairs(CHEAP, &extra_pct(0), &extra_pct(0), PAIRS);
     // The gate: `compare --threshold 5` exits 1 when a line is shown to be
-    // more than 5% worse (Holm over the lines), 3 when it cannot decide.
-    let failed = got.iter().filter(|(code, _)| *code != 0).count();
+    // more than 5% worse (Holm over the lines): a false alarm here; 3 when
+    // it cannot decide — a line whose processes ran on a shared core on
+    // one side and alone on the other, where the runs show the shared core
+    // moves it (on a busy Zen 5 host every false alarm of 10 identical
+    // suite pairs was such a line). Undecided is not a false alarm, but a
+    // gate undecided in most pairs tests nothing: a premise unmet.
+    let failed = got.iter().filter(|(code, _)| *code == 1).count();
+    let undecided = got.iter().filter(|(code, _)| *code == 3).count();
     for (i, (code, rows)) in got.iter().enumerate() {
         for r in rows
             .iter()
@@ -247,7 +254,27 @@ fn identical_runs_pass_the_gate() {
             }
         }
     }
-    rate_check!("the 5% gate failed on identical pairs", FALSE_ALARMS).run(failed, PAIRS, "");
+    // Every line the gate left undecided says why: a shared core, or
+    // cycles that could not confirm a time.
+    for (i, (code, rows)) in got.iter().enumerate() {
+        for r in rows.iter().filter(|r| r["gate"] == "undecided") {
+            let note = r["note"].as_str().unwrap_or("");
+            assert!(
+                note.contains("shared core") || note.contains("core cycles"),
+                "pair {i} (exit {code}): undecided without a reason: {r}"
+            );
+        }
+    }
+    rate_check!("the 5% gate failed on identical pairs", FALSE_ALARMS).run(
+        failed,
+        PAIRS,
+        &format!("undecided in {undecided}"),
+    );
+    if 2 * undecided > PAIRS {
+        premise_unmet!(
+            "the 5% gate was undecided in {undecided} of {PAIRS} identical pairs (processes on a shared core on one side only): the machine let it test too little; failed in {failed}"
+        );
+    }
 }
 
 /// Power, the gate's other promise: a known 10% more work is called
@@ -289,7 +316,8 @@ fn ten_percent_more_work_is_slower_and_two_percent_passes_a_five_percent_gate() 
             .collect();
         let slower = trials.iter().filter(|r| r["verdict"] == "slower").count();
         let declined = ten.len() - trials.len();
-        let gated = two.iter().filter(|(code, _)| *code != 0).count();
+        // Exit 1: a regression found (3, undecided, is not a failure).
+        let gated = two.iter().filter(|(code, _)| *code == 1).count();
         let undecided = [
             power.judge(slower, trials.len()).outcome,
             small.judge(gated, two.len()).outcome,
@@ -592,7 +620,8 @@ fn report_planted(n: u64, got: &[(i32, Vec<serde_json::Value>)]) {
         .iter()
         .filter(|(_, rows)| row(rows)["verdict"] == "slower")
         .count();
-    let gated = got.iter().filter(|(code, _)| *code != 0).count();
+    let gated = got.iter().filter(|(code, _)| *code == 1).count();
+    let undecided = got.iter().filter(|(code, _)| *code == 3).count();
     let mut why = std::collections::BTreeMap::new();
     for (i, (code, rows)) in got.iter().enumerate() {
         let r = row(rows);
@@ -620,7 +649,7 @@ fn report_planted(n: u64, got: &[(i32, Vec<serde_json::Value>)]) {
         );
     }
     eprintln!(
-        "planted {n} multiplies: slower in {slower} of {} (not: {why:?}), gate (5%) failed in {gated}",
+        "planted {n} multiplies: slower in {slower} of {} (not: {why:?}), gate (5%) failed in {gated}, undecided in {undecided}",
         got.len()
     );
 }

@@ -153,7 +153,8 @@ fn undecided_reasons(g: &Gate) -> String {
     let shared = n(TooFewWhy::SharedCore);
     if shared > 0 {
         parts.push(format!(
-            "{shared} left with fewer than {MIN_BLOCKS} processes a side once those a shared core moved were left out"
+            "{shared} left with fewer than {MIN_BLOCKS} processes a side in one state of the core (alone, or \
+             shared with another hardware thread, which moves them)"
         ));
     }
     let other = n(TooFewWhy::Other);
@@ -227,15 +228,16 @@ pub fn gate_footer(g: &Gate) -> String {
 /// The one line a gate that could not decide says (`None` when it decided).
 pub fn undecided_line(g: &Gate) -> Option<String> {
     (g.outcome == GateOutcome::Undecided).then(|| {
-        let too_few = g
-            .undecided
-            .iter()
-            .any(|(_, why)| *why != TooFewWhy::CyclesUnconfirmed);
-        let advice = if too_few {
+        let any = |w: &[TooFewWhy]| g.undecided.iter().any(|(_, why)| w.contains(why));
+        let advice = if any(&[TooFewWhy::OneProcessRun, TooFewWhy::Other]) {
             format!(
                 "Compare runs with ≥ {MIN_BLOCKS} processes a side (a precise run has {}) to decide",
                 yamba_results::results::PRECISE_BLOCKS
             )
+        } else if any(&[TooFewWhy::SharedCore]) {
+            "Run again when no other hardware thread shares the pinned core, or with more processes \
+             (--repeat), to decide"
+                .to_string()
         } else {
             "Run again, or with more processes (--repeat), to decide".to_string()
         };

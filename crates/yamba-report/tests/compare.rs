@@ -413,7 +413,9 @@ fn old_files_use_their_repetition_medians() {
 }
 
 /// A run of 6 processes with these medians (30 tight observations each)
-/// and, per process, the core's adds per cycle; `started` orders runs.
+/// and, per process, the core's adds per cycle, judged against a run's
+/// best of [`ALONE`] (so a result whose every process shared is named);
+/// `started` orders runs.
 fn shared_run(medians: &[f64], adds: &[f64], started: &str) -> yamba_results::ResultsFile {
     let processes = medians
         .iter()
@@ -424,7 +426,7 @@ fn shared_run(medians: &[f64], adds: &[f64], started: &str) -> yamba_results::Re
     r.certainty
         .as_mut()
         .unwrap()
-        .leave_out_shared_core(adds.to_vec(), None);
+        .leave_out_shared_core(adds.to_vec(), Some(ALONE));
     let mut f = support::file(vec![r]);
     f.started = started.into();
     f
@@ -436,6 +438,7 @@ const ALONE: f64 = 3.75;
 /// slower that ran on a shared core: left out, nothing is called.
 #[test]
 fn processes_a_shared_core_moved_are_left_out() {
+    use yamba_report::compare::{GateOutcome, TooFewWhy};
     let a = shared_run(
         &[201.4, 201.6, 201.2, 201.5, 201.3, 201.4],
         &[ALONE; 6],
@@ -503,10 +506,34 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 2, Verdict::Slower),
         "{r:?}"
     );
-    // One alone of four: too few to compare on; all four are compared.
+    // One alone of four: too few to compare like with like, and B's own
+    // processes show that the shared core moves this benchmark (272 ns
+    // against 201.5 alone): comparing B's shared value with A's alone
+    // would call the neighbour a regression. Too few, and the gate is
+    // undecided — not passed, not failed.
     let b = shared_run(&[201.5, 272.0, 270.0, 275.0], &[ALONE, 2.2, 2.4, 2.3], "2");
-    let r = &compare(&a, &b, 0.95).rows[0];
-    assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 1, Verdict::TooFew),
+        "{r:?}"
+    );
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .contains("show a shared core moves this benchmark by more than 3%"),
+        "{r:?}"
+    );
+    let g = c.gate.as_ref().unwrap();
+    assert_eq!(
+        (g.outcome, g.undecided.clone()),
+        (
+            GateOutcome::Undecided,
+            vec![("cpu.x@hot".to_string(), TooFewWhy::SharedCore)]
+        )
+    );
     // Three of B's six shared, three alone (a precise run's pilot, once
     // its shared processes were replaced): B stands on the three.
     let b = shared_run(
@@ -520,15 +547,47 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 3, Verdict::Same),
         "{r:?}"
     );
-    // B all on a shared core keeps every process: from one pair, the
-    // neighbour and the code cannot be told apart (earlier runs can).
+    // B all on a shared core, A all alone: neither run shows whether the
+    // neighbour or the code moved it, so nothing is called and the gate
+    // is undecided (before, this pair was called slower).
     let b = shared_run(&[272.0; 6], &[2.2; 6], "2");
-    let r = &compare(&a, &b, 0.95).rows[0];
+    let c = compare(&a, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 0, Verdict::TooFew),
+        "{r:?}"
+    );
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .contains("neither run has processes in both states"),
+        "{r:?}"
+    );
+    assert_eq!(c.gate.unwrap().outcome, GateOutcome::Undecided);
+    // The same B against an A whose processes on a shared core read as
+    // its others (a dependent chain of adds: the neighbour does not move
+    // it): the states do not matter here, so every process is compared,
+    // and B's 35% is called.
+    let a_chain = shared_run(
+        &[201.4, 201.6, 201.2, 201.5, 201.3, 201.4],
+        &[ALONE, 2.2, ALONE, ALONE, 2.3, ALONE],
+        "1",
+    );
+    let c = compare(&a_chain, &b, 0.95).gated(5.0);
+    let r = &c.rows[0];
     assert_eq!(
         (r.blocks_a, r.blocks_b, r.verdict),
         (6, 6, Verdict::Slower),
         "{r:?}"
     );
+    assert_eq!(c.gate.unwrap().outcome, GateOutcome::Regression);
+    // And the same B as a shared-core reading with no change: passed.
+    let b_same = shared_run(&[201.5, 201.3, 201.4, 201.6, 201.2, 201.5], &[2.2; 6], "2");
+    let c = compare(&a_chain, &b_same, 0.95).gated(5.0);
+    assert_eq!(c.rows[0].verdict, Verdict::Same, "{:?}", c.rows[0]);
+    assert_eq!(c.gate.unwrap().outcome, GateOutcome::Pass);
     // A chain a shared core does not move is compared on every process.
     let b = shared_run(
         &[201.4, 201.5, 201.3, 201.4, 201.5, 201.6],

@@ -920,6 +920,24 @@ impl Certainty {
             && self.kept_blocks().len() == self.medians.len()
     }
 
+    /// Whether this result's own processes show that a shared core moves
+    /// it: `Some(true)` when a process that ran on one lies more than
+    /// [`SHARED_CORE_EFFECT`] from the median of those that ran alone,
+    /// `Some(false)` when none does, `None` when the run lacks one of the
+    /// two states (nothing to judge by).
+    pub fn shared_core_moves(&self) -> Option<bool> {
+        let alone: Vec<f64> = self
+            .alone_blocks()
+            .iter()
+            .map(|&i| self.medians[i])
+            .collect();
+        if self.shared_core.is_empty() {
+            return None;
+        }
+        let reference = yamba_stats::Summary::of(&alone)?.median;
+        Some(!shared_core_affected(&self.medians, &self.shared_core, reference).is_empty())
+    }
+
     /// The processes that had their core alone (not named in
     /// `shared_core`).
     pub fn alone_blocks(&self) -> Vec<usize> {
@@ -2048,5 +2066,21 @@ mod tests {
             ResultsFile::from_json("[1,"),
             Err(ReadError::Json(_))
         ));
+    }
+
+    /// Whether a shared core moves a result, from its own processes: a
+    /// shared one 35% above the alone ones says yes, 0.1% no, and a run
+    /// with processes in one state only says nothing.
+    #[test]
+    fn a_result_shows_whether_a_shared_core_moves_it() {
+        let moved = process_blocks(&[200.0, 270.0, 201.0, 200.5], &[3.75, 2.2, 3.75, 3.75]);
+        assert_eq!(moved.shared_core_moves(), Some(true));
+        let kept = process_blocks(&[200.0, 200.2, 201.0, 200.5], &[3.75, 2.2, 3.75, 3.75]);
+        assert_eq!(kept.shared_core_moves(), Some(false));
+        let alone = process_blocks(&[200.0, 270.0, 201.0], &[3.75; 3]);
+        assert_eq!(alone.shared_core_moves(), None);
+        let all_shared = process_blocks_in_run(&[270.0, 271.0, 272.0], &[2.2; 3], Some(3.75));
+        assert_eq!(all_shared.shared_core.len(), 3);
+        assert_eq!(all_shared.shared_core_moves(), None);
     }
 }
