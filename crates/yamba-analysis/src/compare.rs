@@ -806,34 +806,35 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
         let alone = cert.alone_blocks();
         let moves = [ca.shared_core_moves(), cb.shared_core_moves()];
         let effect = if alone.len() >= MIN_BLOCKS {
-            Some(StateEffect::ComparedAlone)
+            StateEffect::ComparedAlone
         } else if moves.contains(&Some(true)) {
-            Some(StateEffect::Moves)
+            StateEffect::Moves
         } else if !moves.contains(&Some(false)) {
-            Some(StateEffect::NotShown)
+            StateEffect::NotShown
         } else {
-            None
+            StateEffect::DoesNotMove
         };
-        if let Some(effect) = effect {
-            let n = cert.medians.len();
-            c.shared_state = Some(SharedState {
-                side,
-                shared: n - alone.len(),
-                n,
-                effect,
-            });
+        let n = cert.medians.len();
+        c.shared_state = Some(SharedState {
+            side,
+            shared: n - alone.len(),
+            n,
+            effect,
+        });
+        if effect != StateEffect::DoesNotMove {
             *kept = alone;
         }
     }
-    (c.a.len() < ca.medians.len() || c.b.len() < cb.medians.len()).then_some(c)
+    let left_out = c.a.len() < ca.medians.len() || c.b.len() < cb.medians.len();
+    (left_out || c.shared_state.is_some()).then_some(c)
 }
 
 /// Each side's processes to compare ([`unshared_blocks`]).
 struct Compared {
     a: Vec<usize>,
     b: Vec<usize>,
-    /// The side whose value describes a shared core, where only its
-    /// processes alone are compared.
+    /// The side whose value describes a shared core, against one whose
+    /// value is the core's alone.
     shared_state: Option<SharedState>,
 }
 
@@ -848,7 +849,7 @@ struct SharedState {
     effect: StateEffect,
 }
 
-/// Why only the shared side's processes alone are compared.
+/// What is compared of the shared side, and why.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum StateEffect {
     /// It has [`MIN_BLOCKS`] of them: like with like.
@@ -859,6 +860,9 @@ enum StateEffect {
     /// Too few ran alone, and neither run has processes in both states to
     /// show whether a shared core moves it.
     NotShown,
+    /// Too few ran alone, and the runs' processes in both states show that
+    /// a shared core does not move it: every process compared.
+    DoesNotMove,
 }
 
 impl SharedState {
@@ -885,6 +889,10 @@ impl SharedState {
             ),
             StateEffect::NotShown => format!(
                 "{head}, and neither run has processes in both states to show whether that moves this benchmark: its {alone} alone cannot be compared with the other's like with like"
+            ),
+            StateEffect::DoesNotMove => format!(
+                "{head}, which the runs' processes in both states show does not move this benchmark by more than {:.0}%: every process compared",
+                yamba_results::results::SHARED_CORE_EFFECT * 100.0
             ),
         }
     }
@@ -939,7 +947,7 @@ fn compare_one(
         let (why, by_design) = too_few(&mut row, ra, rb, &s, replicated);
         return (row, why, by_design);
     }
-    row.note = s.shared_note.clone();
+    row.note = s.shared_note.clone().or_else(|| s.state_note.clone());
     let why = test_blocks(&mut row, ra, rb, &s, confidence, earlier);
     (row, why, false)
 }
@@ -953,6 +961,8 @@ struct Samples {
     cycles_b: Option<Vec<f64>>,
     /// What was left out for a shared core, in words.
     shared_note: Option<String>,
+    /// A side in the shared state compared as measured, and why, in words.
+    state_note: Option<String>,
 }
 
 impl Samples {
@@ -963,6 +973,7 @@ impl Samples {
             cycles_a: cycle_samples(ra),
             cycles_b: cycle_samples(rb),
             shared_note: None,
+            state_note: None,
         };
         let Some(c) = unshared_blocks(ra, rb) else {
             return s;
@@ -981,6 +992,8 @@ impl Samples {
                     left.0, left.1
                 ),
             });
+        } else if let Some(state) = &c.shared_state {
+            s.state_note = Some(state.sentence(left));
         }
         s
     }

@@ -603,11 +603,13 @@ fn row(rows: &[serde_json::Value]) -> serde_json::Value {
 
 /// The machine's reason, in a line's note, for `compare` not to call a
 /// change: B at a level earlier runs of A's configuration reached, or a
-/// process left out because another hardware thread shared its core.
+/// process left out because another hardware thread shared its core (not
+/// a shared state compared as measured because it does not move the
+/// line).
 fn machine_reason(note: &str) -> Option<&'static str> {
     if note.contains("identical runs give") || note.contains("a state of the machine") {
         Some("within earlier runs' states")
-    } else if note.contains("shared core") {
+    } else if note.contains("shared core") && !note.contains("every process compared") {
         Some("a process left out for a shared core")
     } else {
         None

@@ -582,6 +582,13 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 6, Verdict::Slower),
         "{r:?}"
     );
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .contains("show does not move this benchmark by more than 3%: every process compared"),
+        "{r:?}"
+    );
     assert_eq!(c.gate.unwrap().outcome, GateOutcome::Regression);
     // And the same B as a shared-core reading with no change: passed.
     let b_same = shared_run(&[201.5, 201.3, 201.4, 201.6, 201.2, 201.5], &[2.2; 6], "2");

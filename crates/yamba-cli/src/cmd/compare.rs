@@ -17,9 +17,10 @@ pub const EXIT_CODES: &str = "Exit status: 0 passed (or no --threshold); 1 a reg
 than the baseline by more than the threshold (for `run`, also a failure under --strict or a results file \
 not written); 2 a usage error (or, for `run`, a history store that could not be written); 3 undecided: \
 nothing was found worse, but some result could not be tested — fewer than 2 processes a side, as in a \
---quick run (curves and sweeps a precise run measures in one process by design are listed as not gated \
-and do not make it undecided). A regression found makes the status 1 even when other results were \
-undecided. See docs/certainty.md.";
+--quick run, or in one state of the core: one run's processes shared their core with another hardware \
+thread, the other's had it alone, and a shared core moves the result. Curves and sweeps a precise run \
+measures in one process by design are listed as not gated and do not make it undecided. A regression \
+found makes the status 1 even when other results were undecided. See docs/certainty.md.";
 
 #[derive(clap::Args)]
 #[command(after_help = EXIT_CODES)]
@@ -42,7 +43,9 @@ pub struct Args {
     /// Holm–Bonferroni over all results at 1 − confidence, so identical
     /// runs fail with probability ≤ 1 − confidence), and with status 3
     /// ("undecided") when none is but some result had too few processes
-    /// to test (a --quick run has 1).
+    /// to test (a --quick run has 1; a result whose one run shared its
+    /// core with another hardware thread and the other did not has too
+    /// few in one state).
     #[arg(long, value_name = "P")]
     threshold: Option<f64>,
     /// Confidence level of the intervals; 1 − confidence is the table's

@@ -124,7 +124,9 @@ pub struct Args {
     /// than the baseline by more than P percent (the test of `yamba compare
     /// --threshold`: Holm–Bonferroni over all results at 95%), and with
     /// status 3 ("undecided") when none is but some result had too few
-    /// processes to test (a --quick run has 1).
+    /// processes to test (a --quick run has 1; a result measured on a
+    /// shared core in one run and alone in the other has too few in one
+    /// state).
     #[arg(long, value_name = "P", requires = "baseline")]
     pub threshold: Option<f64>,
     /// Exit with status 1 when any benchmark failed or was withheld.
