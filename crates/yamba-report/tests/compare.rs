@@ -432,6 +432,12 @@ fn shared_run(medians: &[f64], adds: &[f64], started: &str) -> yamba_results::Re
     f
 }
 
+/// Asserts that a row's note says `text`.
+fn assert_note(r: &yamba_report::compare::Row, text: &str) {
+    let note = r.note.as_deref().unwrap_or_default();
+    assert!(note.contains(text), "note lacks {text:?}: {r:?}");
+}
+
 const ALONE: f64 = 3.75;
 
 /// The AMD guest's case: two identical runs, B with two processes 35%
@@ -449,7 +455,7 @@ fn processes_a_shared_core_moved_are_left_out() {
     let r = &compare(&a, &b, 0.95).rows[0];
     assert_eq!(r.verdict, Verdict::Same, "{r:?}");
     assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
-    assert!(r.note.as_deref().unwrap().contains("shared core"), "{r:?}");
+    assert_note(r, "shared core");
     // A real 10% slowdown beside the shared processes is still called.
     let slow: Vec<f64> = b_medians.iter().map(|m| m * 1.10).collect();
     let b = shared_run(&slow, &[ALONE, 2.2, ALONE, 2.3, ALONE, ALONE], "2");
@@ -487,12 +493,9 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 2, Verdict::Same),
         "{r:?}"
     );
-    assert!(
-        r.note
-            .as_deref()
-            .unwrap()
-            .contains("B's value describes a shared core: its 2 processes alone compared"),
-        "{r:?}"
+    assert_note(
+        r,
+        "B's value describes a shared core: its 2 processes alone compared",
     );
     // And a real 10% slowdown there is called on them.
     let b = shared_run(
@@ -519,13 +522,7 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 1, Verdict::TooFew),
         "{r:?}"
     );
-    assert!(
-        r.note
-            .as_deref()
-            .unwrap()
-            .contains("show a shared core moves this benchmark by more than 3%"),
-        "{r:?}"
-    );
+    assert_note(r, "show a shared core moves this benchmark by more than 3%");
     let g = c.gate.as_ref().unwrap();
     assert_eq!(
         (g.outcome, g.undecided.clone()),
@@ -558,13 +555,7 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 0, Verdict::TooFew),
         "{r:?}"
     );
-    assert!(
-        r.note
-            .as_deref()
-            .unwrap()
-            .contains("neither run has processes in both states"),
-        "{r:?}"
-    );
+    assert_note(r, "neither run has processes in both states");
     assert_eq!(c.gate.unwrap().outcome, GateOutcome::Undecided);
     // The same B against an A whose processes on a shared core read as
     // its others (a dependent chain of adds: the neighbour does not move
@@ -582,12 +573,9 @@ fn processes_a_shared_core_moved_are_left_out() {
         (6, 6, Verdict::Slower),
         "{r:?}"
     );
-    assert!(
-        r.note
-            .as_deref()
-            .unwrap()
-            .contains("show does not move this benchmark by more than 3%: every process compared"),
-        "{r:?}"
+    assert_note(
+        r,
+        "show does not move this benchmark by more than 3%: every process compared",
     );
     assert_eq!(c.gate.unwrap().outcome, GateOutcome::Regression);
     // And the same B as a shared-core reading with no change: passed.

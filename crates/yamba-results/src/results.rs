@@ -926,14 +926,14 @@ impl Certainty {
     /// `Some(false)` when none does, `None` when the run lacks one of the
     /// two states (nothing to judge by).
     pub fn shared_core_moves(&self) -> Option<bool> {
+        if self.shared_core.is_empty() {
+            return None;
+        }
         let alone: Vec<f64> = self
             .alone_blocks()
             .iter()
             .map(|&i| self.medians[i])
             .collect();
-        if self.shared_core.is_empty() {
-            return None;
-        }
         let reference = yamba_stats::Summary::of(&alone)?.median;
         Some(!shared_core_affected(&self.medians, &self.shared_core, reference).is_empty())
     }
