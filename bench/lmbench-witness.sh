@@ -12,9 +12,10 @@
 #
 # Prints each round's figures as they come, then per row the median over
 # the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c,
-# bench/tcp-rtt-witness.c, bench/select-witness.c and bench/fs-witness.c,
-# each printing its own rows (read their heads); lat_ctx's is lmbench itself
-# in SCHED_BATCH, the policy yamba's ring runs in, and lat_fs's lmbench with
+# bench/tcp-rtt-witness.c, bench/select-witness.c, bench/fs-witness.c and
+# bench/ctx-witness.c, each printing its own rows (read their heads);
+# lat_ctx's are also lmbench itself in SCHED_BATCH, the policy yamba's ring
+# runs in, and the pages each tool's ring processes touch, and lat_fs's lmbench with
 # its timing interval (ENOUGH) set, so that its count of files is too.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,7 +57,7 @@ if want fs; then
   shm=$(mktemp -d /dev/shm/yamba-witness.XXXXXX)
   mkdir -p "$shm/lm" "$shm/y" "$shm/c"
 fi
-for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness; do
+for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness ctx-witness; do
   cc -O2 -pthread -o "$work/$w" "$repo/bench/$w.c"
 done
 (cd "$repo" && cargo build --release -q -p yamba-cli)
@@ -74,9 +75,31 @@ rec() { printf '%s\t%s\n' "$1" "$2" >>"$out"; printf '  %-52s %s\n' "$1" "$2" >&
 
 # ym FILE ID SCALE: a hot result's median × SCALE, or n/a.
 ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else .summary.median * $k end' "$1"; }
-# witness ROW PROGRAM UNIT: a witness's rows (name, a tab, the median and its unit).
+# witness ROW UNIT COMMAND...: a witness's rows (name, a tab, the median), pinned.
 witness() {
-  pin "$2" | while IFS=$'\t' read -r name rest; do rec "$1: C ${name%"${name##*[! ]}"} ($3)" "$(awk '{print $1}' <<<"$rest")"; done
+  local row=$1 unit=$2; shift 2
+  pin "$@" | while IFS=$'\t' read -r name rest; do rec "$row: C ${name%"${name##*[! ]}"} ($unit)" "$(awk '{print $1}' <<<"$rest")"; done
+}
+# ring_pages NAME MIN: while MIN or more processes named NAME run (a ring),
+# the pages each touches: its accessed bits cleared, then after 0.1 s the
+# kB its smaps call Referenced in its own program's mappings, anonymous
+# memory and stack — libc's shared pages left out, whose referenced flag
+# other processes set too. The median over the ring's processes, in pages;
+# n/a if no such ring was seen within 60 s.
+ring_pages() {
+  local pids="" i p
+  for i in $(seq 1200); do
+    pids=$(pgrep -x "$1" || true)
+    [ "$(wc -w <<<"$pids")" -ge "$2" ] && break
+    pids=""; sleep 0.05
+  done
+  [ -n "$pids" ] || { echo n/a; return; }
+  sleep 0.1
+  for p in $pids; do echo 1 >"/proc/$p/clear_refs" 2>/dev/null || true; done
+  sleep 0.1
+  for p in $pids; do
+    awk '/^[0-9a-f]+-[0-9a-f]+ / { lib = ($6 ~ /\.so/) } /^Referenced:/ { if (!lib) kb += $2 } END { print kb / 4 }' "/proc/$p/smaps" 2>/dev/null || true
+  done | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "n/a" }'
 }
 
 echo "load before: $(cat /proc/loadavg); CPU $CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" >&2
@@ -95,12 +118,12 @@ for i in $(seq "$rounds"); do
     rec "fork: yamba proc.fork.light (µs)" "$(ym "$y" proc.fork.light 0.001)"
     rec "fork: yamba parent's anonymous memory (MiB)" "$(jq -r '[.results[] | select(.id == "proc.fork.light")][0].params.parent_rss_anon_bytes // "n/a" | if type == "number" then . / 1048576 else . end' "$y")"
     rec "fork: lmbench lat_proc fork (µs)" "$(pin "$LB/lat_proc" -N 3 fork 2>&1 | lmnum)"
-    witness fork "$work/fork-witness" µs
+    witness fork µs "$work/fork-witness"
   fi
   if want sigaction; then
     rec "sigaction: yamba signal.sigaction (ns)" "$(ym "$y" signal.sigaction 1)"
     rec "sigaction: lmbench lat_sig install (ns)" "$(pin "$LB/lat_sig" -N 3 install 2>&1 | lmk)"
-    witness sigaction "$work/sigaction-witness" ns
+    witness sigaction ns "$work/sigaction-witness"
   fi
   if want tcp; then
     "$Y" run --cpu "$CPU" --set net.peer_cpu=same --set net.msg_bytes=8 net.tcp.rtt --out "$work/y1b$i.json" >/dev/null 2>&1 || true
@@ -109,7 +132,7 @@ for i in $(seq "$rounds"); do
     pin "$LB/lat_tcp" -s >/dev/null 2>&1; sleep 0.2
     rec "tcp: lmbench lat_tcp (µs)" "$(pin "$LB/lat_tcp" -N 3 localhost 2>&1 | lmnum)"
     "$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true
-    witness tcp "$work/tcp-rtt-witness" µs
+    witness tcp µs "$work/tcp-rtt-witness"
   fi
   if want select; then
     for n in 10 100 250; do
@@ -117,17 +140,25 @@ for i in $(seq "$rounds"); do
       # lat_select makes its file in the working directory.
       rec "select: lmbench lat_select -n $n file (ns)" "$(cd "$work" && pin "$LB/lat_select" -N 3 -n "$n" file 2>&1 | lmk)"
     done
-    witness select "$work/select-witness" ns
+    witness select ns "$work/select-witness"
   fi
   if want ctx; then
     ctx=$work/ctx$i.txt ctxb=$work/ctxb$i.txt
-    pin "$LB/lat_ctx" -N 3 -s 0 2 8 16 96 2>"$ctx" >/dev/null || true
-    pin chrt --batch 0 "$LB/lat_ctx" -N 3 -s 0 2 8 16 96 2>"$ctxb" >/dev/null || true
-    for p in 2 8 16 96; do
+    pin "$LB/lat_ctx" -N 3 -s 0 2 4 8 16 96 2>"$ctx" >/dev/null || true
+    pin chrt --batch 0 "$LB/lat_ctx" -N 3 -s 0 2 4 8 16 96 2>"$ctxb" >/dev/null || true
+    for p in 2 4 8 16 96; do
       rec "ctx: yamba ipc.ctxsw.sweep.0k at ${p}p, SCHED_BATCH (µs)" "$(jq -r --argjson x "$p" '[.results[] | select(.id == "ipc.ctxsw.sweep.0k") | .series.points[] | select(.[0] == $x) | .[1] / 1000][0] // "n/a"' "$y")"
       rec "ctx: lmbench lat_ctx -s 0 at ${p}p, default policy (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx")"
       rec "ctx: lmbench lat_ctx -s 0 at ${p}p, SCHED_BATCH (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctxb")"
     done
+    # From 7 processes a hop flushes the TLB (bench/ctx-witness.c): what
+    # it costs then is a page walk per page the woken process touches.
+    witness ctx µs chrt --batch 0 "$work/ctx-witness"
+    (pin chrt --batch 0 "$LB/lat_ctx" -N 5 -s 0 16 >/dev/null 2>&1 &)
+    rec "ctx: pages a lmbench ring process touches, 16p (own mappings)" "$(ring_pages lat_ctx 16)"
+    (pin "$Y" run --cpu "$CPU" --quick --budget 8 ipc.ctxsw.sweep --out "$work/yp$i.json" >/dev/null 2>&1 &)
+    rec "ctx: pages a yamba ring process touches, 16p+ (own mappings)" "$(ring_pages yamba 16)"
+    while pgrep -x lat_ctx >/dev/null || pgrep -f "$work/yp$i.json" >/dev/null; do sleep 0.5; done
   fi
   if want fs; then
     yf=$work/yfs$i.json
