@@ -9,6 +9,10 @@
 #   CPU=N        CPU to pin everything to (default: the last one)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench; built if absent)
 #   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs)
+#   (ctx counts TLB flushes through tracefs and the pages a ring process
+#   touches through /proc/PID/clear_refs: both need root, and tracefs
+#   mounted — `mount -t tracefs nodev /sys/kernel/tracing`, not done here;
+#   without them those rows read n/a)
 #
 # Prints each round's figures as they come, then per row the median over
 # the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c,
