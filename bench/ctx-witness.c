@@ -26,7 +26,7 @@
  * "n/a".
  *
  * Rows (tab-separated): name, the median of 15 timings in µs per hop; then
- * rows of flushes per hop.
+ * the full flushes per hop, counted in one more pass of each ring.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -175,8 +175,8 @@ int main(void) {
             if (s) printf("ring of %d, lmbench's shape + %d pages per hop\t%.3f\n", NS[i], PAGES, hop[s][i]);
             else printf("ring of %d, lmbench's shape\t%.3f\n", NS[i], hop[s][i]);
     for (int i = 0; i < NN; i++) {
-        if (traced && fl[0][i] >= 0) printf("ring of %d, TLB flushes on task switch per hop\t%.3f\n", NS[i], fl[0][i]);
-        else printf("ring of %d, TLB flushes on task switch per hop\tn/a\n", NS[i]);
+        if (traced && fl[0][i] >= 0) printf("ring of %d, full TLB flushes per hop (count)\t%.3f\n", NS[i], fl[0][i]);
+        else printf("ring of %d, full TLB flushes per hop (count)\tn/a\n", NS[i]);
     }
     if (traced) tracefs_write("events/tlb/tlb_flush/filter", "0");
     return 0;

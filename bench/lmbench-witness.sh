@@ -79,10 +79,15 @@ rec() { printf '%s\t%s\n' "$1" "$2" >>"$out"; printf '  %-52s %s\n' "$1" "$2" >&
 
 # ym FILE ID SCALE: a hot result's median × SCALE, or n/a.
 ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else .summary.median * $k end' "$1"; }
-# witness ROW UNIT COMMAND...: a witness's rows (name, a tab, the median), pinned.
+# witness ROW UNIT COMMAND...: a witness's rows (name, a tab, the median),
+# pinned; a row that counts (its name ends in "(count)") takes no unit.
 witness() {
-  local row=$1 unit=$2; shift 2
-  pin "$@" | while IFS=$'\t' read -r name rest; do rec "$row: C ${name%"${name##*[! ]}"} ($unit)" "$(awk '{print $1}' <<<"$rest")"; done
+  local row=$1 unit=$2 name rest; shift 2
+  pin "$@" | while IFS=$'\t' read -r name rest; do
+    name=${name%"${name##*[! ]}"}
+    [[ $name == *"(count)" ]] || name="$name ($unit)"
+    rec "$row: C $name" "$(awk '{print $1}' <<<"$rest")"
+  done
 }
 # ring_pages NAME MIN: while MIN or more processes named NAME run (a ring),
 # the pages each touches: its accessed bits cleared, then after 0.1 s the
