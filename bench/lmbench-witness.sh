@@ -9,8 +9,7 @@
 #   CPU=N        CPU to pin everything to (default: the last one)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench; built if absent)
 #   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs)
-#   (ctx counts TLB flushes through tracefs and the pages a ring process
-#   touches through /proc/PID/clear_refs: both need root, and tracefs
+#   (ctx counts TLB flushes through tracefs: that needs root and tracefs
 #   mounted — `mount -t tracefs nodev /sys/kernel/tracing`, not done here;
 #   without them those rows read n/a)
 #
@@ -104,7 +103,7 @@ ring_pages() {
   done
   [ -n "$pids" ] || { echo n/a; return; }
   sleep 0.1
-  for p in $pids; do echo 1 >"/proc/$p/clear_refs" 2>/dev/null || true; done
+  for p in $pids; do echo 1 >"/proc/$p/clear_refs" 2>/dev/null || { echo n/a; return; }; done
   sleep 0.1
   for p in $pids; do
     awk '/^[0-9a-f]+-[0-9a-f]+ / { lib = ($6 ~ /\.so/) } /^Referenced:/ { if (!lib) kb += $2 } END { print kb / 4 }' "/proc/$p/smaps" 2>/dev/null || true
@@ -160,8 +159,10 @@ for i in $(seq "$rounds"); do
       rec "ctx: lmbench lat_ctx -s 0 at ${p}p, default policy (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx")"
       rec "ctx: lmbench lat_ctx -s 0 at ${p}p, SCHED_BATCH (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctxb")"
     done
-    # From 7 processes a hop flushes the TLB (bench/ctx-witness.c): what
-    # it costs then is a page walk per page the woken process touches.
+    # From 7 processes every hop flushes the TLB (bench/ctx-witness.c
+    # counts it); the witness's ring with 8 more pages per hop, and the
+    # pages each tool's ring processes touch, test whether refilling it
+    # is what differs between the tools (docs/lmbench.md, lat_ctx).
     witness ctx µs chrt --batch 0 "$work/ctx-witness"
     (pin chrt --batch 0 "$LB/lat_ctx" -N 5 -s 0 16 >/dev/null 2>&1 &)
     rec "ctx: pages a lmbench ring process touches, 16p (own mappings)" "$(ring_pages lat_ctx 16)"
