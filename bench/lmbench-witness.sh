@@ -103,7 +103,8 @@ ring_pages() {
   done
   [ -n "$pids" ] || { echo n/a; return; }
   sleep 0.1
-  for p in $pids; do echo 1 >"/proc/$p/clear_refs" 2>/dev/null || { echo n/a; return; }; done
+  # A process that has exited since is passed over; one whose bits cannot be cleared makes the count n/a.
+  for p in $pids; do echo 1 >"/proc/$p/clear_refs" 2>/dev/null || [ ! -e "/proc/$p" ] || { echo n/a; return; }; done
   sleep 0.1
   for p in $pids; do
     awk '/^[0-9a-f]+-[0-9a-f]+ / { lib = ($6 ~ /\.so/) } /^Referenced:/ { if (!lib) kb += $2 } END { print kb / 4 }' "/proc/$p/smaps" 2>/dev/null || true
