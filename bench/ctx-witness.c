@@ -21,12 +21,12 @@
  * much more from 7, and the kernel's tlb_flush tracepoint fires with reason
  * 0 ("flush on task switch") and a non-zero page count (a full flush; a
  * switch that keeps the TLB fires it with 0 pages) about once per hop from
- * 7 on and not below. Counted
- * when tracefs is mounted at /sys/kernel/tracing and writable (root), else
- * "n/a".
+ * 7 on and not below. Counted when tracefs is mounted at /sys/kernel/tracing
+ * and writable (root), else "n/a".
  *
  * Rows (tab-separated): name, the median of 15 timings in µs per hop; then
- * the full flushes per hop, counted in one more pass of each ring.
+ * the full flushes per hop, counted in one more pass of each ring of
+ * lmbench's shape.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -102,7 +102,18 @@ static int tracefs_write(const char *file, const char *what) {
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-/* One ring of n processes: µs per hop (ring minus alone), and flushes per hop. */
+/* `count` rounds of the ring: the token out through the first pipe and
+ * back from the last, then this process's own touches. */
+static void rounds_of(int (*p)[2], int n, int count) {
+    int msg = 1;
+    for (int r = 0; r < count; r++) {
+        if (write(p[0][1], &msg, sizeof msg) != sizeof msg || read(p[n - 1][0], &msg, sizeof msg) != sizeof msg) die("ring");
+        touch_pages();
+    }
+}
+
+/* One ring of n processes: µs per hop (ring minus alone), and, unless
+ * flush_per_hop is NULL, the full flushes per hop (-1 if not counted). */
 static void ring(int n, double *per_hop, double *flush_per_hop) {
     int (*p)[2] = malloc(sizeof(int[2]) * n);
     for (int i = 0; i < n; i++) if (pipe(p[i])) die("pipe");
@@ -112,36 +123,28 @@ static void ring(int n, double *per_hop, double *flush_per_hop) {
         if (pid[i] < 0) die("fork");
         if (pid[i] == 0) child(p, n, i);
     }
-    int msg = 1;
     int rounds = 20000 / n + 1;
     double t[TIMINGS];
-    for (int r = 0; r < rounds / 4 + 1; r++) { /* warm-up: everyone has run */
-        if (write(p[0][1], &msg, sizeof msg) != sizeof msg || read(p[n - 1][0], &msg, sizeof msg) != sizeof msg) die("ring");
-        touch_pages();
-    }
+    rounds_of(p, n, rounds / 4 + 1); /* warm-up: everyone has run */
     for (int k = 0; k < TIMINGS; k++) {
         double t0 = now();
-        for (int r = 0; r < rounds; r++) {
-            if (write(p[0][1], &msg, sizeof msg) != sizeof msg || read(p[n - 1][0], &msg, sizeof msg) != sizeof msg) die("ring");
-            touch_pages();
-        }
+        rounds_of(p, n, rounds);
         t[k] = (now() - t0) / rounds / n;
     }
     double hop = median(t, TIMINGS);
-    *flush_per_hop = -1;
-    if (tracefs_write("trace", "") == 0 && tracefs_write("events/tlb/tlb_flush/enable", "1") == 0) {
-        long f0 = flushes();
-        for (int r = 0; r < rounds; r++) {
-            if (write(p[0][1], &msg, sizeof msg) != sizeof msg || read(p[n - 1][0], &msg, sizeof msg) != sizeof msg) die("ring");
-            touch_pages();
+    if (flush_per_hop) {
+        *flush_per_hop = -1;
+        if (tracefs_write("trace", "") == 0 && tracefs_write("events/tlb/tlb_flush/enable", "1") == 0) {
+            long f0 = flushes();
+            rounds_of(p, n, rounds);
+            long f1 = flushes();
+            tracefs_write("events/tlb/tlb_flush/enable", "0");
+            if (f0 >= 0 && f1 >= 0) *flush_per_hop = (double)(f1 - f0) / rounds / n;
         }
-        long f1 = flushes();
-        tracefs_write("events/tlb/tlb_flush/enable", "0");
-        if (f0 >= 0 && f1 >= 0) *flush_per_hop = (double)(f1 - f0) / rounds / n;
     }
     for (int i = 1; i < n; i++) { kill(pid[i], SIGKILL); waitpid(pid[i], NULL, 0); }
     /* Alone: the same writes, reads and touches in this process over the n pipes. */
-    int ops = rounds * n;
+    int msg = 1, ops = rounds * n;
     for (int k = 0; k < TIMINGS; k++) {
         double t0 = now();
         for (int r = 0, i = 0; r < ops; r++) {
@@ -164,18 +167,18 @@ int main(void) {
     memset(pages, 1, PAGES * PAGE);
     /* Only full flushes on a task switch are counted (reason 0 with pages 0 is a switch that kept the TLB); the buffer is large enough to hold a ring's. */
     int traced = tracefs_write("events/tlb/tlb_flush/filter", "reason == 0 && pages != 0") == 0 && tracefs_write("buffer_size_kb", "8192") == 0;
-    double hop[2][NN], fl[2][NN];
+    double hop[2][NN], fl[NN];
     for (int i = 0; i < NN; i++)
-        for (int s = 0; s < 2; s++) { /* the two shapes interleaved */
+        for (int s = 0; s < 2; s++) { /* the two shapes interleaved; flushes counted in lmbench's */
             touch = s ? PAGES : 0;
-            ring(NS[i], &hop[s][i], &fl[s][i]);
+            ring(NS[i], &hop[s][i], s == 0 && traced ? &fl[i] : NULL);
         }
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < NN; i++)
             if (s) printf("ring of %d, lmbench's shape + %d pages per hop\t%.3f\n", NS[i], PAGES, hop[s][i]);
             else printf("ring of %d, lmbench's shape\t%.3f\n", NS[i], hop[s][i]);
     for (int i = 0; i < NN; i++) {
-        if (traced && fl[0][i] >= 0) printf("ring of %d, full TLB flushes per hop (count)\t%.3f\n", NS[i], fl[0][i]);
+        if (traced && fl[i] >= 0) printf("ring of %d, full TLB flushes per hop (count)\t%.3f\n", NS[i], fl[i]);
         else printf("ring of %d, full TLB flushes per hop (count)\tn/a\n", NS[i]);
     }
     if (traced) tracefs_write("events/tlb/tlb_flush/filter", "0");

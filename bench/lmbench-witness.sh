@@ -16,10 +16,11 @@
 # Prints each round's figures as they come, then per row the median over
 # the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c,
 # bench/tcp-rtt-witness.c, bench/select-witness.c, bench/fs-witness.c and
-# bench/ctx-witness.c, each printing its own rows (read their heads);
-# lat_ctx's are also lmbench itself in SCHED_BATCH, the policy yamba's ring
-# runs in, and the pages each tool's ring processes touch, and lat_fs's lmbench with
-# its timing interval (ENOUGH) set, so that its count of files is too.
+# bench/ctx-witness.c, each printing its own rows (read their heads).
+# lat_ctx's witnesses are also lmbench itself in SCHED_BATCH, the policy
+# yamba's ring runs in, and the pages each tool's ring processes touch;
+# lat_fs's also lmbench with its timing interval (ENOUGH) set, so that its
+# count of files is too.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-3}
@@ -185,7 +186,7 @@ for i in $(seq "$rounds"); do
       rec "fs: lmbench lat_fs ${sz}k files per timing, ENOUGH as measured" "$(awk -v s="${sz}k" '$1 == s {print $2}' "$work/fs$i.txt")"
       rec "fs: lmbench lat_fs ${sz}k files per timing, ENOUGH=20000" "$(awk -v s="${sz}k" '$1 == s {print $2}' "$work/fse$i.txt")"
     done
-    pin "$work/fs-witness" "$shm/c" | while IFS=$'\t' read -r name rest; do rec "fs: C $name (/s)" "$(awk '{print $1}' <<<"$rest")"; done
+    witness fs /s "$work/fs-witness" "$shm/c"
   fi
 done
 echo
