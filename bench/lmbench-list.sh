@@ -15,6 +15,9 @@
 #   PAR_ENOUGH=U lmbench's ENOUGH for par_mem, mhz and lat_fs's (ENOUGH) rows, µs per timing (default 20000)
 #   RR_MB=N      size of the file bw_file_rd / bw_mmap_rd and fs.reread read, MiB (default 64)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench)
+#   ENOUGH=U     exported to every lmbench program, as lmbench's own runner does (µs per
+#                timing; bench/lmbench-enough.sh finds it). Unset, each program finds its
+#                own: 1 s a timing on a busy host, where the whole list then takes hours
 #   RT=1         run both in SCHED_FIFO (root): on a machine others load, neither is
 #                then preempted by their tasks (lmbench times long intervals, which
 #                otherwise include other tasks' time slices)
@@ -59,6 +62,7 @@ httpserver=0
 cleanup() {
   [ "$lmserver" = 1 ] && "$LMBENCH/bin/x86/lat_connect" -S 127.0.0.1 >/dev/null 2>&1 || true
   [ "$httpserver" = 1 ] && "$LMBENCH/bin/x86/lat_http" -S 127.0.0.1 "$HTTP_PORT" >/dev/null 2>&1 || true
+  bash "$repo/bench/lmbench-reap.sh" "$LMBENCH/bin/x86"
   [ "${KEEP:-0}" = 1 ] && echo "work directory kept: $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -94,17 +98,26 @@ yamba() {
   jq -r '.results[] | select((.params.peer // "") | test("no other CPU")) | "bench/lmbench-list.sh: \(.id): peer \(.params.peer)"' "$out" >&2 2>/dev/null || true
   echo "$out"
 }
-# ymed FILE ID [scale]: a result's median × scale, or n/a (its status after a colon when not ok).
+# ymed FILE ID [scale]: a result's value × scale — the one yamba reports (a
+# precise run's estimate over its processes, which leaves out processes a
+# shared core moved; a quick run's median), not the median of every
+# observation pooled, where a shared process's many observations outweigh
+# the rest — or n/a; after a colon its status when not ok, or "shared" when
+# the value describes a shared core.
 ymed() {
   jq -r --arg id "$2" --argjson k "${3:-1}" \
-    '[.results[] | select(.id == $id)][0] | if . == null then "n/a" elif .summary == null then "n/a:\(.status)" else (.summary.median * $k | tostring) + (if .status == "ok" then "" else ":" + .status end) end' "$1"
+    '[.results[] | select(.id == $id)][0] | if . == null then "n/a" elif .summary == null then "n/a:\(.status)" else
+       ((.certainty.estimate // .summary.median) * $k | tostring)
+       + (if .status != "ok" then ":" + .status elif ((.certainty.note // "") | test("describes a shared core")) then ":shared" else "" end) end' "$1"
 }
 # yparam FILE ID KEY [scale]: a parameter of a result × scale, or n/a (its status after a colon when not ok).
 yparam() {
   jq -r --arg id "$2" --arg k "$3" --argjson s "${4:-1}" \
     '[.results[] | select(.id == $id)][0] | if . == null or .params[$k] == null then "n/a" else (.params[$k] * $s | tostring) + (if .status == "ok" then "" else ":" + .status end) end' "$1"
 }
-# ypoint FILE ID X [scale]: the y of a result's series point at x.
+# ypoint FILE ID X [scale]: the y of a result's series point at x. (A curve a
+# precise run measures in its first process only — ipc.ctxsw.sweep — is
+# that process's; its headline point is ymed's.)
 ypoint() {
   jq -r --arg id "$2" --argjson x "$3" --argjson k "${4:-1}" \
     '[.results[] | select(.id == $id) | .series.points[] | select(.[0] == $x) | .[1] * $k][0] // "n/a"' "$1"
@@ -203,7 +216,7 @@ for s in 0 16 64; do
   ctx_out="$work/ctx$s.txt"
   for _ in $(seq "$REPS"); do pin "$LB/lat_ctx" "${N[@]}" -s "$s" 2 8 16 96 2>>"$ctx_out" >/dev/null || true; done
   for p in 2 8 16 96; do
-    row "lat_ctx -s $s ${p}p" "ipc.ctxsw.sweep.${s}k @${p}" "$(ypoint "$f" "ipc.ctxsw.sweep.${s}k" "$p" 0.001)" \
+    row "lat_ctx -s $s ${p}p" "ipc.ctxsw.sweep.${s}k @${p}" "$(if [ "$p" = 2 ]; then ymed "$f" "ipc.ctxsw.sweep.${s}k" 0.001; else ypoint "$f" "ipc.ctxsw.sweep.${s}k" "$p" 0.001; fi)" \
       "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx_out" | median)" µs "ring of pipes; yamba in SCHED_BATCH"
   done
 done
@@ -215,7 +228,7 @@ if [ "${RT:-0}" != 1 ]; then
   ctx_out="$work/ctx0-batch.txt"
   for _ in $(seq "$REPS"); do pin chrt --batch 0 "$LB/lat_ctx" "${N[@]}" -s 0 2 8 16 96 2>>"$ctx_out" >/dev/null || true; done
   for p in 2 8 16 96; do
-    row "lat_ctx -s 0 ${p}p batch" "ipc.ctxsw.sweep.0k @${p}" "$(ypoint "$f" "ipc.ctxsw.sweep.0k" "$p" 0.001)" \
+    row "lat_ctx -s 0 ${p}p batch" "ipc.ctxsw.sweep.0k @${p}" "$(if [ "$p" = 2 ]; then ymed "$f" ipc.ctxsw.sweep.0k 0.001; else ypoint "$f" ipc.ctxsw.sweep.0k "$p" 0.001; fi)" \
       "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx_out" | median)" µs "both in SCHED_BATCH: one switch per hop"
   done
 fi
@@ -434,7 +447,7 @@ for pair in "integer bit:i32.bit" "integer add:i32.add" "integer mul:i32.mul" "i
 done
 
 echo
-echo "yamba vs lmbench 3, both pinned to CPU $CPU$([ "${RT:-0}" = 1 ] && echo ", SCHED_FIFO"); lmbench: median of $REPS runs of -N $LMN; yamba: --budget $BUDGET"
+echo "yamba vs lmbench 3, both pinned to CPU $CPU$([ "${RT:-0}" = 1 ] && echo ", SCHED_FIFO"); lmbench: median of $REPS runs of -N $LMN, ENOUGH ${ENOUGH:-found by each program}; yamba: --budget $BUDGET"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, LLC $llc_mb MiB, kernel $(uname -r)"
 echo "load: $(cat /proc/loadavg) at the end; took $(( $(date +%s) - started )) s"
 printf "%-22s %-36s %16s %12s %-7s %6s %s  %s\n" "pair" "yamba" "yamba" "lmbench" "unit" "ratio" " " "note"

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Who is right where yamba and lmbench disagree on fork, sigaction, the
-# TCP round trip on one CPU, select over files, the context-switch ring
-# and file creation and deletion on tmpfs (issue 26; docs/lmbench.md):
+# TCP round trip on one CPU, select over files, the context-switch ring,
+# file creation and deletion on tmpfs and mapping a file (issue 26;
+# docs/lmbench.md):
 # yamba, lmbench and a witness that takes each difference between the two
 # apart, in interleaved rounds, all pinned to one CPU.
 #
 # Usage: bench/lmbench-witness.sh [ROUNDS]      (default 3)
 #   CPU=N        CPU to pin everything to (default: the last one)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench; built if absent)
-#   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs)
+#   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs mmap)
 #   (ctx counts TLB flushes through tracefs: that needs root and tracefs
 #   mounted — `mount -t tracefs nodev /sys/kernel/tracing`, not done here;
 #   without them those rows read n/a)
 #
 # Prints each round's figures as they come, then per row the median over
 # the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c,
-# bench/tcp-rtt-witness.c, bench/select-witness.c, bench/fs-witness.c and
-# bench/ctx-witness.c, each printing its own rows (read their heads).
+# bench/tcp-rtt-witness.c, bench/select-witness.c, bench/fs-witness.c,
+# bench/ctx-witness.c and bench/mmap-witness.c, each printing its own rows
+# (read their heads).
 # lat_ctx's witnesses are also lmbench itself in SCHED_BATCH, the policy
 # yamba's ring runs in, and the pages each tool's ring processes touch;
 # lat_fs's also lmbench with its timing interval (ENOUGH) set, so that its
@@ -26,9 +28,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-3}
 CPU=${CPU:-$(( $(nproc) - 1 ))}
 LMBENCH=${LMBENCH:-/tmp/lmbench}
-ONLY=${ONLY:-fork sigaction tcp select ctx fs}
+ONLY=${ONLY:-fork sigaction tcp select ctx fs mmap}
 for s in $ONLY; do
-  case $s in fork | sigaction | tcp | select | ctx | fs) ;; *) echo "bench/lmbench-witness.sh: unknown section '$s' in ONLY (fork sigaction tcp select ctx fs)" >&2; exit 2 ;; esac
+  case $s in fork | sigaction | tcp | select | ctx | fs | mmap) ;; *) echo "bench/lmbench-witness.sh: unknown section '$s' in ONLY (fork sigaction tcp select ctx fs mmap)" >&2; exit 2 ;; esac
 done
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 for tool in jq taskset cc chrt; do
@@ -44,6 +46,7 @@ want tcp && needs+=(lat_tcp)
 want select && needs+=(lat_select)
 want ctx && needs+=(lat_ctx)
 want fs && needs+=(lat_fs)
+want mmap && needs+=(lat_mmap)
 missing() { for b in lat_tcp "${needs[@]}"; do [ -x "$LMBENCH/bin/x86/$b" ] || { echo "$b"; return 0; }; done; return 1; }
 if missing >/dev/null; then
   bash "$repo/bench/lmbench-build.sh" "$LMBENCH"
@@ -55,13 +58,21 @@ fi
 LB=$LMBENCH/bin/x86
 work=$(mktemp -d /var/tmp/yamba-witness.XXXXXX)
 shm=
-trap '"$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true; rm -rf "$work" ${shm:+"$shm"}' EXIT
+trap '"$LB/lat_tcp" -S localhost >/dev/null 2>&1 || true; bash "$repo/bench/lmbench-reap.sh" "$LB"; rm -rf "$work" ${shm:+"$shm"}' EXIT
 if want fs; then
   [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || { echo "bench/lmbench-witness.sh: the fs section needs /dev/shm on tmpfs" >&2; exit 2; }
   shm=$(mktemp -d /dev/shm/yamba-witness.XXXXXX)
   mkdir -p "$shm/lm" "$shm/y" "$shm/c"
 fi
-for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness ctx-witness; do
+if want mmap; then
+  # One 32 MiB file for lmbench and the witness, written 4 KiB at a time so
+  # that the page cache holds base pages, as yamba's own (docs/lmbench.md,
+  # lat_mmap); yamba's scratch file on the same file system.
+  mkdir -p "$work/yscratch"
+  dd if=/dev/urandom of="$work/mmap.dat" bs=4k count=8192 status=none
+  cat "$work/mmap.dat" >/dev/null
+fi
+for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness ctx-witness mmap-witness; do
   cc -O2 -pthread -o "$work/$w" "$repo/bench/$w.c"
 done
 (cd "$repo" && cargo build --release -q -p yamba-cli)
@@ -77,8 +88,10 @@ out=$work/rows.txt
 # rec ROW VALUE: one round's value of a row.
 rec() { printf '%s\t%s\n' "$1" "$2" >>"$out"; printf '  %-52s %s\n' "$1" "$2" >&2; }
 
-# ym FILE ID SCALE: a hot result's median × SCALE, or n/a.
-ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else .summary.median * $k end' "$1"; }
+# ym FILE ID SCALE: a hot result's value × SCALE — the one yamba reports (a
+# precise run's estimate, without the processes a shared core moved; not the
+# median of every observation pooled) — or n/a.
+ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else (.certainty.estimate // .summary.median) * $k end' "$1"; }
 # witness ROW UNIT COMMAND...: a witness's rows (name, a tab, the median),
 # pinned; a row that counts (its name ends in "(count)") takes no unit.
 witness() {
@@ -157,7 +170,13 @@ for i in $(seq "$rounds"); do
     pin "$LB/lat_ctx" -N 3 -s 0 2 4 8 16 96 2>"$ctx" >/dev/null || true
     pin chrt --batch 0 "$LB/lat_ctx" -N 3 -s 0 2 4 8 16 96 2>"$ctxb" >/dev/null || true
     for p in 2 4 8 16 96; do
-      rec "ctx: yamba ipc.ctxsw.sweep.0k at ${p}p, SCHED_BATCH (µs)" "$(jq -r --argjson x "$p" '[.results[] | select(.id == "ipc.ctxsw.sweep.0k") | .series.points[] | select(.[0] == $x) | .[1] / 1000][0] // "n/a"' "$y")"
+      # The headline (2 processes) over every process; the rest of the
+      # curve is measured in a precise run's first process only.
+      if [ "$p" = 2 ]; then
+        rec "ctx: yamba ipc.ctxsw.sweep.0k at ${p}p, SCHED_BATCH (µs)" "$(ym "$y" ipc.ctxsw.sweep.0k 0.001)"
+      else
+        rec "ctx: yamba ipc.ctxsw.sweep.0k at ${p}p, SCHED_BATCH, its first process (µs)" "$(jq -r --argjson x "$p" '[.results[] | select(.id == "ipc.ctxsw.sweep.0k") | .series.points[] | select(.[0] == $x) | .[1] / 1000][0] // "n/a"' "$y")"
+      fi
       rec "ctx: lmbench lat_ctx -s 0 at ${p}p, default policy (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctx")"
       rec "ctx: lmbench lat_ctx -s 0 at ${p}p, SCHED_BATCH (µs)" "$(awk -v p="$p" '$1 == p && NF == 2 {print $2}' "$ctxb")"
     done
@@ -171,6 +190,17 @@ for i in $(seq "$rounds"); do
     (pin "$Y" run --cpu "$CPU" --quick --budget 8 ipc.ctxsw.sweep --out "$work/yp$i.json" >/dev/null 2>&1 &)
     rec "ctx: pages a yamba ring process touches, 16p+ (own mappings)" "$(ring_pages yamba 16)"
     while pgrep -x lat_ctx >/dev/null || pgrep -f "$work/yp$i.json" >/dev/null; do sleep 0.5; done
+  fi
+  if want mmap; then
+    ymm=$work/ymm$i.json
+    "$Y" run --cpu "$CPU" --scratch "$work/yscratch" mem.mmap --out "$ymm" >/dev/null 2>&1 || true
+    for sz in 512k 4m 32m; do
+      rec "mmap: yamba mem.mmap.$sz (µs)" "$(ym "$ymm" "mem.mmap.$sz" 0.001)"
+      rec "mmap: yamba mem.mmap.$sz, mean of its operations (µs)" "$(jq -r --arg id "mem.mmap.$sz" '[.results[] | select(.id == $id and .mode == "hot")][0].summary.mean // "n/a" | if type == "number" then . / 1000 else . end' "$ymm")"
+      # lat_mmap prints "SIZE_MB µs" with whole microseconds.
+      rec "mmap: lmbench lat_mmap $sz (µs)" "$(pin "$LB/lat_mmap" -N 3 "$sz" "$work/mmap.dat" 2>&1 | awk 'NF {v = $2} END {print (v ~ /^[0-9.]+$/) ? v : "n/a"}')"
+    done
+    witness mmap µs "$work/mmap-witness" "$work/mmap.dat"
   fi
   if want fs; then
     yf=$work/yfs$i.json

@@ -44,6 +44,7 @@ for t in jq cc python3; do command -v $t >/dev/null || { echo "$t not found" >&2
 (cd "$repo" && cargo build --release -q -p yamba-cli)
 yamba="$repo/target/release/yamba"
 bin="$lmb/bin/x86"
+trap 'bash "$repo/bench/lmbench-reap.sh" "$bin"' EXIT
 cpu=$(( $(nproc) - 1 ))
 out=${KEEP:-$(mktemp -d)}
 mkdir -p "$out"

@@ -254,12 +254,51 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> 
         c.two_stage(p);
     }
     if let Some(c) = m.certainty.clone() {
+        if let Some(series) = pooled_series(&good, &c.kept_blocks()) {
+            m.series = Some(series);
+        }
         name_outlying_processes(&mut m, c, &good);
     }
     m.status = Status::Ok;
     m.reason = None;
     m.apply_evidence();
     m
+}
+
+/// A precise run's curve, where every process measured the whole of it:
+/// at each x, the mean of the y of the processes the headline stands on
+/// (`kept`, indices into `good`), as the headline is the mean of their
+/// values — not the first process's curve alone, which is one process's
+/// placement, core state and noise. None when a kept process has no curve
+/// or measured other x than the first (a benchmark that measures its curve
+/// in the first block only, [`crate::Ctx::measures_curve`]: that block's
+/// curve stays).
+fn pooled_series(good: &[&&BenchResult], kept: &[usize]) -> Option<yamba_results::Series> {
+    let curves: Vec<&yamba_results::Series> = kept
+        .iter()
+        .map(|&i| good.get(i)?.series.as_ref())
+        .collect::<Option<_>>()?;
+    let first = *curves.first()?;
+    let same_x = |c: &&yamba_results::Series| {
+        c.points.len() == first.points.len()
+            && c.points
+                .iter()
+                .zip(&first.points)
+                .all(|(p, q)| p[0] == q[0])
+    };
+    if first.points.is_empty() || !curves.iter().all(same_x) {
+        return None;
+    }
+    let points = (0..first.points.len())
+        .map(|j| {
+            let y = curves.iter().map(|c| c.points[j][1]).sum::<f64>() / curves.len() as f64;
+            [first.points[j][0], y]
+        })
+        .collect();
+    Some(yamba_results::Series {
+        points,
+        ..first.clone()
+    })
 }
 
 /// What pooling blocks into one interval needs of the processes' clocks:
@@ -876,6 +915,61 @@ mod tests {
         m.core_adds_per_cycle = adds;
         r.method = Some(m);
         r
+    }
+
+    /// A precise run's curve, where every process measured it, is the
+    /// mean at each x of the curves of the processes its headline stands
+    /// on: a process a shared core moved is left out of both. Where a
+    /// process measured other points (a curve measured in the first block
+    /// only), the first block's curve stays.
+    #[test]
+    fn a_precise_run_s_curve_is_its_processes_mean() {
+        let curve = |median: f64, adds: f64, points: &[[f64; 2]]| {
+            let mut r = measured("a.sweep", median, Some(adds));
+            r.series = Some(yamba_results::Series {
+                x_label: "processes".into(),
+                x_unit: "".into(),
+                y_label: "switch".into(),
+                y_unit: "ns".into(),
+                log_x: false,
+                log_y: false,
+                points: points.to_vec(),
+            });
+            r
+        };
+        // Three processes alone, and one shared whose values are 50% high.
+        let raw = [
+            curve(1700.0, 4.4, &[[2.0, 1700.0], [8.0, 2000.0], [16.0, 2100.0]]),
+            curve(1160.0, 4.4, &[[2.0, 1160.0], [8.0, 1900.0], [16.0, 2000.0]]),
+            curve(1150.0, 4.4, &[[2.0, 1150.0], [8.0, 2100.0], [16.0, 2300.0]]),
+            curve(2600.0, 2.9, &[[2.0, 2600.0], [8.0, 3000.0], [16.0, 3100.0]]),
+        ];
+        let pooled = merge_blocks(&raw, Some(3));
+        let r = &pooled[0];
+        let c = r.certainty.as_ref().unwrap();
+        assert_eq!(c.kept_blocks(), vec![0, 1, 2]);
+        let points = &r.series.as_ref().unwrap().points;
+        assert_eq!(
+            points,
+            &vec![[2.0, 4010.0 / 3.0], [8.0, 2000.0], [16.0, 6400.0 / 3.0]]
+        );
+        // The curve's point at the headline's x is the headline.
+        assert!((points[0][1] - c.estimate.estimate).abs() < 1e-9);
+        // Every process alone: all kept.
+        let pooled = merge_blocks(&raw[..3], None);
+        assert_eq!(
+            pooled[0].certainty.as_ref().unwrap().kept_blocks(),
+            vec![0, 1, 2]
+        );
+        // The curve measured in the first block only, the others its
+        // headline point; or a process without a curve: the first block's
+        // curve stays.
+        let mut first_only = raw[..3].to_vec();
+        first_only[1].series.as_mut().unwrap().points.truncate(1);
+        assert_eq!(merge_blocks(&first_only, None)[0].series, raw[0].series);
+        let mut bare = raw[..3].to_vec();
+        bare[1].series = None;
+        assert_eq!(merge_blocks(&bare, None)[0].series, raw[0].series);
     }
 
     #[test]

@@ -35,6 +35,58 @@ fn csv_has_a_row_per_result() {
     assert!(lines.iter().any(|l| l.contains(",withheld,")));
 }
 
+/// The value columns carry the figure the table reports: for a result
+/// measured in processes, their estimate and its interval, not the median
+/// of every observation pooled — here two slow processes hold most of the
+/// observations, so the pooled median is theirs. Without processes (a
+/// quick run), the value is the median.
+#[test]
+fn csv_value_is_the_headline_not_the_pooled_median() {
+    let fast = vec![4.97; 50];
+    let slow = vec![3.3; 350];
+    let procs = vec![
+        fast.clone(),
+        fast.clone(),
+        fast.clone(),
+        fast,
+        slow.clone(),
+        slow,
+    ];
+    let precise = support::blocked("cpu.ops.parallel.i32.add", Mode::Hot, Unit::Ratio, procs);
+    let quick = support::result(
+        "cpu.syscall.getppid",
+        Mode::Hot,
+        Unit::Nanoseconds,
+        support::lognormal(5, 40, 100.0, 0.05),
+    );
+    let col = |name: &str| CSV_HEADER.split(',').position(|c| c == name).unwrap();
+    for (r, pooled_is_value) in [(&precise, false), (&quick, true)] {
+        let row = yamba_report::export::csv_row(r);
+        let f: Vec<f64> = row
+            .split(',')
+            .map(|x| x.parse().unwrap_or(f64::NAN))
+            .collect();
+        let (value, ci) = r.headline().unwrap();
+        let ci = ci.expect("an interval from 6 processes or 40 observations");
+        assert_eq!(f[col("value")], value, "{row}");
+        assert_eq!(
+            (f[col("value_lo")], f[col("value_hi")]),
+            (ci.lo, ci.hi),
+            "{row}"
+        );
+        assert_eq!(f[col("median")] == value, pooled_is_value, "{row}");
+    }
+    // The pooled median is the slow processes' (3.3); the value is the
+    // processes' estimate, pulled up by the four fast ones.
+    let row = yamba_report::export::csv_row(&precise);
+    let f: Vec<f64> = row
+        .split(',')
+        .map(|x| x.parse().unwrap_or(f64::NAN))
+        .collect();
+    assert_eq!(f[col("median")], 3.3);
+    assert!(f[col("value")] > 4.0, "{row}");
+}
+
 #[test]
 fn csv_quotes_awkward_ids() {
     let r = support::result("x.a,b\"c", Mode::Hot, Unit::Count, vec![1.0]);
@@ -175,6 +227,95 @@ fn benchstat_reads_gobench() {
         bw[5].trim() == "~",
         "no shift built, none reported: {bw:?}\n{text}"
     );
+}
+
+/// Runs the real benchstat on two files' Go text and returns its CSV row
+/// for `name`: name, A's median, its interval, B's median, its interval,
+/// the change (`~` when not significant), p.
+fn benchstat_row(
+    a: &yamba_results::ResultsFile,
+    b: &yamba_results::ResultsFile,
+    name: &str,
+) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&pa, gobench(a)).unwrap();
+    std::fs::write(&pb, gobench(b)).unwrap();
+    let out = Command::new(benchstat())
+        .args(["-format", "csv"])
+        .arg(&pa)
+        .arg(&pb)
+        .output()
+        .expect("run benchstat");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "benchstat failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .find(|l| l.starts_with(name))
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}
+
+/// A precise run of six processes of 40 timings each around 100 ns ×
+/// `levels`, each process's timings within 0.3% of its own level: two runs
+/// on one machine draw their processes' levels from one spread.
+fn precise_run(seed: u64, levels: [f64; 6]) -> yamba_results::ResultsFile {
+    let procs = levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| support::lognormal(seed + i as u64, 40, 100.0 * l, 0.003))
+        .collect();
+    support::file(vec![support::blocked(
+        "cpu.syscall.getppid",
+        Mode::Hot,
+        Unit::Nanoseconds,
+        procs,
+    )])
+}
+
+/// A precise run goes to benchstat as one sample per process: two runs
+/// whose processes differ by what processes differ by are not called
+/// different — over every observation pooled, benchstat called the same
+/// 2% significant (the observations of one process are not independent
+/// samples of the run); a real 10% change is still called.
+#[test]
+fn benchstat_sees_a_precise_run_s_processes() {
+    let a = precise_run(100, [0.96, 0.98, 1.00, 1.02, 1.04, 1.06]);
+    let b = precise_run(200, [0.94, 0.96, 0.98, 1.00, 1.02, 1.04]);
+    let text = gobench(&a);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("Benchmark")).count(),
+        6,
+        "one line per process:\n{text}"
+    );
+    let same = benchstat_row(&a, &b, "CpuSyscallGetppid/hot,");
+    assert_eq!(
+        same[5].trim(),
+        "~",
+        "process spread called a change: {same:?}"
+    );
+    // The pooled export's verdict on the same runs: the defect this avoids.
+    let pooled = |f: &yamba_results::ResultsFile| {
+        let mut f = f.clone();
+        f.results[0].certainty = None;
+        f
+    };
+    let wrong = benchstat_row(&pooled(&a), &pooled(&b), "CpuSyscallGetppid/hot,");
+    assert_ne!(
+        wrong[5].trim(),
+        "~",
+        "pooled observations should overstate it: {wrong:?}"
+    );
+    // A real change of 10% across every process is called.
+    let c = precise_run(300, [1.056, 1.078, 1.10, 1.122, 1.144, 1.166]);
+    let moved = benchstat_row(&a, &c, "CpuSyscallGetppid/hot,");
+    let change: f64 = moved[5].trim_end_matches('%').parse().unwrap_or(f64::NAN);
+    assert!((change - 10.0).abs() < 3.0, "{moved:?}");
 }
 
 #[test]

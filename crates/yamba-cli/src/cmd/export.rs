@@ -5,9 +5,13 @@ use yamba_report::{export, select};
 
 #[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
 enum Format {
-    /// One row per result: summary statistics.
+    /// One row per result: the observations' summary statistics, then
+    /// `value,value_lo,value_hi`: the figure the table reports and its 95%
+    /// interval (for a precise run, over its processes).
     Csv,
-    /// Go benchmark text, one line per observation, for benchstat.
+    /// Go benchmark text for benchstat: one line per process of a precise
+    /// run (its value; benchstat's samples are then the runs' replicates),
+    /// one per observation of a quick run.
     Gobench,
     /// Raw observations, one per line (one file per result with several).
     Ministat,
