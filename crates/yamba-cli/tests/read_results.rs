@@ -247,13 +247,23 @@ fn export_formats() {
     let o = yamba(&["export", &a, "--format", "csv"], None);
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(out(&o).lines().count(), 4);
+    assert!(
+        out(&o).starts_with("id,")
+            && out(&o)
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with(",value,value_lo,value_hi")
+    );
+    // One benchstat sample per process of a precise run: 3 results of 5
+    // processes each (not their 90 observations).
     let o = yamba(&["export", &a, "--format", "gobench"], None);
     assert_eq!(
         out(&o)
             .lines()
             .filter(|l| l.starts_with("Benchmark"))
             .count(),
-        90
+        15
     );
     let o = yamba(&["export", &a, "--format", "ministat"], None);
     assert_eq!(o.status.code(), Some(2), "several results need --out DIR");
