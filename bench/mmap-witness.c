@@ -71,12 +71,12 @@ static double loop(int fd, size_t size, int iters) {
     return median(t, TIMINGS);
 }
 
-/* The mean of the last alone_at's timings, µs. */
-static double alone_mean;
+/* Operations timed alone: their median and mean, µs. */
+struct timed { double median, mean; };
 
-/* yamba's way: each operation timed alone, median, µs; mapped at `at`
- * (NULL: the kernel's choice). */
-static double alone_at(int fd, size_t size, char *at) {
+/* yamba's way: each operation timed alone, mapped at `at` (NULL: the
+ * kernel's choice). */
+static struct timed alone_at(int fd, size_t size, char *at) {
     static double t[ALONE];
     for (int i = 0; i < 20; i++) op_at(fd, size, at); /* warm-up */
     for (int k = 0; k < ALONE; k++) {
@@ -84,12 +84,12 @@ static double alone_at(int fd, size_t size, char *at) {
         op_at(fd, size, at);
         t[k] = (now() - t0) / 1e3;
     }
-    alone_mean = 0;
-    for (int k = 0; k < ALONE; k++) alone_mean += t[k] / ALONE;
-    return median(t, ALONE);
+    double mean = 0;
+    for (int k = 0; k < ALONE; k++) mean += t[k] / ALONE;
+    return (struct timed){median(t, ALONE), mean};
 }
 
-static double alone(int fd, size_t size) { return alone_at(fd, size, NULL); }
+static struct timed alone(int fd, size_t size) { return alone_at(fd, size, NULL); }
 
 int main(int argc, char **argv) {
     if (argc != 2) { fprintf(stderr, "usage: %s FILE (32 MiB or more, cached)\n", argv[0]); return 2; }
@@ -101,15 +101,17 @@ int main(int argc, char **argv) {
     for (int s = 0; s < 3; s++) {
         size_t size = sizes[s];
         /* About 20 ms a timing, as the list gives lmbench (ENOUGH=20000). */
-        double one = alone(fd, size), m1 = alone_mean;
-        int iters = (int)(20e3 / one) + 1;
+        struct timed a1 = alone(fd, size);
+        int iters = (int)(20e3 / a1.median) + 1;
         long f0 = minflt();
         for (int i = 0; i < 100; i++) op(fd, size);
         double faults = (minflt() - f0) / 100.0;
-        double l1 = loop(fd, size, iters), a2 = alone(fd, size), m2 = alone_mean, l2 = loop(fd, size, iters);
+        double l1 = loop(fd, size, iters);
+        struct timed a2 = alone(fd, size);
+        double l2 = loop(fd, size, iters);
         printf("mmap %s loop mean (lmbench's way)\t%.3f\n", names[s], (l1 + l2) / 2);
-        printf("mmap %s each alone, median (yamba's way)\t%.3f\n", names[s], (one + a2) / 2);
-        printf("mmap %s each alone, mean\t%.3f\n", names[s], (m1 + m2) / 2);
+        printf("mmap %s each alone, median (yamba's way)\t%.3f\n", names[s], (a1.median + a2.median) / 2);
+        printf("mmap %s each alone, mean\t%.3f\n", names[s], (a1.mean + a2.mean) / 2);
         printf("mmap %s minor faults per op (count)\t%.2f\n", names[s], faults);
     }
     /* The 512k mapping placed: three regions far from everything else, in
@@ -125,10 +127,10 @@ int main(int argc, char **argv) {
     }
     double b = 0, o2 = 0, o1 = 0, k = 0;
     for (int r = 0; r < 2; r++) { /* interleaved, twice; the mean of the two medians */
-        b += alone_at(fd, size, beside) / 2;
-        o2 += alone_at(fd, size, own2m) / 2;
-        o1 += alone_at(fd, size, own1g) / 2;
-        k += alone(fd, size) / 2;
+        b += alone_at(fd, size, beside).median / 2;
+        o2 += alone_at(fd, size, own2m).median / 2;
+        o1 += alone_at(fd, size, own1g).median / 2;
+        k += alone(fd, size).median / 2;
     }
     printf("mmap 512k beside another mapping in its 2 MiB region\t%.3f\n", b);
     printf("mmap 512k alone in its 2 MiB region\t%.3f\n", o2);

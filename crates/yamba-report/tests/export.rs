@@ -187,32 +187,13 @@ fn benchstat_reads_gobench() {
             support::lognormal(14, 30, 10.0, 0.02),
         ),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let (pa, pb) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
-    std::fs::write(&pa, gobench(&a)).unwrap();
-    std::fs::write(&pb, gobench(&b)).unwrap();
-    let out = Command::new(benchstat())
-        .args(["-format", "csv"])
-        .arg(&pa)
-        .arg(&pb)
-        .output()
-        .expect("run benchstat");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "benchstat failed: {err}");
+    let text = benchstat_csv(&a, &b);
     // benchstat's CSV: name, A median, CI, B median, CI, change, p.
     assert!(
         text.contains(",sec/op,") && text.contains(",B/s,"),
         "units not understood:\n{text}"
     );
-    let row = |name: &str| -> Vec<String> {
-        text.lines()
-            .find(|l| l.starts_with(name))
-            .unwrap_or_else(|| panic!("no {name} in\n{text}\n{err}"))
-            .split(',')
-            .map(str::to_string)
-            .collect()
-    };
+    let row = |name: &str| csv_row_of(&text, name);
     let t = row("CpuSyscallGetppid/hot,");
     let a_med: f64 = t[1].parse().unwrap();
     let b_med: f64 = t[3].parse().unwrap();
@@ -229,14 +210,8 @@ fn benchstat_reads_gobench() {
     );
 }
 
-/// Runs the real benchstat on two files' Go text and returns its CSV row
-/// for `name`: name, A's median, its interval, B's median, its interval,
-/// the change (`~` when not significant), p.
-fn benchstat_row(
-    a: &yamba_results::ResultsFile,
-    b: &yamba_results::ResultsFile,
-    name: &str,
-) -> Vec<String> {
+/// Runs the real benchstat on two files' Go text; its CSV output.
+fn benchstat_csv(a: &yamba_results::ResultsFile, b: &yamba_results::ResultsFile) -> String {
     let dir = tempfile::tempdir().unwrap();
     let (pa, pb) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
     std::fs::write(&pa, gobench(a)).unwrap();
@@ -247,18 +222,29 @@ fn benchstat_row(
         .arg(&pb)
         .output()
         .expect("run benchstat");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "benchstat failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "benchstat failed: {err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// benchstat's CSV row for `name`: name, A's median, its interval, B's
+/// median, its interval, the change (`~` when not significant), p.
+fn csv_row_of(text: &str, name: &str) -> Vec<String> {
     text.lines()
         .find(|l| l.starts_with(name))
         .unwrap_or_else(|| panic!("no {name} in\n{text}"))
         .split(',')
         .map(str::to_string)
         .collect()
+}
+
+/// [`csv_row_of`] benchstat's comparison of `a` and `b`.
+fn benchstat_row(
+    a: &yamba_results::ResultsFile,
+    b: &yamba_results::ResultsFile,
+    name: &str,
+) -> Vec<String> {
+    csv_row_of(&benchstat_csv(a, b), name)
 }
 
 /// A precise run of six processes of 40 timings each around 100 ns ×
