@@ -162,6 +162,26 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The shapes of each mode: lmbench's child's descriptors rebuilt or not,
+ * dups of one or N opens, nfds = N (lmbench) or the highest + 1, and
+ * where the server ends of connections go. */
+struct layout {
+    const char *name;
+    int lmbench_child, dups, lmbench_nfds, servers_high;
+};
+static const struct layout file_layouts[SHAPES] = {
+    {"lmbench as it runs: benchmp's child, dups from 6, nfds = N", 1, 1, 1, 1},
+    {"dups from 4, nfds = N", 0, 1, 1, 1},
+    {"dup of one file, all N examined", 0, 1, 0, 1},
+    {"yamba: N opens, all N examined", 0, 0, 0, 1},
+};
+static const struct layout tcp_layouts[SHAPES] = {
+    {"tcp: lmbench as it runs: benchmp's child, one connection dup'd, nfds = N", 1, 1, 1, 1},
+    {"tcp: one connection dup'd, all N examined", 0, 1, 0, 1},
+    {"tcp: N connections, server ends out of range", 0, 0, 0, 1},
+    {"tcp: yamba: N connections, server ends interleaved", 0, 0, 0, 0},
+};
+
 int main(int argc, char **argv) {
     int tcp = argc > 1 && strcmp(argv[1], "tcp") == 0;
     if (argc > 1 && !tcp && strcmp(argv[1], "file") != 0) { fprintf(stderr, "usage: %s [file|tcp]\n", argv[0]); return 2; }
@@ -196,18 +216,10 @@ int main(int argc, char **argv) {
         for (int r = 0; r < TIMINGS; r++) {
             for (int j = 0; j < SHAPES; j++) {
                 struct shape *s = &shapes[j];
-                s->holding = 0;
-                if (!tcp) {
-                    if (j == 0) { s->name = "lmbench as it runs: benchmp's child, dups from 6, nfds = N"; hold_benchmp_pipes(s, 0); fill(s, n, 1, 1, 1); }
-                    if (j == 1) { s->name = "dups from 4, nfds = N"; fill(s, n, 1, 1, 1); }
-                    if (j == 2) { s->name = "dup of one file, all N examined"; fill(s, n, 1, 0, 1); }
-                    if (j == 3) { s->name = "yamba: N opens, all N examined"; fill(s, n, 0, 0, 1); }
-                } else {
-                    if (j == 0) { s->name = "tcp: lmbench as it runs: benchmp's child, one connection dup'd, nfds = N"; hold_benchmp_pipes(s, 1); fill(s, n, 1, 1, 1); }
-                    if (j == 1) { s->name = "tcp: one connection dup'd, all N examined"; fill(s, n, 1, 0, 1); }
-                    if (j == 2) { s->name = "tcp: N connections, server ends out of range"; fill(s, n, 0, 0, 1); }
-                    if (j == 3) { s->name = "tcp: yamba: N connections, server ends interleaved"; fill(s, n, 0, 0, 0); }
-                }
+                const struct layout *l = &(tcp ? tcp_layouts : file_layouts)[j];
+                s->name = l->name;
+                if (l->lmbench_child) hold_benchmp_pipes(s, tcp);
+                fill(s, n, l->dups, l->lmbench_nfds, l->servers_high);
                 timing(s); /* warm */
                 t[j][r] = timing(s);
                 clear(s);

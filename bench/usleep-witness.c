@@ -4,26 +4,22 @@
  * at 1 ms they agree).
  *
  *   gcc -O2 -o /tmp/usleep-witness bench/usleep-witness.c
- *   taskset -c 1 /tmp/usleep-witness
+ *   taskset -c 1 /tmp/usleep-witness [CPU whose timer interrupts to count]
  *
- * Both re-arm a one-shot ITIMER_REAL of D after each SIGALRM. They differ
- * in how the signal is taken and in what they report, taken apart here:
- *   lmbench: a handler re-arms (setitimer with it_interval = D as well)
- *            while the main loop sleeps in sleep(100000) — each period also
- *            pays the signal frame, sigreturn, the EINTR'd nanosleep and a
- *            new one; it prints the mean period (its loop's time / n);
- *   yamba:   SIGALRM blocked and taken with sigtimedwait, re-armed after;
- *            it reports D + the median lateness (wake-up - deadline).
- * Rows, for D = 10, 100, 1000 µs: each shape's mean period and median
- * period (µs), over TIMINGS timings of enough periods to last ~20 ms
- * (lmbench's ENOUGH as the list runs it), the shapes interleaved; each
- * row is the median over the timings.
- *   lmbench's shape (handler, sleep);
- *   a handler with pause() in place of sleep() (no nanosleep restarted);
- *   yamba's shape (sigtimedwait, one-shot re-armed after).
- * Then the first shape's periods split: how many exceeded 2 D + 40 µs
- * (a late wake-up: the vCPU not running when its timer fired) — the
- * count that separates mean from median.
+ * Both re-arm ITIMER_REAL for D after each SIGALRM. They differ in two
+ * ways, taken apart here:
+ *   lmbench: the timer is periodic as well (it_interval = D), a handler
+ *            re-arms it while the main loop sleeps; it prints the mean
+ *            period (its loop's time / n);
+ *   yamba:   a one-shot, SIGALRM blocked and taken with sigtimedwait,
+ *            re-armed after; it reports D + the median lateness.
+ * Shapes: lmbench's; lmbench's with a one-shot timer; yamba's; yamba's
+ * with the periodic flag. Rows, for D = 10, 100, 1000 µs: each shape's
+ * mean period, median period (µs) and local timer interrupts per period
+ * (/proc/interrupts, LOC), each the median over TIMINGS timings of enough
+ * periods to last ~20 ms (lmbench's ENOUGH as the list runs it), the
+ * shapes interleaved. Last, what a setitimer costs when it reprograms the
+ * CPU's clock event and when it does not: the price of each extra arming.
  */
 #define _GNU_SOURCE
 #include <sched.h>
