@@ -378,7 +378,11 @@ done
 
 # --- lmdd: overwrite a cached 8 MiB file in 16 KiB blocks, with and without fsync ----
 # (lmbench's runner writes a new file, fsync=1; notrunc=1 overwrites as yamba does.
-# lmdd has no O_DIRECT switch: direct=/odirect= are not in its argument list.)
+# lmdd has no O_DIRECT switch: direct=/odirect= are not in its argument list.
+# With fsync, lmdd's 3 runs on a file dd has just written meet the device at
+# the start of a streak, yamba's passes in its steady state: on a busy
+# virtual disk the two differ by 1.1-1.9, bench/lmdd-witness.c and
+# docs/lmbench.md say why.)
 f=$(yamba fs.write.seq)
 head -c "$((8 << 20))" /dev/zero | dd of="$work/lmdd.dat" bs=1M iflag=fullblock status=none
 cat "$work/lmdd.dat" >/dev/null

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Who is right where yamba and lmbench disagree on fork, sigaction, the
-# TCP round trip on one CPU, select over files, the context-switch ring,
-# file creation and deletion on tmpfs and mapping a file (issue 26;
-# docs/lmbench.md):
+# TCP round trip on one CPU, select over files and TCP sockets, the
+# context-switch ring, file creation and deletion on tmpfs, mapping a
+# file, overwriting a cached file (lmdd) and the itimer's period
+# (lat_usleep -u itimer) (issue 26; docs/lmbench.md):
 # yamba, lmbench and a witness that takes each difference between the two
 # apart, in interleaved rounds, all pinned to one CPU.
 #
 # Usage: bench/lmbench-witness.sh [ROUNDS]      (default 3)
 #   CPU=N        CPU to pin everything to (default: the last one)
 #   LMBENCH=DIR  where lmbench is built (default /tmp/lmbench; built if absent)
-#   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs mmap)
+#   ONLY="..."   the sections to run (default: fork sigaction tcp select ctx fs mmap lmdd itimer)
 #   (ctx counts TLB flushes through tracefs: that needs root and tracefs
 #   mounted — `mount -t tracefs nodev /sys/kernel/tracing`, not done here;
 #   without them those rows read n/a)
@@ -17,8 +18,8 @@
 # Prints each round's figures as they come, then per row the median over
 # the rounds. The witnesses are bench/fork-witness.c, bench/sigaction-witness.c,
 # bench/tcp-rtt-witness.c, bench/select-witness.c, bench/fs-witness.c,
-# bench/ctx-witness.c and bench/mmap-witness.c, each printing its own rows
-# (read their heads).
+# bench/ctx-witness.c, bench/mmap-witness.c, bench/lmdd-witness.c and
+# bench/usleep-witness.c, each printing its own rows (read their heads).
 # lat_ctx's witnesses are also lmbench itself in SCHED_BATCH, the policy
 # yamba's ring runs in, and the pages each tool's ring processes touch;
 # lat_fs's also lmbench with its timing interval (ENOUGH) set, so that its
@@ -28,9 +29,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-3}
 CPU=${CPU:-$(( $(nproc) - 1 ))}
 LMBENCH=${LMBENCH:-/tmp/lmbench}
-ONLY=${ONLY:-fork sigaction tcp select ctx fs mmap}
+ONLY=${ONLY:-fork sigaction tcp select ctx fs mmap lmdd itimer}
 for s in $ONLY; do
-  case $s in fork | sigaction | tcp | select | ctx | fs | mmap) ;; *) echo "bench/lmbench-witness.sh: unknown section '$s' in ONLY (fork sigaction tcp select ctx fs mmap)" >&2; exit 2 ;; esac
+  case $s in fork | sigaction | tcp | select | ctx | fs | mmap | lmdd | itimer) ;; *) echo "bench/lmbench-witness.sh: unknown section '$s' in ONLY (fork sigaction tcp select ctx fs mmap lmdd itimer)" >&2; exit 2 ;; esac
 done
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 for tool in jq taskset cc chrt; do
@@ -47,6 +48,8 @@ want select && needs+=(lat_select)
 want ctx && needs+=(lat_ctx)
 want fs && needs+=(lat_fs)
 want mmap && needs+=(lat_mmap)
+want lmdd && needs+=(lmdd)
+want itimer && needs+=(lat_usleep)
 missing() { for b in lat_tcp "${needs[@]}"; do [ -x "$LMBENCH/bin/x86/$b" ] || { echo "$b"; return 0; }; done; return 1; }
 if missing >/dev/null; then
   bash "$repo/bench/lmbench-build.sh" "$LMBENCH"
@@ -72,7 +75,12 @@ if want mmap; then
   dd if=/dev/urandom of="$work/mmap.dat" bs=4k count=8192 status=none
   cat "$work/mmap.dat" >/dev/null
 fi
-for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness ctx-witness mmap-witness; do
+if want lmdd; then
+  # lmdd and yamba overwrite their files on the disk /var/tmp is on; the
+  # witness writes its own there too.
+  mkdir -p "$work/ylmdd"
+fi
+for w in fork-witness sigaction-witness tcp-rtt-witness select-witness fs-witness ctx-witness mmap-witness lmdd-witness usleep-witness; do
   cc -O2 -pthread -o "$work/$w" "$repo/bench/$w.c"
 done
 (cd "$repo" && cargo build --release -q -p yamba-cli)
@@ -92,14 +100,17 @@ rec() { printf '%s\t%s\n' "$1" "$2" >>"$out"; printf '  %-52s %s\n' "$1" "$2" >&
 # precise run's estimate, without the processes a shared core moved; not the
 # median of every observation pooled) — or n/a.
 ym() { jq -r --arg id "$2" --argjson k "$3" '[.results[] | select(.id == $id and .mode == "hot")][0] | if . == null or .summary == null then "n/a" else (.certainty.estimate // .summary.median) * $k end' "$1"; }
-# witness ROW UNIT COMMAND...: a witness's rows (name, a tab, the median),
-# pinned; a row that counts (its name ends in "(count)") takes no unit.
+# witness ROW UNIT COMMAND...: a witness's rows (name, a tab, the median
+# and maybe its unit), pinned; a row takes the unit it prints ("us" read
+# as µs), else UNIT; one that counts (its name ends in "(count)") none.
 witness() {
-  local row=$1 unit=$2 name rest; shift 2
+  local row=$1 unit=$2 name rest value vunit; shift 2
   pin "$@" | while IFS=$'\t' read -r name rest; do
     name=${name%"${name##*[! ]}"}
-    [[ $name == *"(count)" ]] || name="$name ($unit)"
-    rec "$row: C $name" "$(awk '{print $1}' <<<"$rest")"
+    read -r value vunit _ <<<"$rest"
+    [ "$vunit" = us ] && vunit=µs
+    [[ $name == *"(count)" ]] || name="$name (${vunit:-$unit})"
+    rec "$row: C $name" "$value"
   done
 }
 # ring_pages NAME MIN: while MIN or more processes named NAME run (a ring),
@@ -164,6 +175,11 @@ for i in $(seq "$rounds"); do
       rec "select: lmbench lat_select -n $n file (ns)" "$(cd "$work" && pin "$LB/lat_select" -N 3 -n "$n" file 2>&1 | lmk)"
     done
     witness select ns "$work/select-witness"
+    for n in 10 100 250; do
+      rec "select: yamba cpu.syscall.select.tcp.$n (ns)" "$(ym "$y" "cpu.syscall.select.tcp.$n" 1)"
+      rec "select: lmbench lat_select -n $n tcp (ns)" "$(pin "$LB/lat_select" -N 3 -n "$n" tcp 2>&1 | lmk)"
+    done
+    witness select ns "$work/select-witness" tcp
   fi
   if want ctx; then
     ctx=$work/ctx$i.txt ctxb=$work/ctxb$i.txt
@@ -201,6 +217,33 @@ for i in $(seq "$rounds"); do
       rec "mmap: lmbench lat_mmap $sz (µs)" "$(pin "$LB/lat_mmap" -N 3 "$sz" "$work/mmap.dat" 2>&1 | awk 'NF {v = $2} END {print (v ~ /^[0-9.]+$/) ? v : "n/a"}')"
     done
     witness mmap µs "$work/mmap-witness" "$work/mmap.dat"
+  fi
+  if want lmdd; then
+    # As bench/lmbench-list.sh runs them: yamba's precise run, then lmdd 3
+    # times on a file dd has just written (the median), with fsync and
+    # without.
+    yl=$work/ylmdd$i.json
+    "$Y" run --cpu "$CPU" --scratch "$work/ylmdd" fs.write.seq --out "$yl" >/dev/null 2>&1 || true
+    head -c "$((8 << 20))" /dev/zero | dd of="$work/lmdd.dat" bs=1M iflag=fullblock status=none
+    cat "$work/lmdd.dat" >/dev/null
+    for how in fsync nofsync; do
+      id=fs.write.seq.buffered; arg=()
+      [ $how = fsync ] && { id=$id.fsync; arg=(fsync=1); }
+      rec "lmdd: yamba $id (MB/s)" "$(ym "$yl" "$id" 1000)"
+      rec "lmdd: lmbench lmdd move=8m bs=16k ${arg[*]:-(no fsync)}, median of 3 (MB/s)" "$(for _ in 1 2 3; do pin "$LB/lmdd" if=internal of="$work/lmdd.dat" move=8m bs=16k notrunc=1 print=3 "${arg[@]}" 2>&1 | awk '$2 == "KB/sec" {print $1 / 1000}'; done | sort -n | sed -n 2p)"
+    done
+    witness lmdd MB/s "$work/lmdd-witness" "$work"
+  fi
+  if want itimer; then
+    yi=$work/yit$i.json
+    "$Y" run --cpu "$CPU" sched.wakeup.itimer --out "$yi" >/dev/null 2>&1 || true
+    for pair in 10:10us 100:100us 1000:1ms; do
+      us=${pair%%:*}
+      rec "itimer: yamba sched.wakeup.itimer.${pair#*:}, D + median lateness (µs)" "$(jq -r --arg id "sched.wakeup.itimer.${pair#*:}" '[.results[] | select(.id == $id and .mode == "hot")][0].params.period_plus_median_lateness_ns // "n/a" | if type == "number" then . / 1000 else . end' "$yi")"
+      rec "itimer: lmbench lat_usleep -u itimer $us (µs)" "$(pin "$LB/lat_usleep" -N 3 -u itimer "$us" 2>&1 | lmnum)"
+    done
+    # The witness counts the pinned CPU's timer interrupts.
+    witness itimer µs "$work/usleep-witness" "$CPU"
   fi
   if want fs; then
     yf=$work/yfs$i.json

@@ -186,6 +186,9 @@ int main(int argc, char **argv) {
     int tcp = argc > 1 && strcmp(argv[1], "tcp") == 0;
     if (argc > 1 && !tcp && strcmp(argv[1], "file") != 0) { fprintf(stderr, "usage: %s [file|tcp]\n", argv[0]); return 2; }
     static char path[] = "/tmp/select-witnessXXXXXX";
+    /* Descriptors a shell or script left open would take the numbers the
+     * layouts rebuild (lmbench starts with 0-2 only). */
+    close_range(3, ~0U, 0);
     if (tcp) {
         /* lmbench's server socket: made before benchmp forks, so it is
          * descriptor 3 in its child. Taken at 3 here too (the rebuilt
