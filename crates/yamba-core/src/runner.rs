@@ -254,8 +254,14 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> 
         c.two_stage(p);
     }
     if let Some(c) = m.certainty.clone() {
-        if let Some(series) = pooled_series(&good, &c.kept_blocks()) {
-            m.series = Some(series);
+        match pooled_series(&good, &c.kept_blocks()) {
+            Some(series) => m.series = Some(series),
+            // A curve measured in the first process only is that
+            // process's: said when the headline leaves it out.
+            None if m.series.is_some() && !c.kept_blocks().contains(&0) => {
+                m.warn(FIRST_PROCESS_CURVE_SHARED);
+            }
+            None => {}
         }
         name_outlying_processes(&mut m, c, &good);
     }
@@ -265,20 +271,26 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> 
     m
 }
 
+/// The warning on a curve measured in the first process only, when that
+/// process ran on a shared core and the value leaves it out.
+pub const FIRST_PROCESS_CURVE_SHARED: &str = "the curve was measured in the first process only, \
+     which ran on a shared core and is left out of the value: its points describe a shared core";
+
 /// A precise run's curve, where every process measured the whole of it:
 /// at each x, the mean of the y of the processes the headline stands on
 /// (`kept`, indices into `good`), as the headline is the mean of their
 /// values — not the first process's curve alone, which is one process's
 /// placement, core state and noise. None when a kept process has no curve
-/// or measured other x than the first (a benchmark that measures its curve
-/// in the first block only, [`crate::Ctx::measures_curve`]: that block's
-/// curve stays).
+/// or measured other x than the first block (a benchmark that measures its
+/// curve in the first block only, [`crate::Ctx::measures_curve`]: that
+/// block's curve stays, even when the value leaves that block out — the
+/// others' one-point curves are not a curve).
 fn pooled_series(good: &[&&BenchResult], kept: &[usize]) -> Option<yamba_results::Series> {
+    let first = good.first()?.series.as_ref()?;
     let curves: Vec<&yamba_results::Series> = kept
         .iter()
         .map(|&i| good.get(i)?.series.as_ref())
         .collect::<Option<_>>()?;
-    let first = *curves.first()?;
     let same_x = |c: &&yamba_results::Series| {
         c.points.len() == first.points.len()
             && c.points
@@ -286,7 +298,7 @@ fn pooled_series(good: &[&&BenchResult], kept: &[usize]) -> Option<yamba_results
                 .zip(&first.points)
                 .all(|(p, q)| p[0] == q[0])
     };
-    if first.points.is_empty() || !curves.iter().all(same_x) {
+    if first.points.is_empty() || curves.is_empty() || !curves.iter().all(same_x) {
         return None;
     }
     let points = (0..first.points.len())
@@ -921,7 +933,9 @@ mod tests {
     /// mean at each x of the curves of the processes its headline stands
     /// on: a process a shared core moved is left out of both. Where a
     /// process measured other points (a curve measured in the first block
-    /// only), the first block's curve stays.
+    /// only), the first block's curve stays — whole, and with a warning
+    /// when the value leaves that block out (the others' one-point curves
+    /// once made it a single point).
     #[test]
     fn a_precise_run_s_curve_is_its_processes_mean() {
         let curve = |median: f64, adds: f64, points: &[[f64; 2]]| {
@@ -966,7 +980,30 @@ mod tests {
         // curve stays.
         let mut first_only = raw[..3].to_vec();
         first_only[1].series.as_mut().unwrap().points.truncate(1);
-        assert_eq!(merge_blocks(&first_only, None)[0].series, raw[0].series);
+        let kept_first = &merge_blocks(&first_only, None)[0];
+        assert_eq!(kept_first.series, raw[0].series);
+        assert!(!kept_first
+            .warnings
+            .iter()
+            .any(|w| w == FIRST_PROCESS_CURVE_SHARED));
+        // ... and when that first process is the shared one the value
+        // leaves out, its curve stays but says so.
+        let mut shared_first = vec![raw[3].clone()];
+        for r in &raw[..3] {
+            let mut r = r.clone();
+            r.series.as_mut().unwrap().points.truncate(1);
+            shared_first.push(r);
+        }
+        let left_out = &merge_blocks(&shared_first, Some(3))[0];
+        assert_eq!(
+            left_out.certainty.as_ref().unwrap().kept_blocks(),
+            vec![1, 2, 3]
+        );
+        assert_eq!(left_out.series, raw[3].series);
+        assert!(left_out
+            .warnings
+            .iter()
+            .any(|w| w == FIRST_PROCESS_CURVE_SHARED));
         let mut bare = raw[..3].to_vec();
         bare[1].series = None;
         assert_eq!(merge_blocks(&bare, None)[0].series, raw[0].series);
