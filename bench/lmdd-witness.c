@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
     rows(argv[0], path, "file made anew each round", 1);
     clean_vs_dirty(path);
     struct stat st;
-    char dev_stat[256];
+    char dev_stat[256] = "";
     if (stat(argv[1], &st) == 0)
         snprintf(dev_stat, sizeof dev_stat, "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
     streak_vs_spaced(path, dev_stat);
