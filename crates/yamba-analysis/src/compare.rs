@@ -695,7 +695,7 @@ fn status_name(s: Status) -> String {
 /// A row for a result present in only one run (`in_a`: which).
 fn lone_row(r: &BenchResult, in_a: bool) -> Row {
     let status = Some(status_name(r.status));
-    let (n, med) = (r.observations.len(), r.median());
+    let (n, med) = (r.observations.len(), r.value());
     Row {
         key: r.key(),
         unit: r.unit.symbol().to_string(),

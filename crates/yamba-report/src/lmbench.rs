@@ -569,10 +569,12 @@ fn find<'a>(
     Err(format!("no {}{with} in the file", ids.join(" or ")))
 }
 
-/// A result's median in lmbench's unit.
+/// A result's headline value in lmbench's unit: a precise run's is the
+/// mean of its processes' medians (what the table, the CSV and `compare`
+/// show), not the median of every observation pooled.
 fn convert(r: &BenchResult, to: Target) -> Result<f64, String> {
     let v = r
-        .median()
+        .value()
         .ok_or_else(|| format!("{} has no observations", r.id))?;
     convert_value(r, v, to)
 }
@@ -890,7 +892,7 @@ fn export_memory_latency(out: &mut String, file: &ResultsFile) {
 /// The cache line size a yamba run measured (mem.line), if any.
 fn line_size(file: &ResultsFile) -> Option<u64> {
     let r = find(file, &["mem.line"], false, None).ok()?;
-    r.median().map(|v| v.round() as u64)
+    r.value().map(|v| v.round() as u64)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::{file, result};
+use support::{blocked, file, result};
 use yamba_report::lmbench::{export, num, summary};
 use yamba_results::results::{Mode, ResultsFile, Status};
 use yamba_results::units::Unit;
@@ -149,6 +149,32 @@ fn figures_land_in_lmbenchs_columns_in_its_units() {
     assert_eq!(m[4], "4.5000");
     assert_eq!(m[5], "", "main mem is the sequential chase: not run");
     assert_eq!(m[6], "110.0", "the random chase is lmbench's Rand mem");
+}
+
+/// A precise run's figure is its headline — the mean of its processes'
+/// medians, what `yamba run`'s table, the CSV and `compare` show — not the
+/// median of every observation pooled, which leans to the process that
+/// took the most observations.
+#[test]
+fn a_precise_run_s_figure_is_its_headline_not_the_pooled_median() {
+    // Processes at 100, 120 and 170 ns: headline 130; pooled, the eleven
+    // observations' median is 120.
+    let r = blocked(
+        "cpu.syscall.getppid.libc",
+        Mode::Hot,
+        Unit::Nanoseconds,
+        vec![vec![100.0; 5], vec![120.0; 5], vec![170.0]],
+    );
+    assert_eq!(r.median(), Some(120.0));
+    assert!((r.value().unwrap() - 130.0).abs() < 1e-9, "{:?}", r.value());
+    let f = file(vec![r]);
+    let text = summary(&[("a.json".into(), f.clone())]);
+    assert_eq!(row(&text, "Processor, Processes", 0)[3], "0.13", "{text}");
+    assert!(
+        export(&f).contains("Simple syscall: 0.1300"),
+        "{}",
+        export(&f)
+    );
 }
 
 #[test]

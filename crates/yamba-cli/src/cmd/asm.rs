@@ -105,10 +105,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     )?;
     let saved = saved.expect("a file was asked for");
     print!("{}", yamba_report::table::render(&file.results));
-    let first = file.results.first().and_then(|r| r.median());
+    let first = file.results.first().and_then(|r| r.value());
     for (r, s) in file.results.iter().zip(&specs) {
         let unroll = r.params.get("unroll_degree").cloned().unwrap_or_default();
-        match (r.median(), first) {
+        match (r.value(), first) {
             (Some(m), Some(f)) => println!(
                 "{}: '{}' {:.3} ns per copy ({:.2}× the first), {unroll} copies per call",
                 r.id,
