@@ -305,7 +305,7 @@ mod tests {
                 (32.0, 138.9),
             ])),
             sysfs,
-            1 << 34,
+            1 << 30,
         );
         let e = crossing.llc as f64 / 1048576.0;
         assert!(e > 8.0 && e < 16.0, "{e} MiB");
@@ -315,7 +315,7 @@ mod tests {
             mib(&[(4.0, 30.0), (8.0, 31.0), (16.0, 33.0), (32.0, 36.0)]),
             mib(&[(4.0, 132.2), (8.0, 130.8), (16.0, 135.5), (256.0, 158.8)]),
         ] {
-            let s = Sizing::from_probe(probe_of(flat), sysfs, 1 << 34);
+            let s = Sizing::from_probe(probe_of(flat), sysfs, 1 << 30);
             assert_eq!(s.llc, sysfs as usize);
             assert!(s.describe("r")["llc_basis"]
                 .as_str()
