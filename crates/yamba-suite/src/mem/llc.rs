@@ -18,13 +18,18 @@
 //! 2 GiB, one benchmark's block 42 s instead of 3, in one process of a run
 //! whose others sized from 12 MiB). So a pass that finds no crossing is
 //! followed by up to two more, each size keeping its lowest reading (a
-//! disturbance only adds time to a chase). A curve flat at memory's
-//! latency from its smallest size on is not read as a tiny LLC: on that
-//! guest, with three passes at 132–159 ns from 4 MiB to 256 MiB, copy
-//! arrays of 32 MiB (the floor) then read 20–25 GB/s, against 11–16 at
-//! 50–60 MiB and 11.8 at 2 GiB — the share comes back within seconds, and
-//! arrays sized from its low point measure the cache. sysfs's figure,
-//! costly as it is, stays the answer when no crossing is found.
+//! disturbance only adds time to a chase). With a neighbour busy for
+//! minutes, every pass can miss: memory's latency from the smallest size
+//! on (132–159 ns from 4 MiB to 256 MiB, three passes alike), or a rise
+//! too gradual for the midpoint rule (75 ns at 4 MiB, 140 at 256). That
+//! is not a curve that never left the LLC, and sysfs's 260 MiB made one
+//! precise run's `mem.latency` curves 36 s each and its copy 32 s. Nor is
+//! it a tiny LLC: the share comes back within seconds, and copy arrays of
+//! 32 MiB (the floor) then read 20–25 GB/s against 11–16 at 50–60 MiB and
+//! 11.8 at 2 GiB. So when the largest size read as memory (≥ 80 ns) and
+//! no crossing was found, the LLC is taken as an eighth of that size: 8×
+//! it, the bandwidth arrays, is a working set the probe saw come from
+//! memory.
 
 use super::adapter::{self, Pages};
 use super::chase::{Chain, Order};
@@ -124,6 +129,22 @@ pub fn probe(clock: &Clock, machine: &Machine) -> Probe {
     }
 }
 
+/// A load that takes this long on average came from memory: no cache
+/// level of a machine this runs on takes 80 ns (an Intel Xeon guest's
+/// LLC read 35–50 ns calm and up to 107 with a busy neighbour, its memory
+/// 130–170; an AMD EPYC's L3 10–15, its memory 100–120).
+const MEMORY_NS: f64 = 80.0;
+
+impl Probe {
+    /// No crossing, yet the largest size read as memory: the curve left
+    /// the LLC before its smallest size, or too gradually for the midpoint
+    /// rule (75 ns at 4 MiB and 140 at 256 on the Intel guest) — not a
+    /// curve that never left the LLC.
+    pub fn memory_without_crossing(&self) -> bool {
+        self.effective_bytes.is_none() && self.points.last().is_some_and(|p| p[1] >= MEMORY_NS)
+    }
+}
+
 /// The most passes the probe makes over its sizes.
 const PROBE_PASSES: usize = 3;
 
@@ -180,14 +201,18 @@ impl Sizing {
     }
 
     /// The LLC the defaults scale from: where the probe's curve crosses
-    /// over, or sysfs's figure when it found no crossing — also when every
-    /// size read as memory: the guest's share of the LLC moves within
-    /// seconds, and sizes from a moment's small share measure the cache
-    /// (module doc).
+    /// over; when it reached memory without a crossing, an eighth of the
+    /// largest size probed, so that 8× it is a working set the probe saw
+    /// come from memory (not the smallest size: the guest's share of the
+    /// LLC moves within seconds, see the module doc); sysfs's figure when
+    /// the curve never left the LLC.
     pub fn from_probe(probe: Probe, sysfs_llc: u64, mem_available: usize) -> Sizing {
-        let llc = probe
-            .effective_bytes
-            .map_or(sysfs_llc as usize, |e| (e as usize).min(sysfs_llc as usize));
+        let llc = match (probe.effective_bytes, probe.points.last()) {
+            (Some(e), _) => e as usize,
+            (None, Some(&[largest, _])) if probe.memory_without_crossing() => largest as usize / 8,
+            (None, _) => sysfs_llc as usize,
+        }
+        .min(sysfs_llc as usize);
         Sizing {
             sysfs_llc,
             llc,
@@ -211,8 +236,10 @@ impl Sizing {
             "llc_bytes_used": self.llc,
             "llc_basis": if self.probe.effective_bytes.is_some() {
                 "effective: where a short chase crosses halfway from the LLC's latency to memory's (measured, not the hardware's size)"
+            } else if self.probe.memory_without_crossing() {
+                "probed: the chase reached memory without a crossing; an eighth of its largest size, so that 8× it is a working set seen coming from memory"
             } else {
-                "sysfs: the probe's chase found no crossing in its passes (it never left the LLC, or read as memory from its smallest size)"
+                "sysfs: the probe's chase never left the LLC"
             },
             "sysfs_llc_bytes": self.sysfs_llc,
             "mem_available_bytes": self.mem_available,
@@ -295,7 +322,7 @@ mod tests {
 
     /// Where the LLC the defaults scale from comes from.
     #[test]
-    fn the_llc_is_the_crossing_else_sysfs() {
+    fn the_llc_is_the_crossing_an_eighth_of_memory_s_size_or_sysfs() {
         let sysfs = 260 << 20;
         let crossing = Sizing::from_probe(
             probe_of(mib(&[
@@ -309,19 +336,55 @@ mod tests {
         );
         let e = crossing.llc as f64 / 1048576.0;
         assert!(e > 8.0 && e < 16.0, "{e} MiB");
-        // Flat at a cache's speed, and flat at memory's (three passes on
-        // the Intel guest alike): sysfs's figure in both.
-        for flat in [
-            mib(&[(4.0, 30.0), (8.0, 31.0), (16.0, 33.0), (32.0, 36.0)]),
-            mib(&[(4.0, 132.2), (8.0, 130.8), (16.0, 135.5), (256.0, 158.8)]),
-        ] {
-            let s = Sizing::from_probe(probe_of(flat), sysfs, 1 << 30);
-            assert_eq!(s.llc, sysfs as usize);
-            assert!(s.describe("r")["llc_basis"]
-                .as_str()
-                .unwrap()
-                .starts_with("sysfs"));
-        }
+        assert!(!crossing.probe.memory_without_crossing());
+        // Every size as slow as memory, three passes alike (read on an
+        // Intel Xeon guest): an eighth of the largest size, 32 MiB. Before,
+        // sysfs's 260 MiB sized 2 GiB arrays and 2 GiB latency curves.
+        let memory = Sizing::from_probe(
+            probe_of(mib(&[
+                (4.0, 132.2),
+                (8.0, 130.8),
+                (16.0, 135.5),
+                (32.0, 143.3),
+                (64.0, 141.1),
+                (128.0, 147.3),
+                (256.0, 158.8),
+            ])),
+            sysfs,
+            1 << 30,
+        );
+        assert!(memory.probe.memory_without_crossing());
+        assert_eq!(memory.llc, 32 << 20);
+        assert!(memory.describe("r")["llc_basis"]
+            .as_str()
+            .unwrap()
+            .starts_with("probed"));
+        // A rise too gradual for the midpoint rule, ending in memory (the
+        // Intel guest's mem.latency, 2026-12-04): an eighth of 256 MiB too.
+        let gradual = Sizing::from_probe(
+            probe_of(mib(&[
+                (4.0, 75.8),
+                (16.0, 120.0),
+                (64.0, 133.0),
+                (256.0, 140.0),
+            ])),
+            sysfs,
+            1 << 30,
+        );
+        assert_eq!(gradual.probe.effective_bytes, None);
+        assert_eq!(gradual.llc, 32 << 20);
+        // Flat at a cache's speed: it never left the LLC, sysfs's figure.
+        let cached = Sizing::from_probe(
+            probe_of(mib(&[(4.0, 30.0), (8.0, 31.0), (16.0, 33.0), (32.0, 36.0)])),
+            sysfs,
+            1 << 30,
+        );
+        assert!(!cached.probe.memory_without_crossing());
+        assert_eq!(cached.llc, sysfs as usize);
+        assert!(cached.describe("r")["llc_basis"]
+            .as_str()
+            .unwrap()
+            .starts_with("sysfs"));
     }
 
     /// A curve that never leaves the LLC stays that way after its last
