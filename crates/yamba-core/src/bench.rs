@@ -428,6 +428,7 @@ impl Session {
             bench,
             mode,
             scratch: scratch.to_path_buf(),
+            memo: crate::memo::Memo::none(),
             results: Vec::new(),
             evictor: None,
         }
@@ -441,6 +442,7 @@ pub struct Ctx<'a> {
     pub bench: &'static Benchmark,
     pub mode: Mode,
     scratch: PathBuf,
+    memo: crate::memo::Memo,
     results: Vec<BenchResult>,
     evictor: Option<Evictor>,
 }
@@ -582,6 +584,22 @@ impl<'a> Ctx<'a> {
     /// whatever happens to the benchmark.
     pub fn scratch_dir(&self) -> &Path {
         &self.scratch
+    }
+
+    /// Shares facts with the run's other processes ([`crate::memo`]); the
+    /// runner sets it, a context made by hand shares nothing.
+    pub fn share_with_run(&mut self, memo: crate::memo::Memo) {
+        self.memo = memo;
+    }
+
+    /// The run's fact `name`, measured by the first process that asks
+    /// ([`crate::memo::Memo::get_or_measure`]).
+    pub fn run_fact<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        name: &str,
+        measure: impl FnOnce() -> T,
+    ) -> (T, crate::memo::Source) {
+        self.memo.get_or_measure(name, measure)
     }
 
     /// A new result for this benchmark, id `bench.id` plus `.suffix` when given.

@@ -24,6 +24,7 @@ pub mod interrupt;
 pub mod isolate;
 pub mod lifeline;
 pub mod machine;
+pub mod memo;
 pub mod placement;
 pub mod profile;
 pub mod run_session;

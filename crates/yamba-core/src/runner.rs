@@ -832,6 +832,11 @@ pub fn run_here(
     let counters = crate::counters::Counters::start().ok();
     let t0 = Instant::now();
     let mut ctx = session.context(bench, mode, scratch);
+    // A benchmark's scratch folder sits in the run's (`run_one`,
+    // `copies::run_copies`), whose facts outlive the block.
+    if let Some(run) = scratch.parent().filter(|p| !p.as_os_str().is_empty()) {
+        ctx.share_with_run(crate::memo::Memo::in_run(run));
+    }
     let outcome = (bench.run)(&mut ctx);
     let bench_s = t0.elapsed().as_secs_f64();
     let counts = counters.map(|c| c.read());

@@ -150,6 +150,49 @@ fn copy_moves_the_bytes_it_claims() {
     }
 }
 
+/// One effective-LLC probe per run: the first memory benchmark's process
+/// probes, the run's later processes (here a second benchmark, then a
+/// second block of the first) size from the same curve, and say so.
+#[test]
+fn a_run_s_memory_benchmarks_size_from_one_probe() {
+    let _g = serial();
+    let s = Session::prepare(RunConfig::quick());
+    let run_scratch = tempfile::Builder::new()
+        .prefix("yamba-mem-test")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let probe_of = |bench: &'static yamba_core::Benchmark, id: &str| {
+        let rs = yamba_core::runner::run_one(&s, bench, yamba_core::Mode::Hot, run_scratch.path());
+        let r = find(&rs, id);
+        assert_eq!(r.status, yamba_core::Status::Ok, "{:?}", r.reason);
+        r.params["bytes_per_array_rule"]["probe"].clone()
+    };
+    let first = probe_of(&yamba_suite::mem::bandwidth::READ, "mem.bandwidth.read");
+    let second = probe_of(&yamba_suite::mem::bandwidth::COPY, "mem.bandwidth.copy");
+    let third = probe_of(&yamba_suite::mem::bandwidth::READ, "mem.bandwidth.read");
+    assert_eq!(first["source"], "measured in this process", "{first}");
+    for later in [&second, &third] {
+        assert_eq!(
+            later["source"], "measured once in the run by an earlier process, reused",
+            "{later}"
+        );
+        assert_eq!(later["points"], first["points"]);
+    }
+    // Another run probes afresh.
+    let other = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let rs = yamba_core::runner::run_one(
+        &s,
+        &yamba_suite::mem::bandwidth::READ,
+        yamba_core::Mode::Hot,
+        other.path(),
+    );
+    let r = find(&rs, "mem.bandwidth.read");
+    assert_eq!(
+        r.params["bytes_per_array_rule"]["probe"]["source"],
+        "measured in this process"
+    );
+}
+
 #[test]
 fn huge_page_chain_is_seen_on_huge_pages() {
     use yamba_suite::mem::adapter::{anon_huge_bytes, thp_unavailable};

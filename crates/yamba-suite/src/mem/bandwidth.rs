@@ -338,14 +338,14 @@ pub fn array_bytes(ctx: &Ctx, kernel: Kernel) -> Result<(usize, usize, serde_jso
         // Judged against the same LLC the default sizes come from (the
         // effective one), not sysfs's: a VM's sysfs may name a host's
         // 480 MiB L3 of which this guest reaches a few tens of MiB.
-        let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
+        let sizing = super::llc::Sizing::for_run(ctx);
         return Ok((
             bytes as usize,
             sizing.llc,
             sizing.describe("mem.bw_size setting"),
         ));
     }
-    let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
+    let sizing = super::llc::Sizing::for_run(ctx);
     let share = 0.25 / kernel.arrays() as f64;
     let (times, rule) = if ctx.quick() {
         (

@@ -157,7 +157,7 @@ pub fn max_bytes(quick: bool, sizing: &Sizing) -> usize {
 }
 
 fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
-    let sizing = Sizing::new(ctx.clock(), ctx.machine());
+    let sizing = Sizing::for_run(ctx);
     let cfg = config(ctx, pages, &sizing)?;
     let curve = measure_curve(ctx.clock(), &cfg)?;
     let plateaus = merge_within_sysfs(ctx.machine(), detect(&curve.xy()));

@@ -30,6 +30,12 @@
 //! no crossing was found, the LLC is taken as an eighth of that size: 8×
 //! it, the bandwidth arrays, is a working set the probe saw come from
 //! memory.
+//!
+//! A run probes once: the first process of a memory benchmark that asks
+//! (`Sizing::for_run`) leaves its curve among the run's facts
+//! (`yamba_core::memo`) and every later block of every memory benchmark
+//! sizes from it, so the blocks of one quantity measure the same working
+//! set and the probe's cost is paid once.
 
 use super::adapter::{self, Pages};
 use super::chase::{Chain, Order};
@@ -37,16 +43,17 @@ use super::plateau::capacity;
 use serde_json::json;
 use std::time::Duration;
 use yamba_core::harness::Plan;
-use yamba_core::{Clock, Machine};
+use yamba_core::memo::Source;
+use yamba_core::{Clock, Ctx, Machine};
 
 /// What the probe found.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Probe {
     /// Working set where half the loads still hit the LLC, in bytes.
     pub effective_bytes: Option<f64>,
     /// (bytes, ns) of every size probed: the lower reading of the passes.
     pub points: Vec<[f64; 2]>,
-    pub pages: &'static str,
+    pub pages: String,
     /// Passes over the sizes: more than one when the first found no
     /// crossing.
     pub passes: usize,
@@ -124,7 +131,7 @@ pub fn probe(clock: &Clock, machine: &Machine) -> Probe {
     Probe {
         effective_bytes: effective(&points),
         points,
-        pages: name,
+        pages: name.into(),
         passes,
     }
 }
@@ -189,15 +196,38 @@ pub struct Sizing {
     /// The LLC the defaults are scaled from ([`Sizing::from_probe`]).
     pub llc: usize,
     pub mem_available: usize,
+    /// Whether this process probed or an earlier one of the run did.
+    pub source: Source,
 }
 
+/// The name of the run's probe among its facts (`yamba_core::memo`).
+const RUN_FACT: &str = "mem.llc.probe";
+
 impl Sizing {
+    /// Probes in this process.
     pub fn new(clock: &Clock, machine: &Machine) -> Sizing {
         Sizing::from_probe(
             probe(clock, machine),
             machine.llc_bytes(),
             mem_available(machine),
         )
+    }
+
+    /// The run's probe: measured by the first process of the run that
+    /// asks, reused by the others, so every block of every memory
+    /// benchmark sizes from one curve (a size that moved between blocks
+    /// would put working sets, not noise, in the interval; and the probe
+    /// costs 0.3–3 s a process). MemAvailable is this process's own.
+    pub fn for_run(ctx: &Ctx) -> Sizing {
+        let (probe, source) = ctx.run_fact(RUN_FACT, || probe(ctx.clock(), ctx.machine()));
+        Sizing {
+            source,
+            ..Sizing::from_probe(
+                probe,
+                ctx.machine().llc_bytes(),
+                mem_available(ctx.machine()),
+            )
+        }
     }
 
     /// The LLC the defaults scale from: where the probe's curve crosses
@@ -218,6 +248,7 @@ impl Sizing {
             llc,
             mem_available,
             probe,
+            source: Source::Measured,
         }
     }
 
@@ -243,7 +274,12 @@ impl Sizing {
             },
             "sysfs_llc_bytes": self.sysfs_llc,
             "mem_available_bytes": self.mem_available,
-            "probe": { "pages": self.probe.pages, "points": self.probe.points, "passes": self.probe.passes },
+            "probe": {
+                "pages": self.probe.pages,
+                "points": self.probe.points,
+                "passes": self.probe.passes,
+                "source": self.source.describe(),
+            },
         })
     }
 }
@@ -315,7 +351,7 @@ mod tests {
         Probe {
             effective_bytes: effective(&points),
             points,
-            pages: "2 MiB pages, random order",
+            pages: "2 MiB pages, random order".into(),
             passes: PROBE_PASSES,
         }
     }

@@ -217,7 +217,7 @@ fn default_bytes(llc: usize) -> usize {
 fn run_parallelism(ctx: &mut Ctx) -> Result<(), String> {
     // The effective LLC (sysfs's when the probe cannot find it): a VM's
     // sysfs may name a host's L3 many times what this guest reaches.
-    let sizing = super::llc::Sizing::new(ctx.clock(), ctx.machine());
+    let sizing = super::llc::Sizing::for_run(ctx);
     let llc = sizing.llc;
     let bytes = match ctx.bytes(SIZE.key)? {
         Some(b) => b as usize,
