@@ -41,7 +41,7 @@ impl Source {
 
 /// A run's facts, or none (a benchmark run outside a runner's scratch
 /// folder measures every fact itself).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Memo {
     dir: Option<PathBuf>,
 }
