@@ -27,6 +27,9 @@
  * Rows (tab-separated): name, the median of 15 timings in µs per hop; then
  * the full flushes per hop, counted in one more pass of each ring of
  * lmbench's shape.
+ *
+ *   ctx-witness N...   only rings of N processes, lmbench's shape only, no
+ *                      flush count (bench/ctx-rounds.sh's third witness)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -41,8 +44,8 @@
 #define TIMINGS 15
 #define PAGES 8
 #define PAGE 4096
-static const int NS[] = {2, 4, 6, 7, 8, 16, 96};
-#define NN (int)(sizeof NS / sizeof NS[0])
+static int NS[32] = {2, 4, 6, 7, 8, 16, 96};
+static int NN = 7;
 
 static volatile unsigned long sink;
 static unsigned char *pages; /* PAGES pages, each process's own after fork */
@@ -160,14 +163,29 @@ static void ring(int n, double *per_hop, double *flush_per_hop) {
     free(pid);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     cpu = sched_getcpu();
+    if (argc > 1) {
+        if (argc - 1 > (int)(sizeof NS / sizeof NS[0])) { fprintf(stderr, "ctx-witness: at most %d process counts\n", (int)(sizeof NS / sizeof NS[0])); return 2; }
+        for (NN = 0; NN < argc - 1; NN++) {
+            char *end;
+            long n = strtol(argv[NN + 1], &end, 10);
+            if (*end || n < 2 || n > 4096) { fprintf(stderr, "ctx-witness: '%s' is not a process count (2-4096)\n", argv[NN + 1]); return 2; }
+            NS[NN] = (int)n;
+        }
+        double hop;
+        for (int i = 0; i < NN; i++) {
+            ring(NS[i], &hop, NULL);
+            printf("ring of %d, lmbench's shape\t%.3f\n", NS[i], hop);
+        }
+        return 0;
+    }
     pages = aligned_alloc(PAGE, PAGES * PAGE);
     if (!pages) die("aligned_alloc");
     memset(pages, 1, PAGES * PAGE);
     /* Only full flushes on a task switch are counted (reason 0 with pages 0 is a switch that kept the TLB); the buffer is large enough to hold a ring's. */
     int traced = tracefs_write("events/tlb/tlb_flush/filter", "reason == 0 && pages != 0") == 0 && tracefs_write("buffer_size_kb", "8192") == 0;
-    double hop[2][NN], fl[NN];
+    double hop[2][32], fl[32];
     for (int i = 0; i < NN; i++)
         for (int s = 0; s < 2; s++) { /* the two shapes interleaved; flushes counted in lmbench's */
             touch = s ? PAGES : 0;
