@@ -204,8 +204,9 @@ fn preemption_costs_little_next_to_the_slice() {
 /// Timer wake-ups against known deadlines. nanosleep on a 1 ms grid (200
 /// wake-ups): the median lateness is positive and far below the period
 /// (under D/4), and the run's length by yamba's own clock (the TSC, not
-/// the CLOCK_MONOTONIC the deadlines are on) is the grid's — (N +
-/// overruns)·D plus the last wake-up's lateness — within 0.5 ms: the
+/// the CLOCK_MONOTONIC the deadlines are on) is the schedule's — its last
+/// deadline (N·D from the start, or from where an overrun started the
+/// grid again) plus the last wake-up's lateness — within 0.5 ms: the
 /// schedule does not drift. (The itimer is not timed here: its SIGALRM
 /// goes to the process, and in a test binary another thread takes it; in
 /// yamba's one-thread benchmark process it is counted, missed ones
@@ -235,7 +236,7 @@ fn wakeup_criteria(relative: bool) {
             let mut late = w.lateness_ns.clone();
             late.sort_by(f64::total_cmp);
             let median = late[late.len() / 2];
-            let grid = (n as u64 + w.overruns) as f64 * d as f64 + w.lateness_ns[n - 1];
+            let grid = (w.last_deadline_ns - w.start_ns) as f64 + w.lateness_ns[n - 1];
             eprintln!(
                 "nanosleep: median lateness {median:.0} ns, {} overruns; took {took:.0} ns by the TSC, grid {grid:.0} ns",
                 w.overruns
