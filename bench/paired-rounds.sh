@@ -32,7 +32,9 @@
 #          sched.wakeup.*'s D + median lateness
 #   bw     bw_mem 64m rd (the read curve's 64 MiB point), bw_mem 128m
 #          rdwr (lmbench's bytes ×2), stream -M 384m's copy and scale
-#          (three 128 MiB arrays) against mem.bandwidth.* at 128 MiB
+#          (three 128 MiB arrays) against mem.bandwidth.* at 128 MiB, and
+#          lmbench's scalar scale and copy loops in C on 128 MiB arrays
+#          (bench/stream-witness.c) as the third witness
 # Sections but ctx and lmdd run every lmbench program as
 # bench/lmbench-list.sh does (`-N 3`, ENOUGH=20000) and yamba as a quick
 # run of the section's benchmarks, so each round pairs one of each.
@@ -209,9 +211,15 @@ case $section in
     }
     ;;
   bw)
-    tools=(yamba lmbench)
-    pairs=("yamba lmbench")
+    cc -O3 -o "$out/stream-witness" "$repo/bench/stream-witness.c"
+    tools=(yamba lmbench C)
+    pairs=("yamba lmbench" "yamba C" "lmbench C")
     unit="MB/s"
+    # The C loops of bench/stream-witness.c: lmbench's scalar scale and
+    # copy (rows scale128m, copy128m).
+    tool_C() {
+      pin "$out/stream-witness" | awk -F'\t' '/^scale, scalar/ { print "scale128m", $2 } /^copy, scalar/ { print "copy128m", $2 }'
+    }
     tool_yamba() {
       # As bench/lmbench-list.sh: the read curve up to 64 MiB, the other
       # kernels on 128 MiB arrays (lmbench's stream -M is all three arrays).
