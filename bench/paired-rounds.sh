@@ -40,7 +40,8 @@
 # run of the section's benchmarks, so each round pairs one of each.
 #
 # Usage: bench/paired-rounds.sh SECTION [ROUNDS]   CPU=N pins (default:
-#   the last CPU); KEEP=DIR keeps every round's raw output (rounds.tsv)
+#   the last CPU); KEEP=DIR keeps every round's rows (rounds.tsv) and
+#   the last round's yamba results file (y.json)
 set -euo pipefail
 me=bench/paired-rounds.sh
 section=${1:-}
@@ -89,7 +90,7 @@ yrow() {
 lmrow() {
   local row=$1 filter=$2 v
   shift 2
-  v=$(ENOUGH=20000 pin "$@" 2>&1 >/dev/null | eval "$filter" | head -1)
+  v=$(ENOUGH=20000 pin "$@" 2>&1 >/dev/null | eval "$filter" | head -1) || true
   [ -z "$v" ] || echo "$row $v"
 }
 # yquick ARGS...: a quick yamba run of ARGS, its results in $out/y.json.
@@ -252,7 +253,7 @@ fi
 : >"$out/rounds.tsv"
 for r in $(seq 1 "$rounds"); do
   for t in ${orders[$(((r - 1) % ${#orders[@]}))]}; do
-    "tool_$t" | sed "s/^/$r $t /" >>"$out/rounds.tsv"
+    { "tool_$t" || echo "$me: $t failed in round $r; its rows are left out" >&2; } | sed "s/^/$r $t /" >>"$out/rounds.tsv"
   done
   echo "round $r of $rounds done" >&2
 done
