@@ -34,7 +34,9 @@
 #          rdwr (lmbench's bytes ×2), stream -M 384m's copy and scale
 #          (three 128 MiB arrays) against mem.bandwidth.* at 128 MiB, and
 #          lmbench's scalar scale and copy loops in C on 128 MiB arrays
-#          (bench/stream-witness.c) as the third witness
+#          (bench/stream-witness.c) as the third witness; row
+#          scale128m_pass is yamba's scale as one pass's figure (its
+#          observations' harmonic mean) against the others' same figures
 # Sections but ctx and lmdd run every lmbench program as
 # bench/lmbench-list.sh does (`-N 3`, ENOUGH=20000) and yamba as a quick
 # run of the section's benchmarks, so each round pairs one of each.
@@ -219,7 +221,7 @@ case $section in
     # The C loops of bench/stream-witness.c: lmbench's scalar scale and
     # copy (rows scale128m, copy128m).
     tool_C() {
-      pin "$out/stream-witness" | awk -F'\t' '/^scale, scalar/ { print "scale128m", $2 } /^copy, scalar/ { print "copy128m", $2 }'
+      pin "$out/stream-witness" | awk -F'\t' '/^scale, scalar/ { print "scale128m", $2; print "scale128m_pass", $2 } /^copy, scalar/ { print "copy128m", $2 }'
     }
     tool_yamba() {
       # As bench/lmbench-list.sh: the read curve up to 64 MiB, the other
@@ -229,6 +231,9 @@ case $section in
       yquick mem.bandwidth.rdwr mem.bandwidth.scale mem.bandwidth.copy --set mem.bw_size=128M || return 0
       yrow "$out/y.json" rdwr128m mem.bandwidth.rdwr 1000
       yrow "$out/y.json" scale128m mem.bandwidth.scale 1000
+      # Row scale128m_pass: the same observations as one pass's figure
+      # (their harmonic mean: all bytes over all time), not their median.
+      jq -r '.results[] | select(.id == "mem.bandwidth.scale" and .mode == "hot" and .status == "ok") | .observations | select(length > 0) | "scale128m_pass \(1000 * length / (map(1 / .) | add))"' "$out/y.json"
       yrow "$out/y.json" copy128m mem.bandwidth.copy 1000
     }
     tool_lmbench() {
@@ -237,7 +242,7 @@ case $section in
       lmrow rdwr128m "awk '{ print 2 * \$2 }'" "$LB/bw_mem" -N 3 128m rdwr
       local s
       s=$(ENOUGH=20000 pin "$LB/stream" -N 3 -M 384m 2>&1 >/dev/null)
-      sed -n 's/^STREAM scale bandwidth: \([0-9.]*\) MB\/sec/scale128m \1/p' <<<"$s"
+      sed -n 's/^STREAM scale bandwidth: \([0-9.]*\) MB\/sec/scale128m \1\nscale128m_pass \1/p' <<<"$s"
       sed -n 's/^STREAM copy bandwidth: \([0-9.]*\) MB\/sec/copy128m \1/p' <<<"$s"
     }
     ;;
