@@ -29,7 +29,7 @@
  * lmbench's shape.
  *
  *   ctx-witness N...   only rings of N processes, lmbench's shape only, no
- *                      flush count (bench/ctx-rounds.sh's third witness)
+ *                      flush count (bench/paired-rounds.sh ctx's third witness)
  */
 #define _GNU_SOURCE
 #include <sched.h>

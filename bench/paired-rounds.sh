@@ -109,13 +109,13 @@ case $section in
     pairs=("yamba C" "lmbench C" "yamba lmbench")
     unit="µs per hop"
     tool_lmbench() {
-      ENOUGH=20000 pin chrt --batch 0 "$lmb/bin/x86/lat_ctx" -N 3 -s 0 "${counts[@]}" 2>&1 >/dev/null | awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1 "p", $2 }'
-      ENOUGH=20000 pin chrt --batch 0 "$lmb/bin/x86/lat_ctx" -N 3 -s 64 2 96 2>&1 >/dev/null | awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1 "p_64k", $2 }'
+      ENOUGH=20000 pin chrt --batch 0 "$LB/lat_ctx" -N 3 -s 0 "${counts[@]}" 2>&1 >/dev/null | awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1 "p", $2 }'
+      ENOUGH=20000 pin chrt --batch 0 "$LB/lat_ctx" -N 3 -s 64 2 96 2>&1 >/dev/null | awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1 "p_64k", $2 }'
     }
     tool_C() { pin chrt --batch 0 "$out/ctx-witness" "${counts[@]}" | awk -F'\t' '{ split($1, w, " "); sub(",", "", w[3]); print w[3] "p", $2 }'; }
     tool_yamba() {
       # yamba pins itself (--cpu) and runs its ring in SCHED_BATCH.
-      "$yamba" run --no-history --quick --cpu "$cpu" ipc.ctxsw.sweep --out "$out/y.json" >/dev/null 2>&1 || return 0
+      yquick ipc.ctxsw.sweep || return 0
       jq -r '.results[] | select(.id == "ipc.ctxsw.sweep.0k" and .status == "ok") | .series.points[] | select(.[0] == 8 or .[0] == 16 or .[0] == 96) | "\(.[0])p \(.[1] / 1000)"' "$out/y.json"
       jq -r '.results[] | select(.id == "ipc.ctxsw.sweep.64k" and .status == "ok") | .series.points[] | select(.[0] == 2 or .[0] == 96) | "\(.[0])p_64k \(.[1] / 1000)"' "$out/y.json"
     }
@@ -133,18 +133,14 @@ case $section in
       for f in nofsync fsync; do
         arg=()
         [ $f = fsync ] && arg=(fsync=1)
-        pin "$lmb/bin/x86/lmdd" if=internal of="$scratch/lmdd.dat" move=8m bs=16k notrunc=1 print=3 "${arg[@]}" 2>&1 |
+        pin "$LB/lmdd" if=internal of="$scratch/lmdd.dat" move=8m bs=16k notrunc=1 print=3 "${arg[@]}" 2>&1 |
           awk -v r=$f '$2 == "KB/sec" { print r, $1 / 1000 }'
       done
     }
     tool_yamba() {
-      "$yamba" run --no-history --quick --cpu "$cpu" --scratch "$scratch" fs.write.seq --out "$out/y.json" >/dev/null 2>&1 || return 0
-      local id row v
-      for id in fs.write.seq.buffered:nofsync fs.write.seq.buffered.fsync:fsync; do
-        row=${id#*:}
-        v=$(value "$out/y.json" "${id%:*}")
-        [ -z "$v" ] || awk -v r="$row" -v v="$v" 'BEGIN { print r, v * 1000 }'
-      done
+      yquick --scratch "$scratch" fs.write.seq || return 0
+      yrow "$out/y.json" nofsync fs.write.seq.buffered 1000
+      yrow "$out/y.json" fsync fs.write.seq.buffered.fsync 1000
     }
     ;;
   syscall)
