@@ -133,7 +133,7 @@ bandwidth!(
     SCALE,
     "mem.bandwidth.scale",
     Kernel::Scale,
-    "STREAM scale b = s·a (2 arrays counted)",
+    "STREAM scale b = s·a (2 arrays counted), as the compiler vectorises it (lmbench's stream runs it scalar: docs/lmbench.md)",
     false
 );
 
