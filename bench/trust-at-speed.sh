@@ -16,9 +16,11 @@
 #    the same A runs: how often getppid is called slower and the gate
 #    fails;
 # 4. the inline getppid loop compiled in C at 32 placements (2-byte steps
-#    inside a 64-byte line) and at 64 KiB-spread placements: the mean
-#    over placements, and how often yamba's getppid interval (from part
-#    2's runs) holds it.
+#    inside a 64-byte line) and at the 64 16-byte positions of a KiB: the
+#    mean over placements, and how often yamba's getppid interval (from
+#    part 2's runs) holds it — for a loop of 8 bare calls a turn and for
+#    yamba's own loop (unroll 1, each call checked), whose placements
+#    spread differently (a loop's shape sets what its address moves).
 # Part 1 of bench/certainty-vs-lmbench.sh gives the CV of medians over
 # interleaved rounds beside lmbench's.
 #
@@ -196,47 +198,102 @@ cat >"$out/place.c" <<'C'
 #include <time.h>
 #include <unistd.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
-/* The loop, position-independent: 8 raw getppid per turn. */
-__attribute__((noinline, aligned(64))) static void loop8(long n) {
+/* The loops, position-independent. loop8: 8 raw getppid per turn, no
+ * other work. loop1: yamba's P'' for cpu.syscall.getppid as rustc
+ * compiled it at unroll 1 (objdump of yamba_core::unroll::looped): one
+ * getppid, then its check (a count, the result against the expected
+ * parent, a mismatch count, all in memory) and the turn count stored and
+ * compared through memory (black_box). */
+__attribute__((noinline, aligned(64))) static void loop8(long n, long *w) {
+    (void)w;
     for (long i = 0; i < n; i += 8) {
         __asm__ volatile(".rept 8\n mov $110, %%eax\n syscall\n .endr" ::: "rax", "rcx", "r11", "memory");
     }
 }
 __attribute__((noinline)) static void loop8_end(void) {}
+__attribute__((noinline, aligned(64))) static void loop1(long n, long *w) {
+    long g;
+    __asm__ volatile(
+        "1: mov $110, %%eax\n syscall\n"
+        " incq (%[w])\n xor %%r9d, %%r9d\n cmp 8(%[w]), %%rax\n setne %%r9b\n add %%r9, 16(%[w])\n"
+        " mov %[n], %[g]\n dec %[n]\n cmpq $1, %[g]\n jne 1b"
+        : [n] "+r"(n), [g] "=m"(g) : [w] "r"(w) : "rax", "rcx", "r9", "r11", "memory", "cc");
+}
+__attribute__((noinline)) static void loop1_end(void) {}
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return (x > y) - (x < y); }
 int main(int argc, char **argv) {
     int cpu = atoi(argv[1]), step = atoi(argv[2]), places = atoi(argv[3]);
+    int one = argc > 4 && atoi(argv[4]) == 1;
     cpu_set_t s; CPU_ZERO(&s); CPU_SET(cpu, &s); sched_setaffinity(0, sizeof s, &s);
-    size_t len = (char *)loop8_end - (char *)loop8;
+    char *code = one ? (char *)loop1 : (char *)loop8, *end = one ? (char *)loop1_end : (char *)loop8_end;
+    size_t len = end - code;
+    long w[3] = {0, getppid(), 0};
     char *m = mmap(0, (size_t)step * places + 4096 + len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     double med[4096], sum = 0;
-    for (int p = 0; p < places; p++) {
-        char *at = m + (size_t)p * step;
-        memcpy(at, (void *)loop8, len);
-        void (*f)(long) = (void (*)(long))at;
-        double t[31];
-        f(1000);
-        for (int r = 0; r < 31; r++) { double t0 = now(); f(4000); t[r] = (now() - t0) / 4000; }
-        qsort(t, 31, sizeof t[0], cmp);
-        med[p] = t[15]; sum += t[15];
+    long visit = argc > 5 ? atol(argv[5]) : 0;
+    if (visit > 0) { /* visits as yamba's: 3 timings of `visit` calls at a placement, then the next */
+        static double tt[64][390];
+        int cnt[64] = {0};
+        if (places > 64) return 2;
+        for (int p = 0; p < places; p++) memcpy(m + (size_t)p * step, code, len);
+        for (int r = 0; r < 130; r++)
+            for (int p = 0; p < places; p++) {
+                void (*f)(long, long *) = (void (*)(long, long *))(m + (size_t)p * step);
+                for (int k = 0; k < 3; k++) { double t0 = now(); f(visit, w); tt[p][cnt[p]++] = (now() - t0) / visit; }
+            }
+        for (int p = 0; p < places; p++) { qsort(tt[p], cnt[p], sizeof(double), cmp); med[p] = tt[p][cnt[p] / 2]; sum += med[p]; }
+    } else {
+        for (int p = 0; p < places; p++) {
+            char *at = m + (size_t)p * step;
+            memcpy(at, code, len);
+            void (*f)(long, long *) = (void (*)(long, long *))at;
+            double t[31];
+            f(1000, w);
+            for (int r = 0; r < 31; r++) { double t0 = now(); f(4000, w); t[r] = (now() - t0) / 4000; }
+            qsort(t, 31, sizeof t[0], cmp);
+            med[p] = t[15]; sum += t[15];
+        }
     }
     qsort(med, places, sizeof med[0], cmp);
     printf("%.2f %.2f %.2f\n", med[0], sum / places, med[places - 1]);
-    return 0;
+    long calls = visit > 0 ? 130L * 3 * visit * places : (1000 + 31L * 4000) * places;
+    return one && (w[0] != calls || w[2] != 0); /* every call counted and right */
 }
 C
 cc -O2 -o "$out/place" "$out/place.c"
 fine=$("$out/place" "$cpu" 2 32)     # 2-byte steps in a line (the syscall-shapes test's reference)
-wide=$("$out/place" "$cpu" 1040 64)  # 64 placements a KiB and 16 bytes apart
-read -r flo fmean fhi <<<"$fine"; read -r wlo wmean whi <<<"$wide"
-echo "C, 32 placements 2 bytes apart: $flo–$fhi ns, mean $fmean"
-echo "C, 64 placements 1040 bytes apart: $wlo–$whi ns, mean $wmean"
-held=0; tried=0
-for i in $(seq 1 "$runs"); do
-  read -r lo hi < <(jq -r '.results[] | select(.id=="cpu.syscall.getppid" and .mode=="hot") | "\(.certainty.ci.lo) \(.certainty.ci.hi)"' "$out/r$i.json")
-  [ -n "${lo:-}" ] || continue
-  tried=$((tried + 1))
-  awk -v l="$lo" -v h="$hi" -v m="$wmean" 'BEGIN{exit !(m >= l && m <= h)}' && held=$((held + 1))
+read -r flo fmean fhi <<<"$fine"
+echo "C, 8 calls a turn, 32 placements 2 bytes apart: $flo–$fhi ns, mean $fmean"
+# 64 placements a KiB and 16 bytes apart: the 16-byte positions yamba's
+# blocks visit. Each loop three times, interleaved; the middle mean kept.
+# And yamba's loop visited as yamba visits its placements: three timings
+# of as many calls as yamba's runs timed (method.iterations), then the
+# next placement, the 64 in turn, 130 times — on a Zen 3 guest a loop
+# whose body crosses a line settles into its fast state only after a
+# while at one place (docs/certainty.md, "A quiet hour").
+iters=$(jq -r '.results[] | select(.id=="cpu.syscall.getppid" and .mode=="hot") | .method.iterations' "$out/r1.json")
+rm -f "$out/place8.txt" "$out/place1.txt" "$out/place1s.txt"
+for k in 1 2 3; do
+  "$out/place" "$cpu" 1040 64 8 >>"$out/place8.txt"
+  "$out/place" "$cpu" 1040 64 1 >>"$out/place1.txt" || { echo "loop1 miscounted its calls" >&2; exit 1; }
+  "$out/place" "$cpu" 1040 64 1 "$iters" >>"$out/place1s.txt" || { echo "loop1 miscounted its calls" >&2; exit 1; }
 done
-echo "yamba's getppid interval held the C placements' mean ($wmean ns) in $held of $tried runs"
+mid() { sort -g -k2,2 "$1" | sed -n 2p; }
+read -r wlo wmean whi <<<"$(mid "$out/place8.txt")"
+read -r ylo ymean yhi <<<"$(mid "$out/place1.txt")"
+read -r slo smean shi <<<"$(mid "$out/place1s.txt")"
+echo "C, 8 calls a turn, 64 placements 1040 bytes apart: $wlo–$whi ns, mean $wmean"
+echo "C, yamba's loop at unroll 1 (a call, its check, the turn count through memory), the same 64 placements: $ylo–$yhi ns, mean $ymean"
+echo "C, yamba's loop visited as yamba visits (3 x $iters calls a placement, in turn): $slo–$shi ns, mean $smean"
+# Each run's getppid: unroll degree, interval (runs without one left out).
+for i in $(seq 1 "$runs"); do
+  jq -r '.results[] | select(.id=="cpu.syscall.getppid" and .mode=="hot" and .certainty.ci != null) | "\(.method.unroll) \(.certainty.ci.lo) \(.certainty.ci.hi)"' "$out/r$i.json"
+done >"$out/getppid.txt"
+unrolls=$(cut -d' ' -f1 "$out/getppid.txt" | sort -u | tr '\n' ' ')
+[ "$unrolls" = "1 " ] || echo "note: yamba's runs chose unroll degrees $unrolls- the C copy of its loop is the unroll-1 one"
+for ref in "$ymean yamba's loop in C" "$smean yamba's loop in C visited as yamba visits" "$wmean 8 calls a turn in C"; do
+  m=${ref%% *}
+  read -r held tried < <(awk -v m="$m" '{ n++; if (m >= $2 && m <= $3) h++ } END { print h + 0, n + 0 }' "$out/getppid.txt")
+  echo "yamba's getppid interval held the placements' mean of ${ref#* } ($m ns) in $held of $tried runs"
+done
 fi
