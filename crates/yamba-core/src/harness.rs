@@ -151,13 +151,14 @@ pub fn measure_loop<P: FnMut(), D: FnMut()>(
 
     // P'' and F at the placements of this block (or where the build put
     // them); `_placed` keeps the copies mapped while they run.
-    let pair_ns = 2.0 * per_op_ns * iterations as f64;
+    // An observation lasts at least its P'' (its F, cheaper, comes on top).
+    let obs_ns = per_op_ns * iterations as f64;
     let calibrated = Instant::now();
     let (_placed, entries, record) = place(
         plan,
         loop_fn::<P>(m) as usize,
         Some(loop_fn::<D>(m) as usize),
-        pair_ns,
+        obs_ns,
     );
     // SAFETY: the entries call P'' and F of degree m for P and D.
     let slots: Vec<(LoopFn<P>, LoopFn<D>)> = entries
@@ -336,10 +337,11 @@ fn calibrate<P: FnMut(), D: FnMut()>(
 /// (or a single operation's call) and F, or 0 where there is no F —
 /// copies at placements drawn at random, or, placement off or impossible
 /// here, the compiled functions themselves with the reason in the record.
-/// `obs_ns`: about how long one observation lasts, which sets how many
-/// observations in a row one placement gets, so that the minimum sampling
-/// time still sees every placement twice. The `Placed` keeps the copies
-/// mapped: hold it while calling them.
+/// `obs_ns`: about how long one observation lasts (its dummy aside), which
+/// sets how many observations in a row make one visit of a placement
+/// ([`placement::VISIT_NS`]) and so how many placements the minimum
+/// sampling time visits once each. The `Placed` keeps the copies mapped:
+/// hold it while calling them.
 fn place(
     plan: &Plan,
     code: usize,
@@ -350,18 +352,13 @@ fn place(
     if let Placing::Fixed(why) = plan.placement {
         return (None, here, Placement::not_placed(why));
     }
-    // Every placement visited a few times within the budget: fewer of
-    // them for an operation that takes milliseconds.
-    let fit = plan.budget.as_nanos() as f64 / (4.0 * obs_ns.max(1.0));
-    let slots = (fit as usize).clamp(1, placement::SLOTS);
+    let visits = placement::Visits::plan(plan.min_sampling, plan.budget, obs_ns);
     let mut rng = rand::rngs::StdRng::from_entropy();
-    match Placed::new(code, dummy, slots, &mut rng) {
+    match Placed::new(code, dummy, visits.slots, &mut rng) {
         Ok(p) => {
-            let entries = (0..slots).map(|slot| p.entries(slot)).collect();
+            let entries = (0..visits.slots).map(|slot| p.entries(slot)).collect();
             let mut record = p.record.clone();
-            let turns =
-                plan.min_sampling.as_nanos() as f64 / (obs_ns.max(1.0) * slots as f64 * 2.0);
-            record.stretch = (turns.floor() as usize).clamp(1, placement::STRETCH);
+            record.stretch = visits.stretch;
             (Some(p), entries, record)
         }
         Err(why) => (None, here, Placement::not_placed(why)),

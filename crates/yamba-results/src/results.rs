@@ -295,9 +295,11 @@ impl Placement {
     }
 
     /// How observations map to placements: `(slots, stretch)`, `(1, 1)`
-    /// when the code was not placed.
+    /// when the code was not placed or ran at one placement (a block with
+    /// one copy is read as one placement is: its median, and batches of
+    /// its observations for a within-process interval).
     pub fn rotation(&self) -> Rotation {
-        if self.placed {
+        if self.placed && self.slots > 1 {
             Rotation {
                 slots: self.slots.max(1),
                 stretch: self.stretch.max(1),

@@ -12,16 +12,20 @@
 //! [`WINDOW`]-byte window (in steps of [`GRANULE`] bytes, the alignment the
 //! compiler gave the code), each called through a stub that also moves
 //! the stack down by a random multiple of 16 bytes within a page. The
-//! harness visits the placements in turn.
+//! harness visits the placements in turn, each for [`VISIT_NS`] or more
+//! ([`Visits`]): long enough for code that has just arrived at an address
+//! to settle there, as a loop that runs for a while does.
 //!
-//! The draw is stratified: the placements' offsets within a [`STRATUM`]
-//! are a random permutation of all its [`GRANULE`]-byte positions (each
-//! once), the rest of the address drawn at random. An effect of the low
-//! address bits — where the loop sits in a cache line, a 32-byte decode
-//! window, a KiB — is then averaged over every position in every block,
-//! so blocks differ only by what the higher bits do: the block's value
-//! is still an unbiased estimate of the mean over all placements, with
-//! less spread between blocks than independent draws would give.
+//! The draw is balanced: the address bits from [`GRANULE`]'s up to
+//! [`WINDOW`]'s are cut into groups of log2(slots) bits, and in each group
+//! the block's placements take every value equally often, in a random
+//! order ([`balanced_offsets`]; a Latin hypercube over bit groups). An
+//! effect of one group's bits — where the loop sits in a cache line (4
+//! placements take its four 16-byte positions), in a page, which KiB —
+//! is then averaged exactly within every block, so blocks differ only by
+//! what bits do together: the block's value is still an unbiased
+//! estimate of the mean over all placements, with less spread between
+//! blocks than independent draws would give.
 //!
 //! The copy is the compiled bytes themselves, not a re-encoding: only the
 //! relative references that leave the function (calls, jumps, RIP-relative
@@ -58,6 +62,7 @@ use os::{function_size, page_size, Mapping};
 
 use rand::seq::SliceRandom;
 use rand::Rng;
+use std::time::Duration;
 use yamba_results::{PlacedAt, Placement};
 
 /// Bytes of address space placements are drawn from: 256 pages, past the
@@ -66,15 +71,80 @@ pub const WINDOW: usize = 1 << 20;
 /// Placements keep the code's address modulo this (the function alignment
 /// the compiler chose), so every placement is one a build could give.
 pub const GRANULE: usize = 16;
-/// Placements per measured quantity in one block: every position of a
-/// [`STRATUM`].
-pub const SLOTS: usize = STRATUM / GRANULE;
-/// The low-address span whose positions every block visits all of.
-pub const STRATUM: usize = 1024;
-/// Consecutive observations taken at one placement before the next.
-pub const STRETCH: usize = 8;
+/// Most placements per measured quantity in one block.
+pub const SLOTS: usize = 64;
+/// How long one visit of a placement lasts, at least: the observations
+/// taken there in a row. Code arriving at a new address runs in a state
+/// that settles with time there: on an AMD EPYC (Zen 3) guest an inline
+/// getppid loop whose body crosses a cache line ran ~30% slow for 0.5 to
+/// more than 10 ms after it arrived and then fast, and visits of 3 × 20
+/// µs — what a block made before — kept most such placements in the slow
+/// state (docs/certainty.md, "Code placement"). A visit's median reads
+/// the settled state when the slow start is shorter than half of it:
+/// visits of 5, 10 and 20 ms read that getppid 5–6%, 1.4–2.7% and 0.2%
+/// above a C copy visited for 21 ms a placement (quick and precise runs);
+/// 10 ms keeps two placements in a block of 20 ms.
+pub const VISIT_NS: f64 = 10e6;
 /// The stack is moved down by a multiple of 16 bytes below this.
 const STACK_SPAN: u32 = 4096;
+
+/// How a block visits its placements: `slots` of them in turn, `stretch`
+/// observations in a row at each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visits {
+    pub slots: usize,
+    pub stretch: usize,
+}
+
+impl Visits {
+    /// Visits of at least [`VISIT_NS`] (observations of about `obs_ns`
+    /// each), and as many placements — a power of two, at most [`SLOTS`] —
+    /// as the minimum sampling time visits once each (never more than the
+    /// budget does). Sampling past the minimum visits them again in turn.
+    pub fn plan(min_sampling: Duration, budget: Duration, obs_ns: f64) -> Visits {
+        let obs = obs_ns.max(1.0);
+        let stretch = (VISIT_NS / obs).ceil().max(1.0);
+        // A visit lasts VISIT_NS, or one observation where that is longer
+        // (rounding the observations up does not cost a placement).
+        let visit = VISIT_NS.max(obs);
+        let span = (min_sampling.as_nanos() as f64).min(budget.as_nanos() as f64);
+        let fit = ((span / visit).floor() as usize).clamp(1, SLOTS);
+        Visits {
+            // The largest power of two that fits: every value of a group
+            // of address bits equally often ([`balanced_offsets`]).
+            slots: 1 << fit.ilog2(),
+            stretch: stretch as usize,
+        }
+    }
+}
+
+/// Offsets in the window for `slots` placements, balanced bit group by
+/// bit group: the offset's bits from GRANULE's up to WINDOW's are cut
+/// into groups of log2(slots) bits (rounded up to a power of two), and in
+/// each group the placements take a random permutation of its values
+/// (each value equally often when the group is narrower), turned by a
+/// random amount. So any effect of one group's bits — where the loop sits
+/// in a cache line, in a page, which KiB — is averaged exactly over every
+/// block's placements, as in a Latin hypercube; what depends on several
+/// groups together is sampled at random.
+fn balanced_offsets(slots: usize, rng: &mut impl Rng) -> Vec<usize> {
+    let slots = slots.max(1);
+    let width = slots.next_power_of_two().trailing_zeros().max(1);
+    let (lo, hi) = (GRANULE.trailing_zeros(), WINDOW.trailing_zeros());
+    let mut offsets = vec![0usize; slots];
+    let mut bit = lo;
+    while bit < hi {
+        let w = width.min(hi - bit);
+        let mut values: Vec<usize> = (0..slots).collect();
+        values.shuffle(rng);
+        let turn = Rng::gen_range(rng, 0..1usize << w);
+        for (o, v) in offsets.iter_mut().zip(values) {
+            *o |= ((v + turn) % (1 << w)) << bit;
+        }
+        bit += w;
+    }
+    offsets
+}
 
 /// Copies of a loop P'' and its dummy F at several placements.
 pub struct Placed {
@@ -98,38 +168,43 @@ impl Placed {
         let dummy_len = dummy.map_or(Ok(0), function_size)?;
         let page = page_size();
         let stubs = (2 * slots * arch::STUB_BYTES).div_ceil(page) * page;
-        let len = (stubs + WINDOW + code_len.max(dummy_len)).div_ceil(page) * page;
+        // The window is aligned to its size, so an offset's bits are the
+        // address's bits (the slack before it is never touched).
+        let len = (stubs + 2 * WINDOW + code_len.max(dummy_len)).div_ceil(page) * page;
         let map = Mapping::near(code, len)?;
-        let window = map.addr + stubs;
-        let mut taken: Vec<(usize, usize)> = Vec::new();
+        let window = (map.addr + stubs).next_multiple_of(WINDOW);
         // Placement `slot` of the code (k = 0) or the dummy (k = 1) sits at
-        // position positions[k][slot] of a stratum drawn at random.
-        let positions: [Vec<usize>; 2] = std::array::from_fn(|_| {
-            let mut p: Vec<usize> = (0..STRATUM / GRANULE).collect();
-            p.shuffle(rng);
-            p
-        });
-        let mut draw = |rng: &mut _, position: usize, start: usize, size: usize| {
-            let strata = (WINDOW - size - STRATUM) / STRATUM;
-            for _ in 0..10_000 {
-                let at = window
-                    + Rng::gen_range(rng, 0..strata) * STRATUM
-                    + position * GRANULE
-                    + start % GRANULE;
-                if taken.iter().all(|&(a, b)| at + size <= a || at >= b) {
-                    taken.push((at, at + size));
-                    return Ok(at);
+        // offsets[k][slot] in the window, keeping the function's address
+        // modulo GRANULE. Drawn again while two copies would overlap.
+        let fits = |sets: &[Vec<usize>; 2]| {
+            let mut spans: Vec<(usize, usize)> = Vec::new();
+            for (set, (start, size)) in sets
+                .iter()
+                .zip([(code, code_len), (dummy.unwrap_or(0), dummy_len)])
+            {
+                if size == 0 {
+                    continue;
+                }
+                for &o in set {
+                    let at = window + o + start % GRANULE;
+                    spans.push((at, at + size));
                 }
             }
-            Err::<usize, String>("no free placement left in the window".into())
+            spans.sort_unstable();
+            spans.windows(2).all(|w| w[0].1 <= w[1].0)
         };
+        let offsets = (0..10_000)
+            .map(|_| [balanced_offsets(slots, rng), balanced_offsets(slots, rng)])
+            .find(fits)
+            .ok_or("no placements without overlap left in the window")?;
         // What is written where: only the stubs and the copies, so the
         // window's other pages are never touched (a quantity's placements
         // cost a few pages of memory, not the whole window).
         let mut pieces: Vec<(usize, Vec<u8>)> = Vec::with_capacity(4 * slots);
         let mut entries = Vec::with_capacity(slots);
         let mut at = Vec::with_capacity(slots);
-        for slot in 0..slots {
+        for (slot, place) in offsets[0].iter().zip(&offsets[1]).enumerate() {
+            let place = [*place.0, *place.1];
             let stack = Rng::gen_range(rng, 0..STACK_SPAN / 16) * 16;
             let mut entry = [0usize; 2];
             let mut copies = [0u64; 2];
@@ -140,7 +215,7 @@ impl Placed {
                 .zip(entry.iter_mut())
                 .enumerate()
             {
-                let to = draw(rng, positions[k][slot % positions[k].len()], f, n)?;
+                let to = window + place[k] + f % GRANULE;
                 // SAFETY: `f` is a function of this executable `n` bytes
                 // long (its symbol says so), mapped readable.
                 let src = unsafe { std::slice::from_raw_parts(f as *const u8, n) };
@@ -165,7 +240,7 @@ impl Placed {
                 placed: true,
                 why_not: None,
                 slots,
-                stretch: STRETCH,
+                stretch: 1,
                 window_bytes: WINDOW,
                 granule_bytes: GRANULE,
                 code_bytes: code_len,
@@ -370,6 +445,86 @@ mod tests {
             touched <= stub_pages + 2 * SLOTS && touched < pages / 2,
             "{touched} of {pages} pages resident"
         );
+    }
+
+    /// A block visits each placement for VISIT_NS or more, and as many
+    /// placements (a power of two) as its minimum sampling time holds
+    /// visits — one at least, SLOTS at most, never more than its budget.
+    #[test]
+    fn visits_are_long_and_fill_the_minimum_sampling_time() {
+        let ms = Duration::from_millis;
+        // A precise block of a 20 µs observation: 500 in a row, 2 places.
+        assert_eq!(
+            Visits::plan(ms(20), ms(100), 20e3),
+            Visits {
+                slots: 2,
+                stretch: 500
+            }
+        );
+        // 50 ms holds 5 visits: the power of two below, 4.
+        assert_eq!(Visits::plan(ms(50), ms(150), 20e3).slots, 4);
+        // A long minimum: at most SLOTS.
+        assert_eq!(Visits::plan(ms(1000), ms(2000), 20e3).slots, SLOTS);
+        // An observation longer than a visit: one a visit, one place.
+        assert_eq!(
+            Visits::plan(ms(20), ms(100), 30e6),
+            Visits {
+                slots: 1,
+                stretch: 1
+            }
+        );
+        // A budget below the minimum sampling time bounds the visits.
+        assert_eq!(Visits::plan(ms(1000), ms(80), 20e3).slots, 8);
+    }
+
+    /// 4 placements take the 4 16-byte positions of a cache line, one
+    /// each, in every draw, and the 4 KiBs modulo 4 too (each group of
+    /// two address bits is balanced).
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn four_placements_take_the_four_positions_of_a_line() {
+        use rand::SeedableRng;
+        #[inline(never)]
+        extern "C" fn body(x: u64) -> u64 {
+            std::hint::black_box(x).wrapping_mul(5)
+        }
+        let code = body as extern "C" fn(u64) -> u64 as usize;
+        for seed in 0..20 {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let p = Placed::new(code, None, 4, &mut rng).unwrap();
+            let mut lines: Vec<u64> = p.record.at.iter().map(|a| a.code % 64 / 16).collect();
+            lines.sort();
+            assert_eq!(lines, [0, 1, 2, 3], "seed {seed}");
+            let mut kib: Vec<u64> = p.record.at.iter().map(|a| a.code >> 10 & 3).collect();
+            kib.sort();
+            assert_eq!(kib, [0, 1, 2, 3], "seed {seed}");
+            assert!(p.record.at.iter().all(|a| a.code % 16 == code as u64 % 16));
+        }
+    }
+
+    /// Every group of address bits takes each of its values equally
+    /// often: 64 placements take the 64 16-byte positions of a KiB (bits
+    /// 4–9) and each of the 16 values of bits 16–19 four times; one
+    /// placement lands anywhere in the window.
+    #[test]
+    fn offsets_are_balanced_bit_group_by_bit_group() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for _ in 0..20 {
+            let o = balanced_offsets(64, &mut rng);
+            let mut kib: Vec<usize> = o.iter().map(|x| x >> 4 & 63).collect();
+            kib.sort();
+            assert_eq!(kib, (0..64).collect::<Vec<_>>());
+            let mut top = [0; 16];
+            for x in &o {
+                top[x >> 16 & 15] += 1;
+            }
+            assert_eq!(top, [4; 16]);
+            assert!(o.iter().all(|x| x % GRANULE == 0 && *x < WINDOW));
+        }
+        let one: Vec<usize> = (0..200).map(|_| balanced_offsets(1, &mut rng)[0]).collect();
+        assert!(one.iter().any(|x| *x >= WINDOW / 2) && one.iter().any(|x| *x < WINDOW / 2));
+        assert!(one.iter().any(|x| x >> 4 & 1 == 1) && one.iter().any(|x| x >> 4 & 1 == 0));
     }
 
     #[test]
