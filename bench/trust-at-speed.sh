@@ -199,11 +199,7 @@ cat >"$out/place.c" <<'C'
 #include <unistd.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
 /* The loops, position-independent. loop8: 8 raw getppid per turn, no
- * other work. loop1: yamba's P'' for cpu.syscall.getppid as rustc
- * compiled it at unroll 1 (objdump of yamba_core::unroll::looped): one
- * getppid, then its check (a count, the result against the expected
- * parent, a mismatch count, all in memory) and the turn count stored and
- * compared through memory (black_box). */
+ * other work. loop1: yamba's own loop (bench/getppid-loop.h). */
 __attribute__((noinline, aligned(64))) static void loop8(long n, long *w) {
     (void)w;
     for (long i = 0; i < n; i += 8) {
@@ -211,15 +207,7 @@ __attribute__((noinline, aligned(64))) static void loop8(long n, long *w) {
     }
 }
 __attribute__((noinline)) static void loop8_end(void) {}
-__attribute__((noinline, aligned(64))) static void loop1(long n, long *w) {
-    long g;
-    __asm__ volatile(
-        "1: mov $110, %%eax\n syscall\n"
-        " incq (%[w])\n xor %%r9d, %%r9d\n cmp 8(%[w]), %%rax\n setne %%r9b\n add %%r9, 16(%[w])\n"
-        " mov %[n], %[g]\n dec %[n]\n cmpq $1, %[g]\n jne 1b"
-        : [n] "+r"(n), [g] "=m"(g) : [w] "r"(w) : "rax", "rcx", "r9", "r11", "memory", "cc");
-}
-__attribute__((noinline)) static void loop1_end(void) {}
+#include "getppid-loop.h"
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return (x > y) - (x < y); }
 int main(int argc, char **argv) {
     int cpu = atoi(argv[1]), step = atoi(argv[2]), places = atoi(argv[3]);
@@ -260,7 +248,7 @@ int main(int argc, char **argv) {
     return one && (w[0] != calls || w[2] != 0); /* every call counted and right */
 }
 C
-cc -O2 -o "$out/place" "$out/place.c"
+cc -O2 -I "$repo/bench" -o "$out/place" "$out/place.c"
 fine=$("$out/place" "$cpu" 2 32)     # 2-byte steps in a line (the syscall-shapes test's reference)
 read -r flo fmean fhi <<<"$fine"
 echo "C, 8 calls a turn, 32 placements 2 bytes apart: $flo–$fhi ns, mean $fmean"
