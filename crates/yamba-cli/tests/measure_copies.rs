@@ -7,7 +7,8 @@
 //! - `testing.locked`: each operation takes an exclusive flock on a file
 //!   every copy of the run shares and holds it for 16 000 dependent steps
 //!   (~20 µs, beside the lock's own two system calls of ~1 µs): the copies
-//!   can only take turns, so two do what one does, scaling 1.
+//!   can only take turns, so two do what one does less the lock's
+//!   hand-over, which the check measures beside each attempt.
 //!
 //! Each attempt is one `yamba run --quick --copies 2` (a fresh run: a
 //! one-copy block, then a block of two copies) and yields its scaling;
@@ -76,21 +77,83 @@ fn cpu_bound_work_scales_with_the_copies() {
     .run(|| scaling("testing.work"));
 }
 
-/// Two copies serialized on one lock: scaling in [0.85, 1.2] — 1 by
-/// construction, less the lock's hand-over (a waiter woken on an idle
-/// vCPU), plus what a copy does outside its timed loops (calibration,
-/// the dummy loop, a new pass of the benchmark), when the other has the
-/// lock to itself. Measured 0.87–1.16 (two of 1.42 and 1.45), medians
-/// 1.008 and 1.043 over 5 and 8 attempts, on the Zen 4 guest. Copies that do not share the lock give 2, and the
-/// ratio of the copies' median times ~1.7.
+/// The ground truth for `testing.locked`: its very operation
+/// ([`yamba_suite::testing::hold_lock`]) done for `REFERENCE_S` by one
+/// thread alone, then by two threads pinned to two CPUs, each with its
+/// own descriptor of one file (flock locks belong to open files, so the
+/// two contend as two processes would): the two's total operations over
+/// the one's. Serialized, less what handing the lock over costs — 0.80
+/// and 0.82 on the AMD EPYC (Zen 3) guest, where a C program doing the
+/// same read the same (2026-12-05).
+fn locked_reference() -> Result<f64, String> {
+    const REFERENCE_S: f64 = 0.3;
+    let cpus = yamba_core::affinity::usable_cpus();
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let path = dir.path().join("lock");
+    let ops = |threads: usize| -> Result<u64, String> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = cpus[..threads]
+                .iter()
+                .map(|&cpu| {
+                    let path = &path;
+                    s.spawn(move || -> Result<u64, String> {
+                        yamba_core::affinity::pin_current_thread(cpu)?;
+                        let file = std::fs::OpenOptions::new()
+                            .create(true)
+                            .truncate(false)
+                            .write(true)
+                            .open(path)
+                            .map_err(|e| e.to_string())?;
+                        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+                        let (mut x, mut done) = (1u64, 0u64);
+                        let t0 = std::time::Instant::now();
+                        while t0.elapsed().as_secs_f64() < REFERENCE_S {
+                            if !yamba_suite::testing::hold_lock(fd, &mut x) {
+                                return Err("flock refused".into());
+                            }
+                            done += 1;
+                        }
+                        std::hint::black_box(x);
+                        Ok(done)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .map_err(|_| "a reference thread panicked".to_string())?
+                })
+                .sum()
+        })
+    };
+    let one = ops(1)?;
+    let two = ops(2)?;
+    println!("testing.locked reference: one thread {one} operations, two {two}");
+    Ok(two as f64 / one.max(1) as f64)
+}
+
+/// Two copies serialized on one lock: their scaling over the scaling of
+/// the same operation done by two threads beside it (the ground truth,
+/// [`locked_reference`]) in [0.85, 1.15]. The truth is 1 less the lock's
+/// hand-over (a waiter woken on another vCPU), which the machine sets: on
+/// the AMD EPYC (Zen 3) guest 0.80–0.82, where yamba read 0.66–0.91
+/// (median ≈ 0.82, 12 attempts). Copies that do not share the lock give
+/// 2 over ~0.8, and a scaling that took one copy's throughput for the
+/// copies' total ~0.5 over it: both fail. (Until 2026-12-05 a copy that
+/// had measured kept busy on a lock file of its own, and the other,
+/// still measuring, ran uncontended: ×1.28.)
 #[test]
 fn copies_serialized_on_one_lock_do_not_scale() {
     if !two_cpus() {
         premise_unmet!("one CPU allowed: two copies cannot each have one");
     }
     check!(
-        "testing.locked: scaling of 2 copies",
-        Accept::between(0.85, 1.2)
+        "testing.locked: scaling of 2 copies over two threads' on the same lock",
+        Accept::between(0.85, 1.15)
     )
-    .run(|| scaling("testing.locked"));
+    .run(|| -> Result<f64, String> {
+        let truth = locked_reference()?;
+        Ok(scaling("testing.locked")? / truth)
+    });
 }

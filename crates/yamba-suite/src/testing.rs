@@ -258,8 +258,28 @@ pub static LOCKED: Benchmark = Benchmark {
     ..Benchmark::TEMPLATE
 };
 
-/// P = flock(LOCK_EX), LOCKED_STEPS dependent steps, flock(LOCK_UN) on a
-/// file in the run's scratch folder: N copies can only take turns.
+/// One operation of `testing.locked`: flock(LOCK_EX) on `fd`,
+/// [`LOCKED_STEPS`] dependent steps on `x`, flock(LOCK_UN). False when
+/// the lock was refused (nothing done). Public so that a measurement check
+/// can time the very same operation as its ground truth.
+#[inline(always)]
+pub fn hold_lock(fd: std::os::fd::RawFd, x: &mut u64) -> bool {
+    // SAFETY: flock on a descriptor the caller keeps open.
+    if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
+        return false;
+    }
+    let mut v = std::hint::black_box(*x);
+    for _ in 0..std::hint::black_box(LOCKED_STEPS) {
+        v = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    *x = v;
+    // SAFETY: as above; releases the lock taken above.
+    unsafe { libc::flock(fd, libc::LOCK_UN) };
+    true
+}
+
+/// P = [`hold_lock`] on a file in the run's scratch folder: N copies can
+/// only take turns.
 fn run_locked(ctx: &mut Ctx) -> Result<(), String> {
     let shared = ctx.scratch_dir().parent().unwrap_or(ctx.scratch_dir());
     let path = shared.join(LOCK_FILE);
@@ -273,19 +293,11 @@ fn run_locked(ctx: &mut Ctx) -> Result<(), String> {
     let (mut held, mut refused) = (0u64, 0u64);
     let mut x = 1u64;
     let m = ctx.measure(|| {
-        // SAFETY: flock on a descriptor this function keeps open.
-        if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
+        if hold_lock(fd, &mut x) {
+            held += 1;
+        } else {
             refused += 1;
-            return;
         }
-        held += 1;
-        let mut v = std::hint::black_box(x);
-        for _ in 0..std::hint::black_box(LOCKED_STEPS) {
-            v = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-        x = v;
-        // SAFETY: as above; releases the lock taken above.
-        unsafe { libc::flock(fd, libc::LOCK_UN) };
     });
     std::hint::black_box(x);
     let mut r = ctx.measured_result(None, m);

@@ -162,6 +162,7 @@ pub fn run_copies(
     let after = CpuTimes::read().ok();
     for s in &scratches {
         let _ = std::fs::remove_dir_all(s);
+        let _ = std::fs::remove_dir_all(spawn::again_dir(s));
     }
     let cpu_states = match (before, after) {
         (Some(b), Some(a)) => Some(b.states_until(&a)),
@@ -277,6 +278,19 @@ mod tests {
             skipped[0].reason.as_deref(),
             Some("cannot run as simultaneous copies: it needs the machine to itself")
         );
+    }
+
+    /// A busy copy's folder has its measuring folder's parent: what the
+    /// copies share there, the busy copy shares too.
+    #[test]
+    fn a_busy_copy_runs_beside_its_scratch_folder() {
+        let s = Path::new("/run/yamba-1/testing.locked-hot-copy2");
+        let again = spawn::again_dir(s);
+        assert_eq!(
+            again,
+            Path::new("/run/yamba-1/testing.locked-hot-copy2-again")
+        );
+        assert_eq!(again.parent(), s.parent());
     }
 
     #[test]

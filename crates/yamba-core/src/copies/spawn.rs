@@ -434,10 +434,22 @@ pub fn serve_copy(
     keep_busy(session, bench, mode, scratch)
 }
 
+/// Where a copy that has measured runs the benchmark again: beside its
+/// scratch folder, not inside it, so that what the copies share through
+/// their folders' common parent (`testing.locked`'s lock file) is shared
+/// by the busy copy too. Inside, the busy copy locked a file of its own,
+/// and a copy still measuring ran uncontended: two serialized copies
+/// scaled ×1.28 (docs/copies.md).
+pub(super) fn again_dir(scratch: &Path) -> PathBuf {
+    let mut name = scratch.file_name().unwrap_or_default().to_os_string();
+    name.push("-again");
+    scratch.with_file_name(name)
+}
+
 /// The benchmark again and again, its results dropped, quietly.
 fn keep_busy(session: &Session, bench: &'static Benchmark, mode: Mode, scratch: &Path) -> ! {
     std::panic::set_hook(Box::new(|_| {}));
-    let dir = scratch.join("again");
+    let dir = again_dir(scratch);
     loop {
         let _ = std::fs::create_dir_all(&dir);
         let t0 = Instant::now();
