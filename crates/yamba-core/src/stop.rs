@@ -64,9 +64,19 @@ impl StopRule {
     /// narrows; the spread between placements it cannot narrow — a block
     /// keeps its placements — and the blocks measure it.
     pub fn precision(&self, obs: &[f64]) -> Option<(f64, bool)> {
+        self.judged(obs)
+            .map(|j| (j.half_width, j.resolution_limited))
+    }
+
+    /// [`Self::precision`], and which interval it was.
+    fn judged(&self, obs: &[f64]) -> Option<Judged> {
         if self.rotation != Rotation::NONE {
-            if let Some(p) = self.placed_precision(obs) {
-                return Some(p);
+            if let Some((half_width, resolution_limited)) = self.placed_precision(obs) {
+                return Some(Judged {
+                    half_width,
+                    resolution_limited,
+                    given_placements: Some(self.rotation.slots),
+                });
             }
         }
         let c = if self.rotation == Rotation::NONE {
@@ -74,8 +84,11 @@ impl StopRule {
         } else {
             Certainty::within_process_placed(obs, self.rotation, self.resolution, None)?
         };
-        let p = c.estimate.relative_precision()?;
-        Some((p, c.estimate.resolution_limited))
+        Some(Judged {
+            half_width: c.estimate.relative_precision()?,
+            resolution_limited: c.estimate.resolution_limited,
+            given_placements: None,
+        })
     }
 
     /// Each placement's median with its batch-means interval, combined as
@@ -110,17 +123,11 @@ impl StopRule {
         }
         if k >= self.min_observations && k >= self.next_check && elapsed >= self.min_sampling {
             self.next_check = k + (k / 4).max(8);
-            if let Some((p, limited)) = self.precision(obs) {
-                if p <= self.target_precision {
+            if let Some(j) = self.judged(obs) {
+                if j.half_width <= self.target_precision {
                     return Some(format!(
-                        "precision reached: ±{:.2}% (target {:.2}%){}",
-                        100.0 * p,
-                        100.0 * self.target_precision,
-                        if limited {
-                            ", set by the clock's resolution"
-                        } else {
-                            ""
-                        }
+                        "precision reached: {}",
+                        j.said(self.target_precision, "set by")
                     ));
                 }
             }
@@ -134,19 +141,40 @@ impl StopRule {
     /// ": ±x% (target y%)" with the limit named, for a stop that was not
     /// precision's.
     fn said(&self, obs: &[f64]) -> String {
-        match self.precision(obs) {
-            Some((p, limited)) => format!(
-                ": ±{:.2}% (target {:.2}%){}",
-                100.0 * p,
-                100.0 * self.target_precision,
-                if limited {
-                    ", limited by the clock's resolution"
-                } else {
-                    ""
-                }
-            ),
+        match self.judged(obs) {
+            Some(j) => format!(": {}", j.said(self.target_precision, "limited by")),
             None => String::new(),
         }
+    }
+}
+
+/// A block's within-process precision as the stop rule judged it.
+struct Judged {
+    /// Relative half-width.
+    half_width: f64,
+    resolution_limited: bool,
+    /// Some(k): of the mean of k placements' medians given those
+    /// placements — not an interval over placements, which the blocks give.
+    given_placements: Option<usize>,
+}
+
+impl Judged {
+    /// "±x% (target y%)", what the interval is of, and the clock's limit.
+    fn said(&self, target: f64, limit: &str) -> String {
+        let mut s = format!(
+            "±{:.2}% (target {:.2}%)",
+            100.0 * self.half_width,
+            100.0 * target
+        );
+        if let Some(k) = self.given_placements {
+            s += &format!(
+                " given its {k} code placements (the spread between placements is the blocks')"
+            );
+        }
+        if self.resolution_limited {
+            s += &format!(", {limit} the clock's resolution");
+        }
+        s
     }
 }
 
@@ -220,6 +248,12 @@ mod tests {
             .collect();
         let s = rotating(&steady).unwrap();
         assert!(s.starts_with("precision reached: ±0.0"), "{s}");
+        // The text says what the interval is of: not the spread between
+        // the placements, which the blocks measure.
+        assert!(
+            s.contains("(target 1.00%) given its 2 code placements"),
+            "{s}"
+        );
         // ±40% of scatter drawn at random (an LCG), wandering in runs of
         // 25 observations as a slow machine's do.
         let mut r = 1u64;
