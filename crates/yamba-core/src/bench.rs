@@ -344,6 +344,9 @@ pub struct Session {
     /// Which block of its benchmark this session runs, from 0
     /// ([`Session::at_block`]; see [`Ctx::measures_curve`]).
     pub block: usize,
+    /// The run's seed of its placement design, the same in every process
+    /// of the run ([`crate::placement::Design`]).
+    pub placement_seed: u64,
 }
 
 /// A session as a child process receives it.
@@ -357,6 +360,8 @@ pub struct SessionState {
     /// Which block of its benchmark the process runs ([`Session::block`]).
     #[serde(default)]
     pub block: usize,
+    #[serde(default)]
+    pub placement_seed: u64,
     /// Set when this process is one of N simultaneous copies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy: Option<crate::copies::CopyRole>,
@@ -382,6 +387,10 @@ impl Session {
             cpu,
             bench_exe: None,
             block: 0,
+            // From the OS, not the thread's generator: drawing from that
+            // here would seed it in the parent, and every forked block
+            // would then draw the same numbers from its copy.
+            placement_seed: rand::RngCore::next_u64(&mut rand::rngs::OsRng),
         }
     }
 
@@ -401,6 +410,7 @@ impl Session {
             config: self.config.clone(),
             cpu: self.cpu,
             block: self.block,
+            placement_seed: self.placement_seed,
             copy: None,
         }
     }
@@ -418,6 +428,7 @@ impl Session {
             cpu: s.cpu,
             bench_exe: None,
             block: s.block,
+            placement_seed: s.placement_seed,
         }
     }
 
@@ -478,7 +489,15 @@ impl<'a> Ctx<'a> {
     /// The harness plan for this block of the run, scaled by its
     /// [`Ctx::effort`].
     pub fn plan(&self) -> Plan {
-        self.session.config.plan().scaled(self.effort())
+        let mut plan = self.session.config.plan().scaled(self.effort());
+        let config = &self.session.config;
+        if !config.quick && config.blocks_for(self.bench) > 1 {
+            plan.design = Some(crate::placement::Design {
+                seed: self.session.placement_seed,
+                block: self.session.block,
+            });
+        }
+        plan
     }
 
     /// How much this block does, in quick passes ([`RunConfig::effort_for`]):

@@ -50,6 +50,12 @@ pub struct Plan {
     /// Where the measured code runs: at several placements drawn at
     /// random ([`crate::placement`]), or where the build put it.
     pub placement: Placing,
+    /// For a block that is one of its result's several blocks (a precise
+    /// run's replicated benchmark): the run's design its placements are
+    /// drawn from, and which block it is ([`crate::placement::Design`]);
+    /// its visits are then the longer ones ([`crate::placement::Visits`]).
+    /// None: a block that is its result's whole, placements drawn alone.
+    pub design: Option<crate::placement::Design>,
 }
 
 /// Where a plan runs its measured code.
@@ -84,6 +90,7 @@ impl Plan {
             fixed_iterations: None,
             fixed_unroll: None,
             placement: Placing::Random,
+            design: None,
         }
     }
 
@@ -352,9 +359,11 @@ fn place(
     if let Placing::Fixed(why) = plan.placement {
         return (None, here, Placement::not_placed(why));
     }
-    let visits = placement::Visits::plan(plan.min_sampling, plan.budget, obs_ns);
+    // A block with a design is one of its result's several blocks.
+    let one_of_blocks = plan.design.is_some();
+    let visits = placement::Visits::plan(plan.min_sampling, plan.budget, obs_ns, one_of_blocks);
     let mut rng = rand::rngs::StdRng::from_entropy();
-    match Placed::new(code, dummy, visits.slots, &mut rng) {
+    match Placed::new(code, dummy, visits.slots, plan.design, &mut rng) {
         Ok(p) => {
             let entries = (0..visits.slots).map(|slot| p.entries(slot)).collect();
             let mut record = p.record.clone();

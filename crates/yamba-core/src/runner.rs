@@ -249,6 +249,8 @@ fn pool(reps: &[&BenchResult], pilot: Option<usize>, best_adds: Option<f64>) -> 
             .flat_map(|c| c.blocks.iter().cloned())
             .collect();
     }
+    let blocks: Vec<&BenchResult> = good.iter().map(|r| **r).collect();
+    crate::placement::between_blocks_evidence(&mut m, &blocks);
     m.certainty = process_certainty(&good, best_adds);
     if let (Some(c), Some(p)) = (m.certainty.as_mut(), pilot) {
         c.two_stage(p);

@@ -74,17 +74,30 @@ pub const GRANULE: usize = 16;
 /// Most placements per measured quantity in one block.
 pub const SLOTS: usize = 64;
 /// How long one visit of a placement lasts, at least: the observations
-/// taken there in a row. Code arriving at a new address runs in a state
-/// that settles with time there: on an AMD EPYC (Zen 3) guest an inline
-/// getppid loop whose body crosses a cache line ran ~30% slow for 0.5 to
-/// more than 10 ms after it arrived and then fast, and visits of 3 × 20
-/// µs — what a block made before — kept most such placements in the slow
-/// state (docs/certainty.md, "Code placement"). A visit's median reads
-/// the settled state when the slow start is shorter than half of it:
-/// visits of 5, 10 and 20 ms read that getppid 5–6%, 1.4–2.7% and 0.2%
-/// above a C copy visited for 21 ms a placement (quick and precise runs);
-/// 10 ms keeps two placements in a block of 20 ms.
-pub const VISIT_NS: f64 = 10e6;
+/// taken there in a row. Code arriving at a new address — a placement, or
+/// a new process's own code under ASLR — may run in a slow state that
+/// ends with time: on an AMD EPYC (Zen 3) guest (kernel with the SRSO
+/// "Safe RET" mitigation) an inline getppid loop ran at ~174 ns instead
+/// of ~134 for 0.5 to more than 10 ms after it arrived, now and then for
+/// a whole 20 ms block, whatever the address (`--fixed-placement` blocks
+/// too), and visits of 3 × 20 µs — what a block made before — kept most
+/// placements in it (docs/certainty.md, "Code placement"). A visit's
+/// median reads the settled state when the slow start is shorter than
+/// half of it. Over 10 interleaved precise runs of getppid beside a C
+/// copy visited for 17 ms a placement (133.0–136.2 ns): visits of 10 ms
+/// (two placements a block) read 141–142 ns in 6 runs (a block at ~154,
+/// one of its two placements slow) and 134.7–135.0 in 4; visits of 20 ms
+/// (one placement a block) read 134.4–135.0 in 9 and 136.3 in one. That
+/// is the visit of a block that is one of its result's several blocks (a
+/// precise run's replicated benchmark): the blocks, each at a placement
+/// of its own, give the interval its placements.
+pub const VISIT_NS: f64 = 20e6;
+/// The shortest visit of a block that is the whole of its result (a
+/// quick pass, a precise run's result measured in one process): its own
+/// placements give the interval its degrees of freedom (two placements,
+/// a t with one: ±12.7 standard errors), so it keeps more of them for
+/// visits half as long, whose slow starts its interval then includes.
+pub const SHORT_VISIT_NS: f64 = 10e6;
 /// The stack is moved down by a multiple of 16 bytes below this.
 const STACK_SPAN: u32 = 4096;
 
@@ -101,21 +114,105 @@ impl Visits {
     /// each), and as many placements — a power of two, at most [`SLOTS`] —
     /// as the minimum sampling time visits once each (never more than the
     /// budget does). Sampling past the minimum visits them again in turn.
-    pub fn plan(min_sampling: Duration, budget: Duration, obs_ns: f64) -> Visits {
+    ///
+    /// The minimum sampling time is shared out between the placements, so
+    /// each is visited once for all of it, not one visited again for what
+    /// is left: every arrival may start slow.
+    ///
+    /// `one_of_blocks`: the block is one of its result's several blocks
+    /// (visits of [`VISIT_NS`]: a precise block's 20 ms holds one
+    /// placement, and the blocks, complementary, give the interval its
+    /// placements); otherwise its visits are at least [`SHORT_VISIT_NS`].
+    /// Two placements of 20 ms a block (40 ms) were tried: getppid read
+    /// ~141 ns in 2 of 10 precise runs (a block's slow arrival) against 0
+    /// of 10 at one, sigaction's interval no narrower (docs/certainty.md).
+    pub fn plan(
+        min_sampling: Duration,
+        budget: Duration,
+        obs_ns: f64,
+        one_of_blocks: bool,
+    ) -> Visits {
         let obs = obs_ns.max(1.0);
-        let stretch = (VISIT_NS / obs).ceil().max(1.0);
-        // A visit lasts VISIT_NS, or one observation where that is longer
-        // (rounding the observations up does not cost a placement).
-        let visit = VISIT_NS.max(obs);
+        // A visit lasts its minimum, or one observation where that is
+        // longer (rounding the observations up does not cost a placement).
+        let shortest = if one_of_blocks {
+            VISIT_NS
+        } else {
+            SHORT_VISIT_NS
+        };
+        let visit = shortest.max(obs);
         let span = (min_sampling.as_nanos() as f64).min(budget.as_nanos() as f64);
         let fit = ((span / visit).floor() as usize).clamp(1, SLOTS);
+        // The largest power of two that fits: every value of a group of
+        // address bits equally often ([`balanced_offsets`]).
+        let slots = 1 << fit.ilog2();
+        let stretch = (visit.max(span / slots as f64) / obs).ceil().max(1.0);
         Visits {
-            // The largest power of two that fits: every value of a group
-            // of address bits equally often ([`balanced_offsets`]).
-            slots: 1 << fit.ilog2(),
+            slots,
             stretch: stretch as usize,
         }
     }
+}
+
+/// The evidence line on where the measured code ran.
+const PLACED_CHECK: &str = "the measured code ran at placements drawn at random (code placement is a random factor of the interval)";
+
+/// How the blocks of one run share out placements: every block of a
+/// quantity draws from one design made from the run's `seed` (the same in
+/// every process of the run), and block `block` takes its part. Four
+/// blocks in a row take complementary parts: in each group of address
+/// bits the four take different values, so even a pilot of three blocks
+/// at one placement each sits at three different positions of a cache
+/// line, three different KiBs modulo 4, … — where drawn independently,
+/// all three would share one position in 1 run of 16 and their interval
+/// miss a placement effect entirely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Design {
+    pub seed: u64,
+    pub block: usize,
+}
+
+/// Blocks that take complementary parts of one design.
+const DESIGN_BLOCKS: usize = 4;
+
+/// Offsets for block `design.block`'s `slots` placements: the address
+/// bits from GRANULE's up to WINDOW's cut into groups of log2(4 × slots)
+/// bits; in each group the top two bits are a permutation over the four
+/// blocks of a design (the blocks' complementary parts), the low
+/// log2(slots) bits a permutation over the block's own placements (as
+/// [`balanced_offsets`] balances them), turned by a random amount. The
+/// design is drawn from the seed and the block's four (blocks 0–3 share
+/// one design, 4–7 the next, …), so every process of a run draws it alike.
+fn design_offsets(slots: usize, design: Design) -> Vec<usize> {
+    use rand::SeedableRng;
+    let slots = slots.max(1);
+    let four = (design.block / DESIGN_BLOCKS) as u64;
+    let part = design.block % DESIGN_BLOCKS;
+    let mut rng =
+        rand::rngs::StdRng::seed_from_u64(design.seed ^ four.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let width = (slots * DESIGN_BLOCKS).next_power_of_two().trailing_zeros();
+    let (lo, hi) = (GRANULE.trailing_zeros(), WINDOW.trailing_zeros());
+    let mut offsets = vec![0usize; slots];
+    let mut bit = lo;
+    while bit < hi {
+        let w = width.min(hi - bit);
+        // Drawn in the same order in every process, whichever part it takes.
+        let mut parts: Vec<usize> = (0..DESIGN_BLOCKS).collect();
+        parts.shuffle(&mut rng);
+        let own: Vec<Vec<usize>> = (0..DESIGN_BLOCKS)
+            .map(|_| {
+                let mut v: Vec<usize> = (0..slots).collect();
+                v.shuffle(&mut rng);
+                v
+            })
+            .collect();
+        let turn = Rng::gen_range(&mut rng, 0..1usize << w);
+        for (o, &v) in offsets.iter_mut().zip(&own[part]) {
+            *o |= ((parts[part] * slots + v + turn) % (1 << w)) << bit;
+        }
+        bit += w;
+    }
+    offsets
 }
 
 /// Offsets in the window for `slots` placements, balanced bit group by
@@ -156,11 +253,13 @@ pub struct Placed {
 
 impl Placed {
     /// Copies of the functions at `code` and `dummy` (when there is one)
-    /// at `slots` placements drawn with `rng`.
+    /// at `slots` placements: the code's from the run's `design` (drawn
+    /// with `rng` when there is none), the dummy's drawn with `rng`.
     pub fn new(
         code: usize,
         dummy: Option<usize>,
         slots: usize,
+        design: Option<Design>,
         rng: &mut impl Rng,
     ) -> Result<Placed, String> {
         arch::supported()?;
@@ -193,8 +292,16 @@ impl Placed {
             spans.sort_unstable();
             spans.windows(2).all(|w| w[0].1 <= w[1].0)
         };
+        // The code's placements are the design's; only the dummy's are
+        // drawn again while a copy would overlap another.
+        let designed = design.map(|d| design_offsets(slots, d));
         let offsets = (0..10_000)
-            .map(|_| [balanced_offsets(slots, rng), balanced_offsets(slots, rng)])
+            .map(|_| {
+                let code_at = designed
+                    .clone()
+                    .unwrap_or_else(|| balanced_offsets(slots, rng));
+                [code_at, balanced_offsets(slots, rng)]
+            })
             .find(fits)
             .ok_or("no placements without overlap left in the window")?;
         // What is written where: only the stubs and the copies, so the
@@ -277,7 +384,7 @@ pub fn evidence(r: &mut yamba_results::BenchResult) {
     let Some(p) = r.method.as_ref().and_then(|m| m.placement.clone()) else {
         return;
     };
-    const CHECK: &str = "the measured code ran at placements drawn at random (code placement is a random factor of the interval)";
+    const CHECK: &str = PLACED_CHECK;
     if !p.placed {
         let why = p.why_not.unwrap_or_default();
         let chosen = why.starts_with(CHOSEN);
@@ -322,6 +429,53 @@ pub fn evidence(r: &mut yamba_results::BenchResult) {
             "code placement moves this result more than the scatter inside a placement explains (its placements' medians are in the evidence): its interval includes that",
         );
     }
+}
+
+/// A precise run's result whose blocks each ran its code at one
+/// placement of its own (visits as long as a block: [`Visits`]): the
+/// evidence line per-block placement cannot give — the blocks' medians,
+/// whose spread holds placement's, beside how many placements they are.
+/// The interval between blocks covers it; a block far from the others is
+/// named by the run's check of disagreeing processes.
+pub fn between_blocks_evidence(
+    m: &mut yamba_results::BenchResult,
+    blocks: &[&yamba_results::BenchResult],
+) {
+    let one_each = blocks.len() >= 2
+        && blocks.iter().all(|r| {
+            r.method
+                .as_ref()
+                .and_then(|x| x.placement.as_ref())
+                .is_some_and(|p| p.placed && p.slots == 1)
+        });
+    let medians: Vec<f64> = blocks.iter().filter_map(|r| r.median()).collect();
+    if !one_each || medians.len() != blocks.len() {
+        return;
+    }
+    let lo = medians.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = medians.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mean = medians.iter().sum::<f64>() / medians.len() as f64;
+    let share = if mean != 0.0 {
+        (hi - lo) / mean.abs() * 100.0
+    } else {
+        0.0
+    };
+    let unit = m.unit.symbol();
+    m.add_note_evidence(
+        PLACED_CHECK,
+        format!(
+            "{} processes, each at a placement of its own in a {} KiB window, the run's blocks at complementary placements",
+            blocks.len(),
+            WINDOW >> 10
+        ),
+        format!(
+            "{} processes' medians {}–{} {unit} ({share:.1}% of the value)",
+            blocks.len(),
+            yamba_results::format_sig(lo),
+            yamba_results::format_sig(hi)
+        ),
+        true,
+    );
 }
 
 /// The range of a block's placement medians and how many times their
@@ -410,7 +564,7 @@ mod tests {
         let code = body as extern "C" fn(u64) -> u64 as usize;
         let len = function_size(code).expect("the test binary's symbol table");
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let p = Placed::new(code, None, SLOTS, &mut rng).unwrap();
+        let p = Placed::new(code, None, SLOTS, None, &mut rng).unwrap();
         // SAFETY: `code` is a function `len` bytes long, mapped readable.
         let original = unsafe { std::slice::from_raw_parts(code as *const u8, len) };
         let page = page_size();
@@ -453,28 +607,115 @@ mod tests {
     #[test]
     fn visits_are_long_and_fill_the_minimum_sampling_time() {
         let ms = Duration::from_millis;
-        // A precise block of a 20 µs observation: 500 in a row, 2 places.
+        // A precise block's 20 ms, a 20 µs observation: one place, 1000
+        // in a row.
         assert_eq!(
-            Visits::plan(ms(20), ms(100), 20e3),
+            Visits::plan(ms(20), ms(100), 20e3, true),
             Visits {
-                slots: 2,
-                stretch: 500
+                slots: 1,
+                stretch: 1000
             }
         );
-        // 50 ms holds 5 visits: the power of two below, 4.
-        assert_eq!(Visits::plan(ms(50), ms(150), 20e3).slots, 4);
+        // 30 ms: still one place, visited once for all of it (not for
+        // 20 ms and again for 10, each visit starting slow).
+        assert_eq!(
+            Visits::plan(ms(30), ms(100), 20e3, true),
+            Visits {
+                slots: 1,
+                stretch: 1500
+            }
+        );
+        // 100 ms holds 5 visits: the power of two below, 4, of 25 ms.
+        assert_eq!(
+            Visits::plan(ms(100), ms(150), 20e3, true),
+            Visits {
+                slots: 4,
+                stretch: 1250
+            }
+        );
         // A long minimum: at most SLOTS.
-        assert_eq!(Visits::plan(ms(1000), ms(2000), 20e3).slots, SLOTS);
+        assert_eq!(Visits::plan(ms(2000), ms(4000), 20e3, true).slots, SLOTS);
         // An observation longer than a visit: one a visit, one place.
         assert_eq!(
-            Visits::plan(ms(20), ms(100), 30e6),
+            Visits::plan(ms(20), ms(100), 30e6, true),
             Visits {
                 slots: 1,
                 stretch: 1
             }
         );
         // A budget below the minimum sampling time bounds the visits.
-        assert_eq!(Visits::plan(ms(1000), ms(80), 20e3).slots, 8);
+        assert_eq!(Visits::plan(ms(1000), ms(160), 20e3, true).slots, 8);
+        // A block that is its result's whole (a quick pass, a result
+        // measured in one process): visits of 10 ms at least, so 30 ms
+        // holds 2 placements of 15 ms, 45 ms 4 of 11.25 ms.
+        assert_eq!(
+            Visits::plan(ms(30), ms(150), 20e3, false),
+            Visits {
+                slots: 2,
+                stretch: 750
+            }
+        );
+        assert_eq!(
+            Visits::plan(ms(45), ms(150), 20e3, false),
+            Visits {
+                slots: 4,
+                stretch: 563
+            }
+        );
+    }
+
+    /// The value of address bits `bit..bit + w` of `offset`.
+    fn bits(offset: usize, bit: u32, w: u32) -> usize {
+        (offset >> bit) & ((1 << w) - 1)
+    }
+
+    /// Four blocks of a run at one placement each take the four 16-byte
+    /// positions of a cache line and the four KiBs modulo 4, one each,
+    /// whatever the seed; every process of the run draws its block's alike
+    /// (the seed and the block decide), and blocks 4–7 take a design of
+    /// their own.
+    #[test]
+    fn blocks_of_a_run_take_complementary_placements() {
+        for seed in 0..200u64 {
+            let at: Vec<usize> = (0..4)
+                .map(|block| design_offsets(1, Design { seed, block })[0])
+                .collect();
+            for (bit, what) in [(4, "line position"), (10, "KiB modulo 4")] {
+                let mut v: Vec<usize> = at.iter().map(|&o| bits(o, bit, 2)).collect();
+                v.sort_unstable();
+                assert_eq!(v, [0, 1, 2, 3], "{what}, seed {seed}: {at:?}");
+            }
+            assert!(at.iter().all(|&o| o % GRANULE == 0 && o < WINDOW));
+            assert_eq!(design_offsets(1, Design { seed, block: 2 })[0], at[2]);
+        }
+        let next: Vec<usize> = (0..200u64)
+            .map(|seed| design_offsets(1, Design { seed, block: 4 })[0])
+            .collect();
+        let first: Vec<usize> = (0..200u64)
+            .map(|seed| design_offsets(1, Design { seed, block: 0 })[0])
+            .collect();
+        assert_ne!(next, first);
+    }
+
+    /// Two placements a block: within each block the two differ in the
+    /// low bit of every 3-bit group (as a block's own placements are
+    /// balanced), and over four blocks the eight take every value of
+    /// every group once.
+    #[test]
+    fn a_designs_blocks_and_placements_are_balanced_together() {
+        for seed in 0..100u64 {
+            let all: Vec<Vec<usize>> = (0..4)
+                .map(|block| design_offsets(2, Design { seed, block }))
+                .collect();
+            for bit in (4..19).step_by(3) {
+                for b in &all {
+                    assert_ne!(bits(b[0], bit, 1), bits(b[1], bit, 1), "{all:?}");
+                }
+                let mut v: Vec<usize> = all.iter().flatten().map(|&o| bits(o, bit, 3)).collect();
+                v.sort_unstable();
+                assert_eq!(v, (0..8).collect::<Vec<_>>(), "bits {bit}.., seed {seed}");
+            }
+        }
     }
 
     /// 4 placements take the 4 16-byte positions of a cache line, one
@@ -491,7 +732,7 @@ mod tests {
         let code = body as extern "C" fn(u64) -> u64 as usize;
         for seed in 0..20 {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let p = Placed::new(code, None, 4, &mut rng).unwrap();
+            let p = Placed::new(code, None, 4, None, &mut rng).unwrap();
             let mut lines: Vec<u64> = p.record.at.iter().map(|a| a.code % 64 / 16).collect();
             lines.sort();
             assert_eq!(lines, [0, 1, 2, 3], "seed {seed}");
