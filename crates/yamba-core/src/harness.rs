@@ -361,7 +361,8 @@ fn place(
     }
     // A block with a design is one of its result's several blocks.
     let one_of_blocks = plan.design.is_some();
-    let visits = placement::Visits::plan(plan.min_sampling, plan.budget, obs_ns, one_of_blocks);
+    let visits = placement::Visits::plan(plan.min_sampling, plan.budget, obs_ns, one_of_blocks)
+        .within(plan.max_observations);
     let mut rng = rand::rngs::StdRng::from_entropy();
     match Placed::new(code, dummy, visits.slots, plan.design, &mut rng) {
         Ok(p) => {

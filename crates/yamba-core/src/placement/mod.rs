@@ -154,6 +154,22 @@ impl Visits {
     }
 }
 
+impl Visits {
+    /// Visits every placement at least once within `max_observations`: a
+    /// visit of 10–20 ms of an operation of ~100 ns (a single timing of two
+    /// clock reads) is 100 000–200 000 observations, and a block stopped at
+    /// its maximum in its first placement had no interval at all.
+    pub fn within(self, max_observations: usize) -> Visits {
+        Visits {
+            stretch: self
+                .stretch
+                .min(max_observations / self.slots.max(1))
+                .max(1),
+            ..self
+        }
+    }
+}
+
 /// The evidence line on where the measured code ran.
 const PLACED_CHECK: &str = "the measured code ran at placements drawn at random (code placement is a random factor of the interval)";
 
@@ -661,6 +677,39 @@ mod tests {
                 slots: 4,
                 stretch: 563
             }
+        );
+    }
+
+    /// A quick pass of two clock reads (~100 ns a timing): its two visits
+    /// of 15 ms would be 150 000 observations each; the block's maximum of
+    /// 100 000 holds both when each is 50 000.
+    #[test]
+    fn every_placement_is_visited_within_the_most_observations() {
+        let ms = Duration::from_millis;
+        let v = Visits::plan(ms(30), ms(150), 100.0, false);
+        assert_eq!(
+            v,
+            Visits {
+                slots: 2,
+                stretch: 150_000
+            }
+        );
+        assert_eq!(
+            v.within(100_000),
+            Visits {
+                slots: 2,
+                stretch: 50_000
+            }
+        );
+        assert_eq!(v.within(1_000_000), v);
+        assert_eq!(
+            Visits {
+                slots: 4,
+                stretch: 9
+            }
+            .within(2)
+            .stretch,
+            1
         );
     }
 
