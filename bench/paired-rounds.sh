@@ -36,7 +36,9 @@
 #          lmbench's scalar scale and copy loops in C on 128 MiB arrays
 #          (bench/stream-witness.c) as the third witness; row
 #          scale128m_pass is yamba's scale as one pass's figure (its
-#          observations' harmonic mean) against the others' same figures
+#          observations' harmonic mean) against the others' same figures;
+#          rows rdwr128m and rdwr128m_y: the same yamba and lmbench
+#          figures against lmbench's rdwr loop in C and against yamba's
 # Sections but ctx and lmdd run every lmbench program as
 # bench/lmbench-list.sh does (`-N 3`, ENOUGH=20000) and yamba as a quick
 # run of the section's benchmarks, so each round pairs one of each.
@@ -217,7 +219,8 @@ case $section in
     # The C loops of bench/stream-witness.c: lmbench's scalar scale and
     # copy (rows scale128m, copy128m).
     tool_C() {
-      pin "$out/stream-witness" | awk -F'\t' '/^scale, scalar/ { print "scale128m", $2; print "scale128m_pass", $2 } /^copy, scalar/ { print "copy128m", $2 }'
+      pin "$out/stream-witness" | awk -F'\t' '/^scale, scalar \(/ { print "scale128m", $2; print "scale128m_pass", $2 } /^copy, scalar/ { print "copy128m", $2 }
+        /^rdwr, lmbench/ { print "rdwr128m", $2 } /^rdwr, yamba/ { print "rdwr128m_y", $2 }'
     }
     tool_yamba() {
       # As bench/lmbench-list.sh: the read curve up to 64 MiB, the other
@@ -226,6 +229,7 @@ case $section in
         jq -r '.results[] | select(.id == "mem.bandwidth.read.curve" and .mode == "hot" and .status == "ok") | .series.points[] | select(.[0] == 67108864) | "rd64m \(.[1] * 1000)"' "$out/y.json"
       yquick mem.bandwidth.rdwr mem.bandwidth.scale mem.bandwidth.copy --set mem.bw_size=128M || return 0
       yrow "$out/y.json" rdwr128m mem.bandwidth.rdwr 1000
+      yrow "$out/y.json" rdwr128m_y mem.bandwidth.rdwr 1000
       yrow "$out/y.json" scale128m mem.bandwidth.scale 1000
       # Row scale128m_pass: the same observations as one pass's figure
       # (their harmonic mean: all bytes over all time), not their median.
@@ -235,8 +239,9 @@ case $section in
     tool_lmbench() {
       lmrow rd64m "awk '{ print \$2 }'" "$LB/bw_mem" -N 3 64m rd
       # lmbench counts rdwr's bytes once; yamba (STREAM) read + written.
-      lmrow rdwr128m "awk '{ print 2 * \$2 }'" "$LB/bw_mem" -N 3 128m rdwr
       local s
+      s=$(lmrow rdwr128m "awk '{ print 2 * \$2 }'" "$LB/bw_mem" -N 3 128m rdwr)
+      [ -z "$s" ] || printf '%s\n%s\n' "$s" "${s/#rdwr128m /rdwr128m_y }"
       s=$(ENOUGH=20000 pin "$LB/stream" -N 3 -M 384m 2>&1 >/dev/null)
       sed -n 's/^STREAM scale bandwidth: \([0-9.]*\) MB\/sec/scale128m \1\nscale128m_pass \1/p' <<<"$s"
       sed -n 's/^STREAM copy bandwidth: \([0-9.]*\) MB\/sec/copy128m \1/p' <<<"$s"

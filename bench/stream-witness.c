@@ -24,6 +24,14 @@
  * 64 KiB blocks (one call per block, as its loop calls Arrays::block).
  * So a difference that follows the arrays, not the code, shows there.
  *
+ * Two more rows take `bw_mem 128m rdwr` (yamba up to 10% above lmbench,
+ * lmbench's bytes doubled): lmbench's loop as lmbench builds it (an int
+ * every 16 bytes, `sum += p[i]; p[i] = 1`, scalar, on malloc's array) and
+ * yamba's (`a[i] += 1` on every 64-bit word, SSE2, on yamba's array in
+ * its 64 KiB blocks) over 128 MiB. Both read and write every cache line;
+ * their bytes are counted as yamba counts them, the array read and
+ * written (lmbench's own figure ×2).
+ *
  * Rows (tab-separated): name, the median of 11 passes in MB/s.
  */
 #include <stdio.h>
@@ -46,8 +54,25 @@ __attribute__((noinline)) static void scale_sse2(double *restrict b, const doubl
 __attribute__((noinline, target("avx2"))) static void scale_avx2(double *restrict b, const double *restrict c, long n, double s) {
     for (long i = 0; i < n; i++) b[i] = s * c[i];
 }
-__attribute__((noinline, optimize("no-tree-vectorize"))) static void copy_scalar(double *restrict b, const double *restrict c, long n) {
+/* Not turned into a call of memcpy (gcc -O3 does that to this loop). */
+__attribute__((noinline, optimize("no-tree-vectorize", "no-tree-loop-distribute-patterns"))) static void copy_scalar(double *restrict b, const double *restrict c, long n) {
     for (long i = 0; i < n; i++) b[i] = c[i];
+}
+
+/* lmbench's rdwr (bw_mem.c): an int every 16 bytes read into a sum and
+ * overwritten, 32 a 512-byte chunk; scalar, as lmbench's -O2 builds it. */
+__attribute__((noinline, optimize("no-tree-vectorize"))) static int rdwr_lmbench(int *p, long ints) {
+    int sum = 0;
+#define D(i) sum += p[i]; p[i] = 1;
+#define D8(i) D(i) D(i + 4) D(i + 8) D(i + 12) D(i + 16) D(i + 20) D(i + 24) D(i + 28)
+    for (int *last = p + ints - 128; p <= last; p += 128) { D8(0) D8(32) D8(64) D8(96) }
+#undef D8
+#undef D
+    return sum;
+}
+/* yamba's rdwr (mem/kernels.rs, Kernel::Rdwr): every 64-bit word += 1. */
+__attribute__((noinline)) static void rdwr_yamba(unsigned long *restrict a, long n) {
+    for (long i = 0; i < n; i++) a[i] += 1;
 }
 
 /* One array as yamba maps it: its own page-aligned anonymous mapping,
@@ -67,6 +92,9 @@ static double *yamba_array(long n) {
 static void scale_sse2_blocks(double *restrict b, const double *restrict c, long n, double s) {
     for (long lo = 0; lo < n; lo += BLOCK) scale_sse2(b + lo, c + lo, BLOCK, s);
 }
+static void rdwr_yamba_blocks(unsigned long *a, long n) {
+    for (long lo = 0; lo < n; lo += BLOCK) rdwr_yamba(a + lo, BLOCK);
+}
 
 int main(void) {
     long n = (128L << 20) / sizeof(double);
@@ -75,9 +103,15 @@ int main(void) {
     for (long i = 0; i < n; i++) { a[i] = 1.0; b[i] = 2.0; }
     double *ya = yamba_array(n), *yb = yamba_array(n);
     for (long i = 0; i < n; i++) ya[i] = 2.0;
-    enum { ROWS = 7 };
+    int *ri = malloc(n * sizeof(double));
+    if (!ri) { perror("malloc"); return 1; }
+    for (long i = 0; i < n * 2; i++) ri[i] = 1;
+    unsigned long *ry = (unsigned long *)yamba_array(n);
+    int rsum = 0;
+    enum { ROWS = 9 };
     static const char *name[ROWS] = {"scale, scalar (lmbench's code)", "scale, SSE2 (yamba's code)", "scale, AVX2", "copy, scalar (lmbench's code)",
-                                     "scale, scalar, yamba's arrays", "scale, SSE2, yamba's arrays", "scale, SSE2, yamba's arrays and blocks"};
+                                     "scale, scalar, yamba's arrays", "scale, SSE2, yamba's arrays", "scale, SSE2, yamba's arrays and blocks",
+                                     "rdwr, lmbench's code", "rdwr, yamba's code, arrays and blocks"};
     double mbs[ROWS][PASSES];
     for (int k = 0; k < PASSES; k++)
         for (int j = 0; j < ROWS; j++) {
@@ -89,7 +123,9 @@ int main(void) {
             case 3: copy_scalar(b, a, n); break;
             case 4: scale_scalar(yb, ya, n, 3.0); break;
             case 5: scale_sse2(yb, ya, n, 3.0); break;
-            default: scale_sse2_blocks(yb, ya, n, 3.0); break;
+            case 6: scale_sse2_blocks(yb, ya, n, 3.0); break;
+            case 7: rsum += rdwr_lmbench(ri, n * 2); break;
+            default: rdwr_yamba_blocks(ry, n); break;
             }
             mbs[j][k] = 2.0 * n * sizeof(double) / (now() - t0) / 1e6;
         }
@@ -97,5 +133,6 @@ int main(void) {
         qsort(mbs[j], PASSES, sizeof(double), cmp);
         printf("%s\t%.0f\n", name[j], mbs[j][PASSES / 2]);
     }
-    return b[n / 2] == 0.0 || yb[n / 2] == 0.0; /* keep the stores */
+    /* keep the stores; every word of yamba's array was added to once a pass */
+    return b[n / 2] == 0.0 || yb[n / 2] == 0.0 || rsum == 42 || ry[n / 2] != PASSES;
 }
