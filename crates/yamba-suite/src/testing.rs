@@ -94,7 +94,7 @@ pub static WORK: Benchmark = Benchmark {
 fn run_work(ctx: &mut Ctx) -> Result<(), String> {
     let extra = ctx.number(EXTRA_PCT.key)?.unwrap_or(0.0);
     let spread = ctx.number(PROCESS_SPREAD.key)?.unwrap_or(0.0) / 100.0;
-    let factor = (1.0 + spread * standard_normal(&mut process_rng())).max(0.1);
+    let factor = (1.0 + spread * standard_normal(&mut crate::shared::process_rng())).max(0.1);
     let steps = (WORK_STEPS as f64 * (1.0 + extra / 100.0) * factor).round() as u64;
     let mut x = 1u64;
     let m = ctx.measure(|| {
@@ -135,7 +135,7 @@ pub static OFFSET: Benchmark = Benchmark {
 /// processes disagree by a known amount.
 fn run_offset(ctx: &mut Ctx) -> Result<(), String> {
     let sigma = ctx.number(SIGMA.key)?.unwrap_or(10.0);
-    let mut rng = process_rng();
+    let mut rng = crate::shared::process_rng();
     let mut normal = || standard_normal(&mut rng);
     let offset = sigma * normal();
     let obs: Vec<f64> = (0..200)
@@ -146,13 +146,6 @@ fn run_offset(ctx: &mut Ctx) -> Result<(), String> {
     r.param("sigma", sigma);
     ctx.push(r);
     Ok(())
-}
-
-/// A generator of this process's own, seeded from the OS: a forked block
-/// inherits its parent's thread generator, and if the parent had drawn
-/// from it every block would draw the same "random" per-process offset.
-fn process_rng() -> rand::rngs::StdRng {
-    rand::SeedableRng::from_entropy()
 }
 
 /// A standard normal draw (Box–Muller).

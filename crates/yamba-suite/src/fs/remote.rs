@@ -314,9 +314,7 @@ fn run_block(ctx: &mut Ctx) -> Result<(), String> {
     // The client accepts no limit under 64 bytes; never a zero block.
     let block = BLOCK.min(ep.client.max_message()).max(1);
     let blocks = (ep.size / u64::from(block)).max(1);
-    // The process's own stream (a forked block shares its parent's thread
-    // generator).
-    let mut rng: rand::rngs::StdRng = rand::SeedableRng::from_entropy();
+    let mut rng = crate::shared::process_rng();
     // Set by the untimed setup, read by the timed read.
     let offset = std::cell::Cell::new(0u64);
     let (mut reads, mut short, mut wrong) = (0u64, 0u64, 0u64);

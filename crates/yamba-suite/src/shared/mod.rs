@@ -31,3 +31,12 @@ pub type Rng = rand::rngs::SmallRng;
 pub fn rng(seed: u64) -> Rng {
     rand::SeedableRng::seed_from_u64(seed)
 }
+
+/// A generator of this process's own, seeded from the OS, for what must
+/// differ between a run's processes (a per-process offset, random read
+/// positions): a forked block inherits its parent's thread generator,
+/// buffered values included, and when the parent had drawn from it every
+/// block drew the same numbers.
+pub fn process_rng() -> Rng {
+    rand::SeedableRng::from_entropy()
+}
