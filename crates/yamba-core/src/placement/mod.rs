@@ -152,9 +152,7 @@ impl Visits {
             stretch: stretch as usize,
         }
     }
-}
 
-impl Visits {
     /// Visits every placement at least once within `max_observations`: a
     /// visit of 10–20 ms of an operation of ~100 ns (a single timing of two
     /// clock reads) is 100 000–200 000 observations, and a block stopped at
@@ -400,12 +398,11 @@ pub fn evidence(r: &mut yamba_results::BenchResult) {
     let Some(p) = r.method.as_ref().and_then(|m| m.placement.clone()) else {
         return;
     };
-    const CHECK: &str = PLACED_CHECK;
     if !p.placed {
         let why = p.why_not.unwrap_or_default();
         let chosen = why.starts_with(CHOSEN);
         r.add_note_evidence(
-            CHECK,
+            PLACED_CHECK,
             format!("{SLOTS} copies in a {} KiB window", WINDOW >> 10),
             format!("one placement, where the build put it: {why}"),
             chosen,
@@ -424,7 +421,7 @@ pub fn evidence(r: &mut yamba_results::BenchResult) {
         0.0
     };
     r.add_note_evidence(
-        CHECK,
+        PLACED_CHECK,
         format!(
             "{} copies at random placements in a {} KiB window, {} observation(s) in a row each",
             p.slots,
