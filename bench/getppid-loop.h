@@ -4,7 +4,8 @@
  * in memory: w[0], w[1], w[2]) and the turn count stored and compared
  * through memory (black_box). Position-independent, so it can be copied:
  * its bytes run from loop1 to loop1_end. Shared by
- * bench/placement-settle.c and bench/trust-at-speed.sh part 4. */
+ * bench/placement-settle.c, bench/slow-state.c and bench/trust-at-speed.sh
+ * part 4. */
 __attribute__((noinline, aligned(64))) static void loop1(long n, long *w) {
     long g;
     __asm__ volatile(

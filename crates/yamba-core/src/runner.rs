@@ -527,10 +527,7 @@ pub fn run_blocks(
         && benches
             .iter()
             .any(|b| session.config.max_blocks_for(b) > session.config.blocks_for(b));
-    let allowance = started
-        .elapsed()
-        .mul_f64(session.config.extra_share.clamp(0.0, 1e6))
-        .as_secs_f64()
+    let allowance = extra_allowance(started.elapsed().as_secs_f64(), session.config.extra_share)
         + if replace {
             shared_pilot_seconds(session, benches, &all, &cost)
         } else {
@@ -573,6 +570,17 @@ pub fn run_blocks(
     times.extra_s = extra.elapsed().as_secs_f64();
     times.blocks += times.extra_blocks;
     (all, times)
+}
+
+/// Seconds the second stage may spend after a pilot of `pilot_s`: its
+/// `share`, and never less than [`crate::bench::EXTRA_FLOOR_S`] (none when
+/// the share is zero: no extra blocks asked).
+fn extra_allowance(pilot_s: f64, share: f64) -> f64 {
+    let share = share.clamp(0.0, 1e6);
+    if share == 0.0 {
+        return 0.0;
+    }
+    (pilot_s * share).max(crate::bench::EXTRA_FLOOR_S)
 }
 
 /// The (benchmark, mode) pairs the two-stage rule wants one more block of,
@@ -1212,5 +1220,17 @@ mod tests {
         let keyed = blocks_by_key(&all_shared, "a.b", Mode::Hot);
         assert_eq!(shared_in_pilot(&keyed, 3, None), 0);
         assert_eq!(shared_in_pilot(&keyed, 3, Some(3.75)), 3);
+    }
+
+    #[test]
+    fn a_short_pilot_still_allows_extra_blocks() {
+        use crate::bench::{EXTRA_FLOOR_S, EXTRA_SHARE};
+        // One benchmark's pilot (~0.5 s): its share would buy no block.
+        assert_eq!(extra_allowance(0.5, EXTRA_SHARE), EXTRA_FLOOR_S);
+        // A whole suite's (~90 s): the share, above the floor.
+        assert!((extra_allowance(90.0, EXTRA_SHARE) - 9.0).abs() < 1e-9);
+        // No share, no extra blocks; a share beyond any run is bounded.
+        assert_eq!(extra_allowance(90.0, 0.0), 0.0);
+        assert_eq!(extra_allowance(2.0, f64::INFINITY), 2e6);
     }
 }
