@@ -39,6 +39,14 @@
 #          observations' harmonic mean) against the others' same figures;
 #          rows rdwr128m and rdwr128m_y: the same yamba and lmbench
 #          figures against lmbench's rdwr loop in C and against yamba's
+#   net    lat_tcp and lat_udp (server on the same CPU) and
+#          lat_unix_connect (server on the other CPU) against net.tcp.rtt
+#          and net.udp.rtt with their peer on the same CPU, and
+#          net.unix.connect_close (its median, and as unix_connect_mean
+#          its observations' mean: lmbench's statistic)
+#   reread bw_file_rd 64m io_only against fs.reread.read, one cached
+#          64 MiB file written in 1 MiB writes (yamba its own, alike);
+#          bench/file-rd-witness.c takes their summing code apart
 # Sections but ctx and lmdd run every lmbench program as
 # bench/lmbench-list.sh does (`-N 3`, ENOUGH=20000) and yamba as a quick
 # run of the section's benchmarks, so each round pairs one of each.
@@ -49,7 +57,7 @@
 set -euo pipefail
 me=bench/paired-rounds.sh
 section=${1:-}
-sections="ctx lmdd syscall select pipe usleep bw"
+sections="ctx lmdd syscall select pipe usleep bw net reread"
 [[ " $sections " == *" $section "* && -n $section ]] || { echo "$me: SECTION must be one of: $sections (got '$section')" >&2; exit 2; }
 rounds=${2:-20}
 [[ $rounds =~ ^[0-9]+$ && $rounds -ge 6 ]] || { echo "$me: ROUNDS must be a whole number ≥ 6 (got '$rounds'): fewer rounds give no 95% interval of a median" >&2; exit 2; }
@@ -209,6 +217,62 @@ case $section in
       lmrow ns10_slack1 "sed -n 's/^nanosleep 10 microseconds: \([0-9.]*\) microseconds/\1/p'" "${slack1[@]}" "$LB/lat_usleep" -N 3 -u nanosleep 10
       lmrow ns100_slack1 "sed -n 's/^nanosleep 100 microseconds: \([0-9.]*\) microseconds/\1/p'" "${slack1[@]}" "$LB/lat_usleep" -N 3 -u nanosleep 100
       lmrow itimer10 "sed -n 's/^itimer 10 microseconds: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_usleep" -N 3 -u itimer 10
+    }
+    ;;
+  net)
+    tools=(yamba lmbench)
+    pairs=("yamba lmbench")
+    unit="µs"
+    other=$(( cpu == 0 ? 1 : 0 ))
+    tool_yamba() {
+      # The round trips with the peer on the same CPU, as lmbench's server
+      # is pinned here (by default yamba's peer is on another CPU: on a
+      # KVM guest each wake-up of an idle vCPU makes that ~4× longer).
+      yquick net.tcp.rtt net.udp.rtt --set net.peer_cpu=same || return 0
+      yrow "$out/y.json" tcp net.tcp.rtt 0.001
+      yrow "$out/y.json" udp net.udp.rtt 0.001
+      yquick net.unix.connect_close || return 0
+      yrow "$out/y.json" unix_connect net.unix.connect_close 0.001
+      # Row unix_connect_mean: the observations' mean, lmbench's statistic
+      # (its figure is the time of all connections over their count).
+      jq -r '.results[] | select(.id == "net.unix.connect_close" and .mode == "hot" and .status == "ok") | "unix_connect_mean \(.summary.mean / 1000)"' "$out/y.json"
+    }
+    tool_lmbench() {
+      # As bench/lmbench-list.sh: the TCP and UDP servers on the client's
+      # CPU (yamba's peer is a thread on its CPU), lat_unix_connect's on
+      # the other CPU (yamba's accepting peer is on the other CPU too).
+      local proto
+      for proto in tcp udp; do
+        pin "$LB/lat_$proto" -s >/dev/null 2>&1 || true
+        sleep 0.3
+        lmrow "$proto" "sed -n 's/^${proto^^} latency using 127.0.0.1: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_$proto" -N 3 127.0.0.1
+        "$LB/lat_$proto" -S 127.0.0.1 >/dev/null 2>&1 || true
+      done
+      rm -f /tmp/af_unix
+      taskset -c "$other" "$LB/lat_unix_connect" -s >/dev/null 2>&1 || true
+      sleep 0.3
+      local s
+      s=$(lmrow unix_connect "sed -n 's/^UNIX connection cost: \([0-9.]*\) microseconds/\1/p'" "$LB/lat_unix_connect" -N 3)
+      [ -z "$s" ] || printf '%s\n%s\n' "$s" "${s/#unix_connect /unix_connect_mean }"
+      "$LB/lat_unix_connect" -S >/dev/null 2>&1 || true
+    }
+    ;;
+  reread)
+    tools=(yamba lmbench)
+    pairs=("yamba lmbench")
+    unit="MB/s"
+    # One cached 64 MiB file of random bytes written in 1 MiB writes, as
+    # bench/lmbench-list.sh makes it (the page cache keeps a file in folios
+    # as large as the writes that made it); yamba makes its own the same way.
+    scratch=$(mktemp -d /var/tmp/yamba-rounds.XXXXXX)
+    head -c "$((64 << 20))" /dev/urandom | dd of="$scratch/reread.dat" bs=1M iflag=fullblock status=none
+    tool_yamba() {
+      yquick fs.reread --set fs.reread_size=64M || return 0
+      yrow "$out/y.json" file_rd64m fs.reread.read 1000
+    }
+    tool_lmbench() {
+      cat "$scratch/reread.dat" >/dev/null
+      lmrow file_rd64m "awk '{ print \$2 }'" "$LB/bw_file_rd" -N 3 64m io_only "$scratch/reread.dat"
     }
     ;;
   bw)
