@@ -191,7 +191,8 @@ pub struct RunConfig {
     /// `repetitions`, as `--repeat N` asks).
     #[serde(default)]
     pub max_blocks: usize,
-    /// Extra blocks may take at most this share of the pilot's time.
+    /// Extra blocks may take at most this share of the pilot's time, or
+    /// [`EXTRA_FLOOR_S`] when that is more (none when it is zero).
     #[serde(default = "extra_share")]
     pub extra_share: f64,
     /// Benchmark-specific settings (`--set key=value`).

@@ -516,7 +516,8 @@ pub fn run_blocks(
     times.pilot_s = started.elapsed().as_secs_f64();
     // The two-stage rule's second stage: more blocks, round by round,
     // where the pilot's spread asks for them — while they cost at most
-    // the configured share of what the pilot did. Each round serves the
+    // the configured share of what the pilot did, or a fixed second
+    // (`EXTRA_FLOOR_S`) when a short pilot's share buys no block. Each round serves the
     // cheapest blocks first and passes over one whose pilot blocks took
     // longer than what is left, so that one slow benchmark (a file read
     // at the device's pace) cannot spend the allowance of twenty fast
