@@ -517,11 +517,12 @@ pub fn run_blocks(
     // The two-stage rule's second stage: more blocks, round by round,
     // where the pilot's spread asks for them — while they cost at most
     // the configured share of what the pilot did, or a fixed second
-    // (`EXTRA_FLOOR_S`) when a short pilot's share buys no block. Each round serves the
-    // cheapest blocks first and passes over one whose pilot blocks took
-    // longer than what is left, so that one slow benchmark (a file read
-    // at the device's pace) cannot spend the allowance of twenty fast
-    // ones; a benchmark passed over is not asked again.
+    // (`EXTRA_FLOOR_S`) when a short pilot's share buys no block. Each
+    // round serves the cheapest blocks first and passes over one whose
+    // pilot blocks took longer than what is left, so that one slow
+    // benchmark (a file read at the device's pace) cannot spend the
+    // allowance of twenty fast ones; a benchmark passed over is not
+    // asked again.
     // Replacing shared processes only where a core alone is not rare.
     let replace = !alone_is_rare(&adds_readings(&all));
     times.shared_not_replaced = !replace
