@@ -33,6 +33,12 @@
  * written (lmbench's own figure ×2).
  *
  * Rows (tab-separated): name, the median of 11 passes in MB/s.
+ *
+ * Mind where the arrays land: the rdwr arrays, mapped here after 640 MiB
+ * of others, get physically contiguous pages, which a fresh process's
+ * first arrays (each tool's) may not, and base pages stream ~20% faster
+ * over contiguous ones (bench/rdwr-memory.c; docs/lmbench.md, the bw_mem
+ * row): the rdwr rows read above both tools for that reason.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 //! The interface every implementation provides: `NAME`, `HUGE_PAGE`,
 //! `page_size`; `Pages`, `Anon`; `thp_unavailable`, `anon_huge_bytes`;
 //! `Faults::now`; `FileMap` (by [`Readahead`]); `resident_pages`, `mapped_pages`,
-//! `filesystem`; `PageOut`, `page_out`, `drop_caches`; `is_root`,
-//! `readahead_kb`; `map_file_rw`, `unmap_file`.
+//! `contiguous_share`, `filesystem`; `PageOut`, `page_out`, `drop_caches`;
+//! `is_root`, `readahead_kb`; `map_file_rw`, `unmap_file`.
 //!
 //! The data both share ([`Faults`] and its arithmetic, [`Readahead`]) is
 //! defined here once.

@@ -97,6 +97,10 @@ pub fn mapped_pages(_ptr: *const u8, _len: usize) -> Result<usize, OsError> {
     unsupported()
 }
 
+pub fn contiguous_share(_ptr: *const u8, _len: usize) -> Result<Option<f64>, OsError> {
+    unsupported()
+}
+
 pub fn filesystem(_path: &Path) -> Result<(String, Option<String>), OsError> {
     unsupported()
 }

@@ -6,7 +6,7 @@
 //! (the hidden read-for-ownership of a cached store is not counted), so a
 //! copy or an in-place update moves twice its array's bytes.
 
-use super::adapter::{nt, Anon, Pages};
+use super::adapter::{contiguous_share, nt, Anon, Pages};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
@@ -159,6 +159,18 @@ impl Arrays {
 
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// The least share, over the arrays, of neighbouring pages that are
+    /// neighbours in physical memory too ([`contiguous_share`]: streaming
+    /// over scattered base pages is slower); `None` where frame numbers
+    /// cannot be read (without root).
+    pub fn contiguous_share(&self) -> Option<f64> {
+        [Some(&self.a), self.b.as_ref(), self.c.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|m| contiguous_share(m.as_ptr(), self.words * 8).ok().flatten())
+            .try_fold(1.0f64, |least, s| s.map(|s| least.min(s)))
     }
 
     fn slice(m: &mut Anon, words: usize) -> &mut [u64] {
