@@ -462,7 +462,8 @@ fn describe(r: &mut BenchResult, kernel: Kernel, bytes: usize, llc: usize, threa
 /// figure: a fresh process's first arrays may get scattered pages, and on
 /// an AMD EPYC (Zen 3) guest a 128 MiB rdwr pass over pages none of which
 /// followed another read 1.24× slower than over pages 97% in a row
-/// (bench/rdwr-memory.c; huge pages read alike either way). The machine's
+/// (bench/rdwr-memory.c; huge pages read alike either way; SSE2 scale
+/// moved a few percent at most, in bench/stream-witness.c). The machine's
 /// memory decides it, not the benchmark, so it is a note, not a gate;
 /// without root the frame numbers are hidden and the parameter says so.
 pub(crate) fn physical_pages(r: &mut BenchResult, share: Option<f64>) {
@@ -475,7 +476,7 @@ pub(crate) fn physical_pages(r: &mut BenchResult, share: Option<f64>) {
     };
     r.param("pages_physically_contiguous", share);
     r.add_note_evidence(
-        "the arrays' base pages mostly follow each other in physical memory (streaming over scattered pages read up to 1.24× slower on an AMD EPYC guest: bench/rdwr-memory.c)",
+        "the arrays' base pages mostly follow each other in physical memory (on an AMD EPYC guest rdwr over scattered pages read 1.24× slower than over pages in a row, scale a few percent: bench/rdwr-memory.c)",
         "≥ 50% of neighbouring pages",
         format!("{:.0}%", 100.0 * share),
         share >= 0.5,
