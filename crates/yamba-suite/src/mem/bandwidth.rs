@@ -158,7 +158,8 @@ pub struct Outcome {
     pub blocks_done: u64,
     pub blocks: usize,
     /// The arrays' pages that lie next to each other in physical memory,
-    /// the least share over the arrays ([`Arrays::contiguous_share`]).
+    /// the least share over the arrays ([`Arrays::contiguous_share`]);
+    /// read by [`single`] only.
     pub contiguous: Option<f64>,
 }
 
@@ -170,7 +171,9 @@ pub fn single(
 ) -> Result<Outcome, String> {
     let mut arr = Arrays::new(kernel, bytes_per_array)?;
     let (words, bw) = (arr.words, block_words(kernel, &arr));
-    let (o, _) = over(clock, plan, &mut arr, words, bw);
+    let (mut o, _) = over(clock, plan, &mut arr, words, bw);
+    // Read once here, not in `over`, which the read curve calls per size.
+    o.contiguous = arr.contiguous_share();
     Ok(o)
 }
 
@@ -218,7 +221,7 @@ pub fn over(
             verified,
             blocks_done: done,
             blocks,
-            contiguous: arr.contiguous_share(),
+            contiguous: None,
         },
         sink,
     )
@@ -466,7 +469,7 @@ fn describe(r: &mut BenchResult, kernel: Kernel, bytes: usize, llc: usize, threa
 /// moved a few percent at most, in bench/stream-witness.c). The machine's
 /// memory decides it, not the benchmark, so it is a note, not a gate;
 /// without root the frame numbers are hidden and the parameter says so.
-pub(crate) fn physical_pages(r: &mut BenchResult, share: Option<f64>) {
+fn physical_pages(r: &mut BenchResult, share: Option<f64>) {
     let Some(share) = share else {
         r.param(
             "pages_physically_contiguous",
