@@ -11,6 +11,10 @@ For every result measured ok in all runs, with process blocks:
   - the same for the estimate in core cycles, where recorded, and the
     CV of the runs' cycles (below the time's where the clock reading
     tracks the host's turbo bins),
+  - the same for the interval for the runs (certainty.between_runs, which
+    `yamba run` gives a result from 5 earlier runs of its configuration in
+    the history on; the run's own interval where it has none), the
+    interval the table shows where it is the wider,
   - leave-one-out among the runs whose value stands on processes that had
     their core alone (not those whose note says half or more shared it,
     so that "the value describes a shared core"): does such a run's
@@ -20,11 +24,16 @@ For every result measured ok in all runs, with process blocks:
 Summary lines give the share held over all results, and for the ones
 whose runs' spread exceeds their intervals most.
 
-Usage: bench/between-runs.py RESULTS.json...
+Usage: bench/between-runs.py [--all-blocks] RESULTS.json...
+  --all-blocks: results whose interval comes from one process too (a
+  quick run's batches or placements), not only from process blocks.
 """
 import json
 import statistics as st
 import sys
+
+
+ALL_BLOCKS = False
 
 
 def load(path):
@@ -33,13 +42,17 @@ def load(path):
     out = {}
     for r in doc.get("results", []):
         c = r.get("certainty") or {}
-        if r.get("status") != "ok" or c.get("block") != "process" or "ci" not in c:
+        if r.get("status") != "ok" or "ci" not in c or not c["ci"]:
+            continue
+        if c.get("block") != "process" and not ALL_BLOCKS:
             continue
         cyc = c.get("cycles") or {}
+        runs = (c.get("between_runs") or {}).get("ci") or c["ci"]
         out[f"{r['id']}@{r['mode']}"] = (
             c["estimate"], c["ci"]["lo"], c["ci"]["hi"],
             cyc.get("estimate"), (cyc.get("ci") or {}).get("lo"), (cyc.get("ci") or {}).get("hi"),
             "describes a shared core" in (c.get("note") or ""),
+            runs["lo"], runs["hi"], "between_runs" in c,
         )
     return out
 
@@ -63,6 +76,7 @@ def main(paths):
         sys.exit("between-runs: no result was ok with process blocks in every file")
     rows, tot, tot_c, n_c = [], 0, 0, 0
     tot_a, n_a = 0, 0
+    tot_r, n_r = 0, 0
     for k in keys:
         t = [(r[k][0], r[k][1], r[k][2]) for r in runs]
         est = [v for v, _, _ in t]
@@ -86,16 +100,24 @@ def main(paths):
         if ha is not None:
             tot_a += ha
             n_a += len(alone)
-        rows.append((k, mean, cv, hw, h, hc, cvc, ha, len(alone)))
+        tr = [(r[k][0], r[k][7], r[k][8]) for r in runs]
+        hr = held(tr)
+        tot_r += hr
+        n_r += sum(r[k][9] for r in runs)
+        hwr = st.median([(hi - lo) / 2 / abs(v) * 100 for v, lo, hi in tr if v])
+        rows.append((k, mean, cv, hw, h, hc, cvc, ha, len(alone), hr, hwr))
     n = len(paths)
     print(f"{len(rows)} results ok in all {n} runs; leave-one-out: does run i's 95% interval hold the others' median?\n")
-    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7} {'CV cyc':>7} {'alone':>7}")
-    for k, mean, cv, hw, h, hc, cvc, ha, na in sorted(rows, key=lambda r: r[4]):
+    print(f"{'result':48} {'mean':>11} {'CV runs':>8} {'±CI/2':>7} {'held':>7} {'cycles':>7} {'CV cyc':>7} {'alone':>7} {'±runs/2':>8} {'runs':>7}")
+    for k, mean, cv, hw, h, hc, cvc, ha, na, hr, hwr in sorted(rows, key=lambda r: r[4]):
         cyc = '-' if hc is None else f'{hc}/{n}'
         cvs = '-' if cvc is None else f'{cvc:.2f}%'
         al = '-' if ha is None else f'{ha}/{na}'
-        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {cyc:>7} {cvs:>7} {al:>7}")
+        print(f"{k:48} {mean:11.4g} {cv:7.2f}% {hw:6.2f}% {h:3}/{n:<3} {cyc:>7} {cvs:>7} {al:>7} {hwr:7.2f}% {hr:3}/{n:<3}")
     print(f"\nheld, all results: {tot}/{len(rows) * n} = {100 * tot / (len(rows) * n):.1f}%")
+    if n_r:
+        print(f"held, the interval the table shows (for the runs where {n_r} of {len(rows) * n} results had one, "
+              f"else the run's own): {tot_r}/{len(rows) * n} = {100 * tot_r / (len(rows) * n):.1f}%")
     if n_a:
         print(f"held among runs whose value stands on processes alone (against those runs' median; "
               f"results with 4 or more such runs): {tot_a}/{n_a} = {100 * tot_a / n_a:.1f}%")
@@ -104,4 +126,8 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if args[:1] == ["--all-blocks"]:
+        ALL_BLOCKS = True
+        args = args[1:]
+    main(args)

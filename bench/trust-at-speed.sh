@@ -8,7 +8,13 @@
 # 2. RUNS identical precise default runs (default 20, i.e. 10 pairs):
 #    leave-one-out coverage of every result's 95% interval (how often it
 #    holds the median of the other runs' values; bench/between-runs.py),
-#    for lmbench's summary primitives and over all results;
+#    for lmbench's summary primitives and over all results — the run's
+#    own interval and the one the table shows, which from the 6th run on
+#    is the interval for the runs where that is wider (docs/certainty.md,
+#    "An interval for the runs");
+# quick: RUNS identical `--quick` runs (one process per benchmark), the
+#    same leave-one-out over every result with an interval: what a quick
+#    run's interval for the runs holds, with its history;
 # 3. the same runs as pairs (1-2, 3-4, …) under `yamba compare
 #    --threshold 5`: how many exit non-zero; then B runs with a planted
 #    ~5% slowdown in cpu.syscall.getppid (extra dependent multiplies after
@@ -25,7 +31,7 @@
 # interleaved rounds beside lmbench's.
 #
 # Usage: bench/trust-at-speed.sh [RUNS]      KEEP=DIR keeps the files
-#   PARTS="1 2 3 planted 4" (the default) chooses the parts: 3's identical
+#   PARTS="1 2 3 planted 4" (the default; "quick" on request) chooses the parts: 3's identical
 #   pairs and 4 read part 2's runs (in KEEP); "planted" (part 3's planted
 #   pairs, RUNS/2 of them) stands alone; MULS=N plants N multiplies
 #   instead of searching for the N that reads 5%
@@ -97,6 +103,16 @@ echo; echo "leave-one-out coverage of the 95% intervals over $runs runs (all res
 python3 "$repo/bench/between-runs.py" $files | tail -15
 echo; echo "lmbench's summary primitives:"
 python3 "$repo/bench/between-runs.py" $files | grep -E "cpu.syscall.getppid(\.libc)?@|read_devzero(\.libc)?@|write_devnull|fs.meta.stat@|cpu.syscall.open@|signal.sigaction@|signal.roundtrip.same|signal.fault@|proc.fork.light@|proc.fork_exec@|proc.shell@|ipc.ctxsw.pipe@|ipc.rtt.pipe.same_cpu@|ipc.rtt.unix_stream.same_cpu@|net.tcp.rtt@|net.udp.rtt@|net.tcp.connect@|mem.pagefault|mem.mmap" || true
+fi
+
+if want quick; then
+echo "== quick. $runs identical quick default runs" >&2
+for i in $(seq 1 "$runs"); do
+  [ -f "$out/q$i.json" ] || y run --quick --out "$out/q$i.json" >/dev/null 2>&1 || true
+  echo "  quick run $i done" >&2
+done
+echo; echo "leave-one-out coverage over $runs quick runs (every result with an interval; the interval for the runs from the 6th on):"
+python3 "$repo/bench/between-runs.py" --all-blocks $(for i in $(seq 1 "$runs"); do echo "$out/q$i.json"; done) | tail -4
 fi
 
 if want 3; then

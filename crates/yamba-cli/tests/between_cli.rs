@@ -1,8 +1,10 @@
 //! `yamba run` says when earlier runs of its configuration in the history
 //! moved a result more than the run's own interval says: known work whose
 //! stored runs are made to spread by ±15% is named under "between runs",
-//! with the earlier range; without the history, or with earlier runs of
-//! another configuration, nothing is said.
+//! with the earlier range, and gets its interval for the runs (in the
+//! results file, and in the table where it is the wider) from their known
+//! spread; without the history, or with earlier runs of another
+//! configuration, nothing is said.
 
 use std::path::Path;
 use std::process::Command;
@@ -62,8 +64,9 @@ fn earlier_runs_wider_than_the_interval_are_named_and_nothing_else() {
     let d = dir.path();
     let (first, _) = run(d, "a.json", &[]);
     assert!(!first.contains("between runs"), "{first}");
-    // Three earlier runs of the same configuration at 0.85×, 1.15×, 1.0×.
-    for (day, scale) in [(1, 0.85), (2, 1.15), (3, 1.0)] {
+    // Four earlier runs of the same configuration at 0.85×, 1.15×, 1.0×,
+    // 1.05× the first (a fifth).
+    for (day, scale) in [(1, 0.85), (2, 1.15), (3, 1.0), (4, 1.05)] {
         let f = d.join(format!("v{day}.json"));
         earlier_variant(&d.join("a.json"), day, scale, &f);
         let o = yamba(d)
@@ -75,12 +78,52 @@ fn earlier_runs_wider_than_the_interval_are_named_and_nothing_else() {
     }
     let (table, _) = run(d, "b.json", &[]);
     let at = table
-        .find("between runs: 4 earlier run(s) of this configuration")
+        .find("between runs: 5 earlier run(s) of this configuration")
         .unwrap_or_else(|| panic!("no between-runs lines:\n{table}"));
     let lines = &table[at..];
     assert!(lines.contains("testing.work@hot"), "{lines}");
-    assert!(lines.contains("4 earlier:"), "{lines}");
+    assert!(lines.contains("5 earlier:"), "{lines}");
     assert!(lines.contains("(±15.0%)"), "{lines}");
+    // The interval for the runs: the five earlier values are the first
+    // run's v × (1, 0.85, 1.15, 1.0, 1.05): standard deviation 0.1084 v,
+    // t(4) = 2.776, so ± 0.301 v around this run's value.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("b.json")).unwrap()).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("a.json")).unwrap()).unwrap();
+    let estimate = |f: &serde_json::Value| {
+        f["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == "testing.work")
+            .unwrap()["certainty"]
+            .clone()
+    };
+    let (c, v) = (
+        estimate(&file),
+        estimate(&first)["estimate"].as_f64().unwrap(),
+    );
+    let b = &c["between_runs"];
+    assert_eq!(b["runs"], 5, "{c}");
+    let spread = b["spread"].as_f64().unwrap();
+    assert!((spread / v - 0.1084).abs() < 0.001, "{c}");
+    let (this, lo, hi) = (
+        c["estimate"].as_f64().unwrap(),
+        b["ci"]["lo"].as_f64().unwrap(),
+        b["ci"]["hi"].as_f64().unwrap(),
+    );
+    assert!(((this - lo) / v - 0.301).abs() < 0.002, "{c}");
+    assert!(((hi - this) / v - 0.301).abs() < 0.002, "{c}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("testing.work "))
+        .unwrap_or_else(|| panic!("no testing.work row:\n{table}"));
+    assert!(row.contains('†'), "{row}");
+    assert!(
+        table.contains("interval for the runs: earlier runs"),
+        "{table}"
+    );
     // Not asked to use the history: not read either.
     let (table, _) = run(d, "c.json", &["--no-history"]);
     assert!(!table.contains("between runs"), "{table}");

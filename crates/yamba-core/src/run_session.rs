@@ -52,11 +52,18 @@ pub enum SessionError {
     Save(#[from] OutputError),
 }
 
+/// What a layer above does to a run's finished file before its last save.
+pub type BeforeFinish = Box<dyn FnMut(&mut ResultsFile)>;
+
 /// A run in progress: the session, its results file and where it is saved.
 pub struct RunSession {
     pub session: Session,
     pub file: ResultsFile,
     pub output: Output,
+    /// Called on the finished file before its last save: what a layer
+    /// above adds from what this crate cannot reach (`yamba run` gives
+    /// each result its interval for the runs, from the history).
+    pub before_finish: Option<BeforeFinish>,
 }
 
 /// How a run ended.
@@ -115,6 +122,7 @@ impl RunSession {
             session,
             file,
             output: start.output,
+            before_finish: None,
         };
         run.save()?;
         Ok(run)
@@ -150,6 +158,9 @@ impl RunSession {
             .notes
             .extend(shared_core_note(&results, blocks.shared_not_replaced));
         self.file.finish(interrupted);
+        if let Some(f) = self.before_finish.as_mut() {
+            f(&mut self.file);
+        }
         saving_s += t0.elapsed().as_secs_f64();
         let t = self.file.timings.get_or_insert_with(RunTimings::default);
         t.saving_s = saving_s;

@@ -12,6 +12,13 @@ pub fn text(file: &ResultsFile, spreads: &[Spread], earlier: &EarlierValues) -> 
         return String::new();
     }
     let unit_of = |key: &str| file.results.iter().find(|r| r.key() == key).map(|r| r.unit);
+    // The interval for the runs, where the result got one: half its width
+    // over the value.
+    let for_runs = |key: &str, this: f64| {
+        let r = file.results.iter().find(|r| r.key() == key)?;
+        let b = r.certainty.as_ref()?.between_runs.as_ref()?;
+        (this != 0.0).then(|| (b.ci.hi - this).abs().max((this - b.ci.lo).abs()) / this.abs())
+    };
     let width = spreads.iter().map(|s| s.key.len()).max().unwrap_or(0);
     let mut out = format!(
         "\nbetween runs: {} earlier run(s) of this configuration{} moved these more than this run's interval says:\n",
@@ -32,6 +39,10 @@ pub fn text(file: &ResultsFile, spreads: &[Spread], earlier: &EarlierValues) -> 
             .interval
             .map(|i| format!("±{:.2}%", i * 100.0))
             .unwrap_or_else(|| "none".into());
+        let interval = match for_runs(&s.key, s.this) {
+            Some(h) => format!("{interval}; for the runs ±{:.2}%", h * 100.0),
+            None => interval,
+        };
         let place = match s.side() {
             -1 => format!(" — below all {}", s.runs),
             1 => format!(" — above all {}", s.runs),
@@ -48,7 +59,7 @@ pub fn text(file: &ResultsFile, spreads: &[Spread], earlier: &EarlierValues) -> 
         ));
     }
     out.push_str(
-        "  a run's interval speaks for its own processes; expect the next run within the earlier runs' range (docs/certainty.md, \"Machine states and earlier runs\")\n",
+        "  a run's own interval speaks for its processes, its interval for the runs (from 5 earlier runs on) for the machine's runs; expect the next run within the earlier runs' range (docs/certainty.md, \"Machine states and earlier runs\")\n",
     );
     out
 }

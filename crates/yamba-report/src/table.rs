@@ -164,6 +164,8 @@ struct Row {
     notes: String,
     status: Status,
     within: bool,
+    /// The interval shown is the one for the runs, from this many earlier runs.
+    runs: Option<usize>,
     busy: bool,
     shared: bool,
 }
@@ -208,6 +210,10 @@ fn abbreviate(w: &str) -> String {
 /// Marks an interval that does not cover the variation between runs.
 const WITHIN_MARK: &str = "‡";
 
+/// Marks the interval for the runs, shown where it is wider than the
+/// run's own (`Certainty::between_runs`).
+const RUNS_MARK: &str = "†";
+
 fn row(r: &BenchResult) -> Row {
     let mut notes: Vec<String> = Vec::new();
     let reason = r.reason.as_deref();
@@ -229,17 +235,27 @@ fn row(r: &BenchResult) -> Row {
     }
     let blank = String::new;
     let within = r.certainty.as_ref().is_none_or(|c| !c.between_processes());
+    let runs = r.certainty.as_ref().and_then(|c| c.between_runs.as_ref());
+    let mut widened = false;
     let cells = match (&r.summary, r.headline(), r.status) {
         (Some(s), Some((value, ci)), Status::Ok) => {
             let (div, sym) = r.unit.scale_for(value);
-            let pm = ci
-                .filter(|_| value != 0.0)
-                .map(|c| {
-                    let half = (c.hi - value).abs().max((value - c.lo).abs());
+            let half_of =
+                |c: &yamba_stats::Interval| (c.hi - value).abs().max((value - c.lo).abs());
+            let own = ci.as_ref().map(half_of);
+            let for_runs = runs.map(|b| half_of(&b.ci));
+            let pm = match (own, for_runs) {
+                _ if value == 0.0 => String::new(),
+                (own, Some(h)) if own.is_none_or(|o| h > o) => {
+                    widened = true;
+                    format!("{}%{RUNS_MARK}", percent(h / value.abs()))
+                }
+                (Some(h), _) => {
                     let mark = if within { WITHIN_MARK } else { "" };
-                    format!("{}%{mark}", percent(half / value.abs()))
-                })
-                .unwrap_or_default();
+                    format!("{}%{mark}", percent(h / value.abs()))
+                }
+                (None, _) => String::new(),
+            };
             [
                 r.id.clone(),
                 r.mode.as_str().to_string(),
@@ -265,7 +281,8 @@ fn row(r: &BenchResult) -> Row {
         ],
     };
     Row {
-        within: within && r.status == Status::Ok && r.summary.is_some(),
+        within: within && !widened && r.status == Status::Ok && r.summary.is_some(),
+        runs: widened.then(|| runs.map_or(0, |b| b.runs)),
         cells,
         notes: notes.join("; "),
         status: r.status,
@@ -379,6 +396,19 @@ fn legend(rows: &[Row], cut: bool, width: Option<usize>) -> String {
         parts.push(format!(
             "{WITHIN_MARK} interval from one process only (a quick run, --repeat 1, or a benchmark \
              measured in one process): it leaves out the variation between runs"
+        ));
+    }
+    let earlier: Vec<usize> = rows.iter().filter_map(|r| r.runs).collect();
+    if let (Some(lo), Some(hi)) = (earlier.iter().min(), earlier.iter().max()) {
+        let n = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}–{hi}")
+        };
+        parts.push(format!(
+            "{RUNS_MARK} interval for the runs: earlier runs of this configuration in the history \
+             ({n}) moved more than this run's own processes did, and their spread sets the width \
+             (docs/certainty.md, \"An interval for the runs\")"
         ));
     }
     if rows.iter().any(|r| r.status == Status::Withheld) {

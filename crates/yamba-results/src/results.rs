@@ -496,6 +496,30 @@ pub struct Certainty {
     /// the first `pilot` kept blocks (`yamba_stats::between_blocks_two_stage`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pilot: Option<usize>,
+    /// What earlier runs of the run's configuration say about the next
+    /// run's value ([`BetweenRuns`]), where the history held enough of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_runs: Option<BetweenRuns>,
+}
+
+/// An interval for the runs, not only the processes: a state of the
+/// machine that lasts longer than a run (a host's neighbour for minutes,
+/// a slow state of a system call that holds a run's every process) moves
+/// whole runs, and one run's processes cannot show it; the earlier runs
+/// of its configuration can (docs/certainty.md, "An interval for the
+/// runs"). Set by `yamba run` from the history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BetweenRuns {
+    /// Earlier runs of the configuration that measured this result.
+    pub runs: usize,
+    /// Their values' spread as a standard deviation: 1.4826 times their
+    /// median absolute deviation, so that one disturbed run does not
+    /// widen every later interval.
+    pub spread: f64,
+    /// This run's value ± Student's t (runs − 1 degrees of freedom) times
+    /// the spread, never narrower on either side than the run's own
+    /// interval.
+    pub ci: yamba_stats::Interval,
 }
 
 /// A block whose adds per cycle are below this share of the best block's
@@ -746,6 +770,7 @@ impl Certainty {
             core_adds_best: None,
             rotations: vec![],
             pilot: None,
+            between_runs: None,
         })
     }
 

@@ -21,7 +21,8 @@ pub struct StoreArg {
 pub struct RecordArgs {
     #[command(flatten)]
     pub store: StoreArg,
-    /// Do not store this run in the history.
+    /// Do not store this run in the history (`run` then reads no earlier
+    /// runs from it either: no interval for the runs, no between-runs lines).
     #[arg(long, conflicts_with = "store")]
     pub no_history: bool,
 }

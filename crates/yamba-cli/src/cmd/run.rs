@@ -175,13 +175,31 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         shuffle_seed: args.shuffle.then_some(seed),
         noise_probe: None,
     })?;
+    // Earlier runs of this configuration (started before it), read when
+    // the run is complete (an incomplete run matches none): each result
+    // gets its interval for the runs from them, in the file, and the table
+    // says where they moved more than the run's own interval.
+    let earlier = std::rc::Rc::new(std::cell::RefCell::new(None));
+    if !args.history.no_history {
+        let (store, read) = (args.history.store.store.clone(), earlier.clone());
+        run.before_finish = Some(Box::new(move |file| {
+            let mut h = yamba_history::Resolver::new(store.as_deref());
+            let e = yamba_history::earlier::earlier_values(
+                &mut h,
+                file,
+                yamba_history::earlier::HISTORY_RUNS,
+            );
+            yamba_report::between::attach(file, &e);
+            *read.borrow_mut() = Some(e);
+        }));
+    }
     let mut progress = Progress::new(interactive);
     let outcome = run.run(&benches, &mut progress);
     drop(progress);
     warn_save_errors(&outcome.save_errors);
     let file = &run.file;
 
-    print_results(&args, &run.session, file)?;
+    print_results(&args, &run.session, file, earlier.borrow().as_ref())?;
     let gate = match &baseline {
         Some(base) => against_baseline(&args, base, file),
         None => 0,
@@ -266,7 +284,12 @@ fn warn_save_errors(errors: &[String]) {
 /// Stdout: the table (with what earlier runs of this configuration say
 /// beyond this run's intervals, docs/certainty.md), JSON or CSV; and the
 /// timings when asked.
-fn print_results(args: &Args, s: &Session, file: &ResultsFile) -> anyhow::Result<()> {
+fn print_results(
+    args: &Args,
+    s: &Session,
+    file: &ResultsFile,
+    earlier: Option<&yamba_report::between::EarlierValues>,
+) -> anyhow::Result<()> {
     use yamba_report::table;
     match args.format {
         Format::Table => {
@@ -287,18 +310,12 @@ fn print_results(args: &Args, s: &Session, file: &ResultsFile) -> anyhow::Result
                 table::fit_lines(&table::render_copies(&file.results), layout)
             );
             print!("{}", table::notes_text(&file.notes, layout));
-            if !args.history.no_history {
-                let mut h = yamba_history::Resolver::new(args.history.store.store.as_deref());
-                let earlier = yamba_history::earlier::earlier_values(
-                    &mut h,
-                    file,
-                    yamba_history::earlier::HISTORY_RUNS,
-                );
-                let spreads = yamba_report::between::spreads(file, &earlier);
+            if let Some(earlier) = earlier {
+                let spreads = yamba_report::between::spreads(file, earlier);
                 print!(
                     "{}",
                     table::fit_lines(
-                        &yamba_report::between::text(file, &spreads, &earlier),
+                        &yamba_report::between::text(file, &spreads, earlier),
                         layout
                     )
                 );
