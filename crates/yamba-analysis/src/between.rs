@@ -101,9 +101,11 @@ pub fn spreads(file: &ResultsFile, earlier: &EarlierValues) -> Vec<Spread> {
 const MAD_TO_SD: f64 = 1.4826;
 
 /// Fewest earlier runs of a result before it gets an interval for the
-/// runs: with fewer, their spread is too uncertain to set a width (for
-/// normal runs the rule below holds the typical value in 91% of runs at
-/// 5 earlier ones, 94% at 10, 95% at 20; in 75% at 3).
+/// runs. For normal runs the rule holds the typical value in 95% of runs
+/// at any count (simulated: 94.9% at 5, 94.8% at 10, 95.1% at 20), but
+/// with fewer than 5 the width itself is too uncertain to tell a user
+/// anything (t(2) = 4.3 times a deviation from 3 values), and one
+/// disturbed run among 3 or 4 sets it.
 pub const MIN_EARLIER_INTERVAL: usize = 5;
 
 /// An earlier run further than this many standard deviations (from the
@@ -130,15 +132,15 @@ const FAR_SHARE: f64 = 0.1;
 /// run; the earlier runs' values carry both, so their spread is the
 /// error of one run's value, and with k of them Student's t with k − 1
 /// degrees of freedom sets the width — exact for normal runs. A run far
-/// from the others (an interval of ±8% among ±0.2%s) is left out, so that
-/// one disturbed run in ten does not widen every later interval. On 20 precise
-/// default runs of an AMD EPYC (Zen 3) guest the own intervals held the
-/// other runs' median in 93.7% of cases (`cpu.syscall.write_devnull` 13
-/// of 20: runs of three fast processes, ±0.1%, below a typical run that
-/// now and then holds a slow one); with this rule (from the 6th run on)
-/// 97.8%, none below 17 of 20, `write_devnull` 18, at a median
-/// half-width of 5.0% instead of 2.7% (docs/certainty.md, "An interval
-/// for the runs").
+/// from the others (an interval of ±8% among ±0.2%s) is left out, so
+/// that one disturbed run in ten does not widen every later interval. On
+/// 20 precise default runs of an AMD EPYC (Zen 3) guest the own intervals
+/// held the other runs' median in 93.7% of cases
+/// (`cpu.syscall.write_devnull` 13 of 20: runs of three fast processes,
+/// ±0.1%, below a typical run that now and then holds a slow one); this
+/// rule (from the 6th run on), replayed over them, 97.8%, none below 17
+/// of 20, `write_devnull` 18; 20 more runs made with it, 93.9% → 97.9%
+/// (docs/certainty.md, "An interval for the runs").
 pub fn runs_interval(
     this: f64,
     own: Option<Interval>,
