@@ -12,7 +12,7 @@ For every result measured ok in all runs, with process blocks:
     CV of the runs' cycles (below the time's where the clock reading
     tracks the host's turbo bins),
   - the same for the interval for the runs (certainty.between_runs, which
-    `yamba run` gives a result from 5 earlier runs of its configuration in
+    `yamba run` gives a result from 6 earlier runs of its configuration in
     the history on; the run's own interval where it has none), the
     interval the table shows where it is the wider,
   - leave-one-out among the runs whose value stands on processes that had

@@ -9,7 +9,7 @@
 #    leave-one-out coverage of every result's 95% interval (how often it
 #    holds the median of the other runs' values; bench/between-runs.py),
 #    for lmbench's summary primitives and over all results — the run's
-#    own interval and the one the table shows, which from the 6th run on
+#    own interval and the one the table shows, which from the 7th run on
 #    is the interval for the runs where that is wider (docs/certainty.md,
 #    "An interval for the runs");
 # quick: RUNS identical `--quick` runs (one process per benchmark), the
@@ -111,7 +111,7 @@ for i in $(seq 1 "$runs"); do
   [ -f "$out/q$i.json" ] || y run --quick --out "$out/q$i.json" >/dev/null 2>&1 || true
   echo "  quick run $i done" >&2
 done
-echo; echo "leave-one-out coverage over $runs quick runs (every result with an interval; the interval for the runs from the 6th on):"
+echo; echo "leave-one-out coverage over $runs quick runs (every result with an interval; the interval for the runs from the 7th on):"
 python3 "$repo/bench/between-runs.py" --all-blocks $(for i in $(seq 1 "$runs"); do echo "$out/q$i.json"; done) | tail -4
 fi
 

@@ -2,9 +2,9 @@
 //! moved a result more than the run's own interval says: known work whose
 //! stored runs are made to spread by ±15% is named under "between runs",
 //! with the earlier range, and gets its interval for the runs (in the
-//! results file, and in the table where it is the wider) from their known
-//! spread; without the history, or with earlier runs of another
-//! configuration, nothing is said.
+//! results file, and in the table where it is the wider), which reaches
+//! where their median lies; without the history, or with earlier runs of
+//! another configuration, nothing is said.
 
 use std::path::Path;
 use std::process::Command;
@@ -64,9 +64,9 @@ fn earlier_runs_wider_than_the_interval_are_named_and_nothing_else() {
     let d = dir.path();
     let (first, _) = run(d, "a.json", &[]);
     assert!(!first.contains("between runs"), "{first}");
-    // Four earlier runs of the same configuration at 0.85×, 1.15×, 1.0×,
-    // 1.05× the first (a fifth).
-    for (day, scale) in [(1, 0.85), (2, 1.15), (3, 1.0), (4, 1.05)] {
+    // Five earlier runs of the same configuration at 0.85×, 1.15×, 1.0×,
+    // 1.05×, 0.95× the first (a sixth).
+    for (day, scale) in [(1, 0.85), (2, 1.15), (3, 1.0), (4, 1.05), (5, 0.95)] {
         let f = d.join(format!("v{day}.json"));
         earlier_variant(&d.join("a.json"), day, scale, &f);
         let o = yamba(d)
@@ -78,20 +78,21 @@ fn earlier_runs_wider_than_the_interval_are_named_and_nothing_else() {
     }
     let (table, _) = run(d, "b.json", &[]);
     let at = table
-        .find("between runs: 5 earlier run(s) of this configuration")
+        .find("between runs: 6 earlier run(s) of this configuration")
         .unwrap_or_else(|| panic!("no between-runs lines:\n{table}"));
     let lines = &table[at..];
     assert!(lines.contains("testing.work@hot"), "{lines}");
-    assert!(lines.contains("5 earlier:"), "{lines}");
+    assert!(lines.contains("6 earlier:"), "{lines}");
     assert!(lines.contains("(±15.0%)"), "{lines}");
-    // The interval for the runs: the five earlier values are the first
-    // run's v × (1, 0.85, 1.15, 1.0, 1.05): standard deviation 0.1084 v,
-    // t(4) = 2.776, so ± 0.301 v around this run's value.
+    // The interval for the runs: the six earlier values are the first
+    // run's v × (0.85, 0.95, 1.0, 1.0, 1.05, 1.15); with six, only their
+    // smallest to largest brackets their median at 95%, so the typical
+    // run lies in 0.85–1.15 v, and the interval shown reaches both ends.
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("b.json")).unwrap()).unwrap();
     let first: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("a.json")).unwrap()).unwrap();
-    let estimate = |f: &serde_json::Value| {
+    let certainty = |f: &serde_json::Value| {
         f["results"]
             .as_array()
             .unwrap()
@@ -101,27 +102,25 @@ fn earlier_runs_wider_than_the_interval_are_named_and_nothing_else() {
             .clone()
     };
     let (c, v) = (
-        estimate(&file),
-        estimate(&first)["estimate"].as_f64().unwrap(),
+        certainty(&file),
+        certainty(&first)["estimate"].as_f64().unwrap(),
     );
     let b = &c["between_runs"];
-    assert_eq!(b["runs"], 5, "{c}");
-    let spread = b["spread"].as_f64().unwrap();
-    assert!((spread / v - 0.1084).abs() < 0.001, "{c}");
-    let (this, lo, hi) = (
-        c["estimate"].as_f64().unwrap(),
-        b["ci"]["lo"].as_f64().unwrap(),
-        b["ci"]["hi"].as_f64().unwrap(),
-    );
-    assert!(((this - lo) / v - 0.301).abs() < 0.002, "{c}");
-    assert!(((hi - this) / v - 0.301).abs() < 0.002, "{c}");
+    assert_eq!(b["runs"], 6, "{c}");
+    let share = |i: &serde_json::Value, end: &str| i[end].as_f64().unwrap() / v;
+    assert!((share(&b["typical"], "lo") - 0.85).abs() < 1e-9, "{c}");
+    assert!((share(&b["typical"], "hi") - 1.15).abs() < 1e-9, "{c}");
+    assert!(share(&b["ci"], "lo") <= 0.85 + 1e-9, "{c}");
+    assert!(share(&b["ci"], "hi") >= 1.15 - 1e-9, "{c}");
+    assert!(share(&b["ci"], "lo") <= share(&c["ci"], "lo"), "{c}");
+    assert!(share(&b["ci"], "hi") >= share(&c["ci"], "hi"), "{c}");
     let row = table
         .lines()
         .find(|l| l.starts_with("testing.work "))
         .unwrap_or_else(|| panic!("no testing.work row:\n{table}"));
     assert!(row.contains('†'), "{row}");
     assert!(
-        table.contains("interval for the runs: earlier runs"),
+        table.contains("interval for the runs: the run's own, widened"),
         "{table}"
     );
     // Not asked to use the history: not read either.

@@ -59,7 +59,7 @@ pub fn text(file: &ResultsFile, spreads: &[Spread], earlier: &EarlierValues) -> 
         ));
     }
     out.push_str(
-        "  a run's own interval speaks for its processes, its interval for the runs (from 5 earlier runs on) for the machine's runs; expect the next run within the earlier runs' range (docs/certainty.md, \"Machine states and earlier runs\")\n",
+        "  a run's own interval speaks for its processes, its interval for the runs (from 6 earlier runs on) for the machine's typical run; expect the next run within the earlier runs' range (docs/certainty.md, \"Machine states and earlier runs\")\n",
     );
     out
 }

@@ -406,9 +406,10 @@ fn legend(rows: &[Row], cut: bool, width: Option<usize>) -> String {
             format!("{lo}–{hi}")
         };
         parts.push(format!(
-            "{RUNS_MARK} interval for the runs: earlier runs of this configuration in the history \
-             ({n}) moved more than this run's own processes did, and their spread sets the width \
-             (docs/certainty.md, \"An interval for the runs\")"
+            "{RUNS_MARK} interval for the runs: the run's own, widened to reach where the typical \
+             run of this configuration lies — the 95% interval of the median of its earlier runs in \
+             the history ({n}), which moved more than this run's processes did (docs/certainty.md, \
+             \"An interval for the runs\")"
         ));
     }
     if rows.iter().any(|r| r.status == Status::Withheld) {

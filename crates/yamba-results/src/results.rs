@@ -512,13 +512,12 @@ pub struct Certainty {
 pub struct BetweenRuns {
     /// Earlier runs of the configuration that measured this result.
     pub runs: usize,
-    /// Their values' spread as a standard deviation: 1.4826 times their
-    /// median absolute deviation, so that one disturbed run does not
-    /// widen every later interval.
-    pub spread: f64,
-    /// This run's value ± Student's t (runs − 1 degrees of freedom) times
-    /// the spread, never narrower on either side than the run's own
-    /// interval.
+    /// Where their median lies: the order statistics that bracket it at
+    /// the interval's confidence, whatever the runs' distribution.
+    pub typical: yamba_stats::Interval,
+    /// The smallest interval holding the run's own (`Certainty::ci`, or
+    /// its value) and `typical`: where the machine's typical run lies,
+    /// from this run and the earlier ones.
     pub ci: yamba_stats::Interval,
 }
 
