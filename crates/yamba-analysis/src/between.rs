@@ -6,7 +6,9 @@
 //! with another tenant for minutes, code placement of one build), the next
 //! run can land outside it (docs/certainty.md, "Machine states and earlier
 //! runs"). The history holds the evidence; `yamba run` shows it where it
-//! says more than the interval does.
+//! says more than the interval does, and from 6 earlier runs on gives each
+//! result an interval for the runs ([`runs_interval`]) that reaches where
+//! the typical run lies.
 
 use std::collections::BTreeMap;
 use yamba_results::results::BetweenRuns;
