@@ -24,21 +24,31 @@ For every result measured ok in all runs, with process blocks:
 Summary lines give the share held over all results, and for the ones
 whose runs' spread exceeds their intervals most.
 
-Usage: bench/between-runs.py [--all-blocks] RESULTS.json...
+Usage: bench/between-runs.py [--all-blocks] [--replay] RESULTS.json...
   --all-blocks: results whose interval comes from one process too (a
   quick run's batches or placements), not only from process blocks.
+  --replay: the interval shown is recomputed as `yamba run` makes it
+  today (yamba_analysis::between::runs_interval: the smallest interval
+  holding the run's own and the order statistics that bracket the earlier
+  files' median at 95%, from 6 earlier files on), the files taken in the
+  order they started, each with the ones before it as its history — for
+  files written before that rule, or by an earlier version of it.
 """
 import json
+import math
 import statistics as st
 import sys
 
 
 ALL_BLOCKS = False
+REPLAY = False
+STARTED = {}
 
 
 def load(path):
     with open(path) as f:
         doc = json.load(f)
+    STARTED[path] = doc.get("started", "")
     out = {}
     for r in doc.get("results", []):
         c = r.get("certainty") or {}
@@ -57,6 +67,29 @@ def load(path):
     return out
 
 
+def median_ranks(n):
+    """0-based order statistics bracketing a median with >= 95%, or None."""
+    best = None
+    for j in range((n - 1) // 2 + 1):
+        if 2 * sum(math.comb(n, i) for i in range(j + 1)) / 2 ** n <= 0.05:
+            best = j
+    return None if best is None else (best, n - 1 - best)
+
+
+def replay(runs, starts):
+    """Each run's shown interval as runs_interval makes it, in start order."""
+    order = sorted(range(len(runs)), key=lambda i: starts[i])
+    for pos, i in enumerate(order):
+        for k, t in runs[i].items():
+            earlier = sorted(runs[e][k][0] for e in order[:pos] if k in runs[e])
+            ranks = median_ranks(len(earlier))
+            lo, hi = t[1], t[2]
+            if ranks is not None:
+                lo = min(lo, t[0], earlier[ranks[0]])
+                hi = max(hi, t[0], earlier[ranks[1]])
+            runs[i][k] = t[:7] + (lo, hi, ranks is not None)
+
+
 def held(vals):
     """Runs whose interval held the median of the others', of the runs."""
     n = 0
@@ -71,6 +104,8 @@ def main(paths):
     if len(paths) < 3:
         sys.exit("between-runs: give at least 3 results files of identical runs")
     runs = [load(p) for p in paths]
+    if REPLAY:
+        replay(runs, [STARTED[p] for p in paths])
     keys = sorted(set.intersection(*(set(r) for r in runs)))
     if not keys:
         sys.exit("between-runs: no result was ok with process blocks in every file")
@@ -127,7 +162,10 @@ def main(paths):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args[:1] == ["--all-blocks"]:
-        ALL_BLOCKS = True
+    while args[:1] in (["--all-blocks"], ["--replay"]):
+        if args[0] == "--all-blocks":
+            ALL_BLOCKS = True
+        else:
+            REPLAY = True
         args = args[1:]
     main(args)
