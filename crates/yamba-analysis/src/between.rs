@@ -214,6 +214,19 @@ mod tests {
     }
 
     #[test]
+    fn six_is_the_fewest_runs_whose_median_has_a_95_percent_interval() {
+        let at = |k| yamba_stats::median_ci_ranks(k, 0.95);
+        assert_eq!(at(MIN_EARLIER_INTERVAL - 1), None);
+        assert_eq!(
+            at(MIN_EARLIER_INTERVAL),
+            Some((0, MIN_EARLIER_INTERVAL - 1))
+        );
+        let six = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        assert!(runs_interval(3.5, None, &six, 0.95).is_some());
+        assert!(runs_interval(3.5, None, &six[1..], 0.95).is_none());
+    }
+
+    #[test]
     fn the_earlier_runs_median_is_bracketed_by_order_statistics() {
         // Six earlier runs: only their smallest to largest holds the
         // median with 95% (1 − 2/64 = 96.9%); twenty: the 6th to the 15th
