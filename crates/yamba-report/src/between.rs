@@ -17,7 +17,7 @@ pub fn text(file: &ResultsFile, spreads: &[Spread], earlier: &EarlierValues) -> 
     let for_runs = |key: &str, this: f64| {
         let r = file.results.iter().find(|r| r.key() == key)?;
         let b = r.certainty.as_ref()?.between_runs.as_ref()?;
-        (this != 0.0).then(|| (b.ci.hi - this).abs().max((this - b.ci.lo).abs()) / this.abs())
+        (this != 0.0).then(|| b.ci.reach_from(this) / this.abs())
     };
     let width = spreads.iter().map(|s| s.key.len()).max().unwrap_or(0);
     let mut out = format!(

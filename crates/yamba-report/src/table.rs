@@ -240,10 +240,8 @@ fn row(r: &BenchResult) -> Row {
     let cells = match (&r.summary, r.headline(), r.status) {
         (Some(s), Some((value, ci)), Status::Ok) => {
             let (div, sym) = r.unit.scale_for(value);
-            let half_of =
-                |c: &yamba_stats::Interval| (c.hi - value).abs().max((value - c.lo).abs());
-            let own = ci.as_ref().map(half_of);
-            let for_runs = runs.map(|b| half_of(&b.ci));
+            let own = ci.as_ref().map(|c| c.reach_from(value));
+            let for_runs = runs.map(|b| b.ci.reach_from(value));
             let pm = match (own, for_runs) {
                 _ if value == 0.0 => String::new(),
                 (own, Some(h)) if own.is_none_or(|o| h > o) => {
@@ -300,7 +298,7 @@ fn cycles_cell(r: &BenchResult) -> String {
     };
     match ci.filter(|_| cycles != 0.0) {
         Some(c) => {
-            let half = (c.hi - cycles).abs().max((cycles - c.lo).abs());
+            let half = c.reach_from(cycles);
             format!("{} ±{}%", format_sig(cycles), percent(half / cycles.abs()))
         }
         None => format_sig(cycles),

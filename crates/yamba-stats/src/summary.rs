@@ -14,6 +14,14 @@ impl Interval {
     pub fn half_width(&self) -> f64 {
         (self.hi - self.lo) / 2.0
     }
+
+    /// How far the interval reaches from `value` on its farther side: the
+    /// "±" a table prints beside a value the interval need not be centred
+    /// on (a median's interval is not symmetric; an interval widened by
+    /// earlier runs need not even hold the value's neighbourhood evenly).
+    pub fn reach_from(&self, value: f64) -> f64 {
+        (self.hi - value).abs().max((value - self.lo).abs())
+    }
 }
 
 /// Summary of a sample, as the seed's `Sample.stat()` plus what a reader of
@@ -150,6 +158,19 @@ pub fn median_ci_ranks(n: usize, confidence: f64) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reach_from_takes_the_farther_side() {
+        let c = Interval {
+            lo: 9.0,
+            hi: 12.0,
+            confidence: 0.95,
+        };
+        assert_eq!(c.reach_from(10.0), 2.0);
+        assert_eq!(c.reach_from(11.5), 2.5);
+        // A value outside the interval reaches to its far end.
+        assert_eq!(c.reach_from(13.0), 4.0);
+    }
 
     #[test]
     fn known_sample() {
