@@ -120,10 +120,12 @@ pub fn table(f: &ResultsFile) -> String {
         let _ = writeln!(
             out,
             "the run itself: clock, BASE and machine {:.2} s; noise check {:.2} s; pooling and saving the file {:.2} s; \
+             earlier runs from the history {:.2} s; \
              {} blocks, {} of them extra (the two-stage rule's second stage: {:.1} s of {:.1} s)",
             r.prepare_s,
             r.noise_s,
             r.saving_s,
+            r.before_finish_s,
             r.blocks,
             r.extra_blocks,
             r.extra_s,

@@ -1312,6 +1312,11 @@ pub struct RunTimings {
     pub noise_s: f64,
     /// Pooling blocks and writing the results file as the run went.
     pub saving_s: f64,
+    /// What the caller did to the finished file before its last save:
+    /// `yamba run` reads the configuration's earlier runs from the history
+    /// there (the interval for the runs). 0 in files older than the field.
+    #[serde(default)]
+    pub before_finish_s: f64,
     /// The run's benchmarks: the pilot blocks, then the extra blocks the
     /// two-stage rule asked for.
     pub pilot_s: f64,
