@@ -15,18 +15,16 @@
 //! (`yamba_testkit::skip!`): under YAMBA_CI=1 that fails the test, since
 //! .ci/skips does not list it.
 //!
-//! Built for x86-64 hosts only, as headless_chrome is a dev-dependency
-//! there alone: the aarch64 cross build (for the emulated guest, which has
-//! no browser) spent 141 of its 416 s compiling it.
+//! The browser is driven over the DevTools protocol on a pipe (tests/cdp).
+//! Built for x86-64 hosts only, as its dev-dependencies are there alone:
+//! the emulated aarch64 guest has no browser.
 #![cfg(target_arch = "x86_64")]
 
-use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use headless_chrome::{Browser, LaunchOptions, Tab};
-use std::ffi::OsStr;
+mod cdp;
+
+use cdp::Tab;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const FIXTURE: &str = concat!(
@@ -45,90 +43,45 @@ fn shots_dir() -> PathBuf {
     d
 }
 
-/// Headless Chromium, or why there is none.
-fn browser() -> Result<Browser, String> {
-    let path = headless_chrome::browser::default_executable()?;
-    let opts = LaunchOptions {
-        headless: true,
-        // Tests run as root in CI, where Chromium's sandbox cannot start.
-        sandbox: false,
-        window_size: Some((1280, 800)),
-        path: Some(path.clone()),
-        idle_browser_timeout: Duration::from_secs(120),
-        args: vec![
-            OsStr::new("--hide-scrollbars"),
-            OsStr::new("--force-device-scale-factor=1"),
+/// A tab of a headless Chromium, or why there is none.
+fn browser() -> Result<Tab, String> {
+    let exe = cdp::executable()?;
+    Tab::launch(
+        &exe,
+        &[
+            // Tests run as root in CI, where Chromium's sandbox cannot start.
+            "--no-sandbox",
+            "--window-size=1280,800",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
         ],
-        ..Default::default()
-    };
-    Browser::new(opts).map_err(|e| format!("{} does not start: {e}", path.display()))
+    )
 }
 
-/// Console errors, `console.error`/`assert` calls and uncaught exceptions
-/// the page produces, as text.
-fn collect_errors(tab: &Tab) -> Arc<Mutex<Vec<String>>> {
-    let errors: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&errors);
-    tab.enable_log().unwrap().enable_runtime().unwrap();
-    tab.add_event_listener(Arc::new(move |ev: &Event| {
-        let text = |v: serde_json::Value| v.to_string().chars().take(400).collect::<String>();
-        let error = match ev {
-            Event::RuntimeExceptionThrown(e) => {
-                Some(text(serde_json::to_value(&e.params).unwrap_or_default()))
-            }
-            Event::RuntimeConsoleAPICalled(e) => {
-                let v = serde_json::to_value(&e.params).unwrap_or_default();
-                let kind = v["type"].as_str().unwrap_or("").to_string();
-                (kind == "error" || kind == "assert").then(|| text(v))
-            }
-            Event::LogEntryAdded(e) => {
-                let v = serde_json::to_value(&e.params).unwrap_or_default();
-                (v["entry"]["level"].as_str() == Some("error")).then(|| text(v))
-            }
-            _ => None,
-        };
-        if let Some(e) = error {
-            sink.lock().unwrap().push(e);
-        }
-    }))
-    .unwrap();
-    errors
+/// The page's errors so far: console errors and assertions, uncaught
+/// exceptions, error log entries.
+fn errors(tab: &Tab) -> Vec<String> {
+    tab.errors(0, Duration::ZERO)
 }
 
-/// The viewport a reader on a laptop has: 1280×800 CSS pixels at scale 1.
-fn laptop_viewport(tab: &Tab) {
-    let metrics: headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride =
-        serde_json::from_value(serde_json::json!({
-            "width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false
-        }))
-        .unwrap();
-    tab.call_method(metrics).unwrap();
-}
-
+/// Opens `page` in the viewport a reader on a laptop has: 1280×800 CSS
+/// pixels at scale 1.
 fn open(tab: &Tab, page: &Path) {
-    tab.set_default_timeout(Duration::from_secs(60));
-    laptop_viewport(tab);
-    tab.navigate_to(&format!("file://{}", page.display()))
-        .unwrap()
-        .wait_until_navigated()
-        .unwrap();
+    tab.open(page, 1280, 800).unwrap();
 }
 
 fn eval_json(tab: &Tab, js: &str) -> serde_json::Value {
     let v = tab
-        .evaluate(&format!("JSON.stringify((function(){{ {js} }})())"), false)
-        .unwrap()
-        .value
-        .unwrap_or_else(|| panic!("no value from {js}"));
-    serde_json::from_str(v.as_str().unwrap()).unwrap()
+        .evaluate(&format!("JSON.stringify((function(){{ {js} }})())"))
+        .unwrap();
+    let v = v.as_str().unwrap_or_else(|| panic!("no value from {js}"));
+    serde_json::from_str(v).unwrap()
 }
 
 /// A screenshot of the viewport, saved under `name`; returns its pixels
 /// (RGBA) and size.
 fn screenshot(tab: &Tab, name: &str) -> (Vec<u8>, u32, u32) {
-    let png_bytes = tab
-        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
-        .unwrap();
+    let png_bytes = tab.screenshot().unwrap();
     let path = shots_dir().join(name);
     std::fs::write(&path, &png_bytes).unwrap();
     eprintln!("screenshot: {}", path.display());
@@ -194,7 +147,7 @@ const FIGURES_JS: &str = r#"
   return out;
 "#;
 
-fn check_page(tab: &Tab, errors: &Arc<Mutex<Vec<String>>>, want_figures: &[&str]) {
+fn check_page(tab: &Tab, want_figures: &[&str]) {
     let figs = eval_json(tab, FIGURES_JS);
     let figs = figs.as_array().unwrap();
     assert!(!figs.is_empty(), "no figures on the page");
@@ -245,13 +198,13 @@ fn check_page(tab: &Tab, errors: &Arc<Mutex<Vec<String>>>, want_figures: &[&str]
     assert_eq!(tip["text"], tip["want"], "{tip}");
     assert!(!tip["text"].as_str().unwrap().is_empty());
 
-    let errs = errors.lock().unwrap();
+    let errs = errors(tab);
     assert!(errs.is_empty(), "console errors: {errs:#?}");
 }
 
 #[test]
 fn report_renders_in_chromium() {
-    let browser = match browser() {
+    let tab = match browser() {
         Ok(b) => b,
         Err(why) => {
             yamba_testkit::skip!("no headless browser: {why} (.ci/install installs chromium)")
@@ -264,12 +217,9 @@ fn report_renders_in_chromium() {
     let one = write_report(dir.path(), &[Path::new(FIXTURE)], "one.html");
     let two = write_report(dir.path(), &[Path::new(FIXTURE), &second], "two.html");
 
-    let tab = browser.new_tab().unwrap();
-    let errors = collect_errors(&tab);
     open(&tab, &one);
     check_page(
         &tab,
-        &errors,
         &[
             "base-",
             "mem-latency",
@@ -343,7 +293,7 @@ fn report_renders_in_chromium() {
     screenshot(&tab, "one-predictions.png");
 
     open(&tab, &two);
-    check_page(&tab, &errors, &["mem-latency"]);
+    check_page(&tab, &["mem-latency"]);
     let cmp = eval_json(
         &tab,
         "var s = document.getElementById('comparison'); s.scrollIntoView(); return s ? s.querySelectorAll('table.compare tr').length : 0;",
@@ -356,7 +306,7 @@ fn report_renders_in_chromium() {
 /// error and an empty figure is caught on each count.
 #[test]
 fn the_browser_check_catches_broken_pages() {
-    let browser = match browser() {
+    let tab = match browser() {
         Ok(b) => b,
         Err(why) => {
             yamba_testkit::skip!("no headless browser: {why} (.ci/install installs chromium)")
@@ -370,17 +320,9 @@ fn the_browser_check_catches_broken_pages() {
 <script>console.error("deliberate"); undefinedFunction();</script></body></html>"#,
     )
     .unwrap();
-    let tab = browser.new_tab().unwrap();
-    let errors = collect_errors(&tab);
     open(&tab, &page);
     // Events arrive asynchronously; give them a moment.
-    for _ in 0..50 {
-        if errors.lock().unwrap().len() >= 2 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let errs = errors.lock().unwrap().clone();
+    let errs = tab.errors(2, Duration::from_secs(5));
     assert!(errs.iter().any(|e| e.contains("deliberate")), "{errs:#?}");
     assert!(
         errs.iter().any(|e| e.contains("undefinedFunction")),
@@ -500,14 +442,12 @@ fn a_hostile_results_file_runs_no_script_in_the_report() {
     ] {
         assert!(!html.contains(bad), "{bad} in the page");
     }
-    let browser = match browser() {
+    let tab = match browser() {
         Ok(b) => b,
         Err(why) => {
             yamba_testkit::skip!("no headless browser: {why} (.ci/install installs chromium)")
         }
     };
-    let tab = browser.new_tab().unwrap();
-    let errors = collect_errors(&tab);
     open(&tab, &out);
     std::thread::sleep(Duration::from_millis(500));
     let seen = eval_json(
@@ -555,6 +495,6 @@ fn a_hostile_results_file_runs_no_script_in_the_report() {
     );
     assert_eq!(links["bad"], serde_json::json!([]), "{links}");
     assert_eq!(links["dup"], 0, "{links}");
-    let errs = errors.lock().unwrap();
+    let errs = errors(&tab);
     assert!(errs.is_empty(), "console errors: {errs:#?}");
 }
