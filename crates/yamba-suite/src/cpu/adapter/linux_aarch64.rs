@@ -30,7 +30,7 @@ pub const SYS_GETPPID: i64 = 173;
 pub const SYS_READ: i64 = 63;
 
 /// No vDSO system-call entry on this platform (`.vdso` is not measured).
-pub(crate) use super::no_vdso as vdso;
+pub use super::no_vdso as vdso;
 
 /// The call-wrapped shape: functions whose whole body is the system call
 /// and `ret`, written as machine code so no compiler can inline them.

@@ -34,7 +34,7 @@ pub const SYS_GETPPID: i64 = 110;
 pub const SYS_READ: i64 = 0;
 
 /// No vDSO system-call entry on this platform (`.vdso` is not measured).
-pub(crate) use super::no_vdso as vdso;
+pub use super::no_vdso as vdso;
 
 /// The call-wrapped shape: functions whose whole body is the system call
 /// and `ret` (what libc's wrappers are, less their error handling), written

@@ -40,7 +40,7 @@
 )]
 mod imp;
 #[cfg(not(all(linux_adapters, target_arch = "x86")))]
-pub(crate) mod no_vdso;
+pub mod no_vdso;
 
 pub use imp::*;
 

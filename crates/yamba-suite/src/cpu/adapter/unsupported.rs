@@ -20,7 +20,7 @@ pub const SYS_GETPPID: i64 = -1;
 pub const SYS_READ: i64 = -1;
 
 /// No vDSO system-call entry on this platform (`.vdso` is not measured).
-pub(crate) use super::no_vdso as vdso;
+pub use super::no_vdso as vdso;
 
 /// The call-wrapped shape (never reached here).
 pub mod wrapped {
