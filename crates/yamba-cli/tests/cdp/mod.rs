@@ -182,6 +182,9 @@ impl Tab {
         for domain in ["Page.enable", "Runtime.enable", "Log.enable"] {
             tab.call(domain, json!({}))?;
         }
+        // Load events that name their document: about:blank's own, which
+        // may come late, must not pass for the page's.
+        tab.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true }))?;
         Ok(tab)
     }
 
@@ -206,7 +209,7 @@ impl Tab {
     }
 
     /// Sets a `width`×`height` viewport at scale 1, navigates to the file
-    /// and waits for its load event.
+    /// and waits for the load event of the document that navigation made.
     pub fn open(&self, page: &Path, width: u32, height: u32) -> Result<(), String> {
         self.call(
             "Emulation.setDeviceMetricsOverride",
@@ -220,9 +223,17 @@ impl Tab {
         if let Some(e) = nav.get("errorText") {
             return Err(format!("navigating to {}: {e}", page.display()));
         }
+        let loader = nav["loaderId"].clone();
         self.inner
             .borrow_mut()
-            .wait_for(|v| v["method"] == "Page.loadEventFired", "the page's load")
+            .wait_for(
+                |v| {
+                    v["method"] == "Page.lifecycleEvent"
+                        && v["params"]["name"] == "load"
+                        && v["params"]["loaderId"] == loader
+                },
+                "the page's load",
+            )
             .map(drop)
     }
 
@@ -295,7 +306,7 @@ impl Inner {
     }
 
     /// Moves the page's errors out of the events read so far and drops
-    /// the other events (a stale load event must not end a later wait).
+    /// the other events.
     fn sort_events(&mut self) {
         while let Ok(v) = self.from.try_recv() {
             self.events.push(v);
