@@ -123,9 +123,17 @@ fn earlier_runs_wider_than_the_interval_are_named_and_nothing_else() {
         table.contains("interval for the runs: the run's own, widened"),
         "{table}"
     );
+    // The history read is booked apart from saving the file (--timings).
+    let spent = |f: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(f)).unwrap()).unwrap();
+        v["timings"]["before_finish_s"].as_f64().unwrap()
+    };
+    assert!(spent("b.json") > 0.0, "no time booked for the history read");
     // Not asked to use the history: not read either.
     let (table, _) = run(d, "c.json", &["--no-history"]);
     assert!(!table.contains("between runs"), "{table}");
+    assert_eq!(spent("c.json"), 0.0, "a run without the history read it");
     // Another configuration (a setting differs): its earlier runs are not these.
     let (table, _) = run(d, "e.json", &["--set", "testing.work.extra_pct=1"]);
     assert!(!table.contains("between runs"), "{table}");

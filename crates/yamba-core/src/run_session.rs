@@ -159,11 +159,14 @@ impl RunSession {
             .extend(shared_core_note(&results, blocks.shared_not_replaced));
         self.file.finish(interrupted);
         saving_s += t0.elapsed().as_secs_f64();
-        let t1 = std::time::Instant::now();
-        if let Some(f) = self.before_finish.as_mut() {
-            f(&mut self.file);
-        }
-        let before_finish_s = t1.elapsed().as_secs_f64();
+        let before_finish_s = match self.before_finish.as_mut() {
+            Some(f) => {
+                let t1 = std::time::Instant::now();
+                f(&mut self.file);
+                t1.elapsed().as_secs_f64()
+            }
+            None => 0.0,
+        };
         let t = self.file.timings.get_or_insert_with(RunTimings::default);
         t.saving_s = saving_s;
         t.before_finish_s = before_finish_s;
