@@ -78,6 +78,16 @@ struct Child {
     buf: Vec<u8>,
     done_next: Option<u64>,
     report: Option<WorkerReport>,
+    /// The child's scheduling read once its operation had run for half
+    /// the hang timeout: (that operation's start, when read, the reading).
+    stall: Option<(u64, u64, sys::TaskWait)>,
+}
+
+/// A child killed for hanging: how long its operation had run, and what
+/// its process was doing (see [`sys::TaskWait::explain`]).
+struct Hang {
+    after: Duration,
+    doing: String,
 }
 
 /// Forks `body` as a supervised child in slot `slot`.
@@ -190,6 +200,7 @@ impl State<'_> {
             Ok((pid, fd)) => {
                 self.groups.push(pid);
                 self.children.push(Child {
+                    stall: None,
                     pid,
                     slot: spec.slot,
                     role: Role::Errors { first },
@@ -234,7 +245,7 @@ impl State<'_> {
     }
 
     /// A child ended (`status` from waitpid, or None when we killed it for hanging).
-    fn ended(&mut self, i: usize, status: Option<i32>, hang: Option<Duration>) {
+    fn ended(&mut self, i: usize, status: Option<i32>, hang: Option<Hang>) {
         drain(&mut self.children[i]);
         self.parse_lines(i);
         let c = self.children.remove(i);
@@ -244,8 +255,12 @@ impl State<'_> {
             libc::killpg(c.pid, libc::SIGKILL);
         }
         let slot = &self.control.slots[c.slot];
-        let why = match (status, hang) {
-            (_, Some(d)) => Some(format!("no return after {:.1} s (hang)", d.as_secs_f64())),
+        let why = match (status, &hang) {
+            (_, Some(h)) => Some(format!(
+                "no return after {:.1} s (hang; {})",
+                h.after.as_secs_f64(),
+                h.doing
+            )),
             (Some(s), None) if libc::WIFSIGNALED(s) => {
                 Some(format!("killed by {}", sys::signal_name(libc::WTERMSIG(s))))
             }
@@ -345,6 +360,12 @@ impl State<'_> {
         }
     }
 
+    /// Kills a child whose operation has run past the hang timeout, saying
+    /// what its process was doing: a worker starved of a CPU or stalled in
+    /// the kernel by the machine (as once in CI beside two builds and an
+    /// emulator: 11.8 s in a pipe's close) is told apart from one stuck on
+    /// its own. Half-way to the timeout its scheduling is read once, so the
+    /// report covers the stall's second half.
     fn check_hangs(&mut self) {
         let now = now_ns();
         let limit = self.plan.hang_timeout.as_nanos() as u64;
@@ -352,17 +373,31 @@ impl State<'_> {
             let slot = &self.control.slots[self.children[i].slot];
             let state = slot.state.load(Ordering::Acquire);
             let since = slot.since_ns.load(Ordering::Acquire);
-            if (state == RUNNING || state == DRAINING || state == STARTING)
-                && now.saturating_sub(since) > limit
-            {
-                let pid = self.children[i].pid;
+            if !(state == RUNNING || state == DRAINING || state == STARTING) {
+                continue;
+            }
+            let stalled = now.saturating_sub(since);
+            let child = &mut self.children[i];
+            if stalled > limit / 2 && child.stall.as_ref().is_none_or(|s| s.0 != since) {
+                child.stall = sys::task_wait(child.pid).map(|w| (since, now, w));
+            }
+            if stalled > limit {
+                let pid = child.pid;
+                let doing = match (&child.stall, sys::task_wait(pid)) {
+                    (Some((s, at, first)), Some(last)) if *s == since => {
+                        last.explain(Some((first, Duration::from_nanos(now - at))))
+                    }
+                    (_, Some(last)) => last.explain(None),
+                    (_, None) => "its process could not be read".into(),
+                };
                 // SAFETY: killing our own child's group, then reaping it.
                 unsafe {
                     libc::killpg(pid, libc::SIGKILL);
                     let mut st = 0;
                     libc::waitpid(pid, &mut st, 0);
                 }
-                self.ended(i, None, Some(Duration::from_nanos(now - since)));
+                let after = Duration::from_nanos(stalled);
+                self.ended(i, None, Some(Hang { after, doing }));
                 return;
             }
         }
@@ -454,6 +489,7 @@ impl State<'_> {
                 Ok((pid, fd)) => {
                     self.groups.push(pid);
                     self.children.push(Child {
+                        stall: None,
                         pid,
                         slot: spec.index,
                         role: Role::Churn(spec.index),

@@ -234,6 +234,76 @@ pub fn proc_stat(pid: i32) -> Option<ProcInfo> {
     })
 }
 
+/// What a process's main thread was doing, from /proc: enough to tell a
+/// worker stuck on its own from one the machine held up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskWait {
+    /// R, S, D, T, Z, … (/proc/PID/stat).
+    pub state: char,
+    /// The kernel function it sleeps in (/proc/PID/wchan), when asleep
+    /// and the kernel says.
+    pub wchan: Option<String>,
+    /// Time on a CPU and time runnable but waiting for one, in ns
+    /// (/proc/PID/schedstat; None without schedstats).
+    pub sched_ns: Option<(u64, u64)>,
+}
+
+/// [`TaskWait`] of process `pid` (None once it is gone).
+pub fn task_wait(pid: i32) -> Option<TaskWait> {
+    let state = proc_stat(pid)?.state;
+    let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan"))
+        .ok()
+        .map(|w| w.trim().to_string())
+        .filter(|w| !w.is_empty() && w != "0");
+    let sched_ns = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+        .ok()
+        .and_then(|t| {
+            let mut f = t.split_whitespace().map(|x| x.parse::<u64>().ok());
+            Some((f.next()??, f.next()??))
+        });
+    Some(TaskWait {
+        state,
+        wchan,
+        sched_ns,
+    })
+}
+
+impl TaskWait {
+    /// In words: its state now, and, given an earlier reading and the time
+    /// since it, how much of that time it ran and waited for a CPU.
+    pub fn explain(&self, earlier: Option<(&TaskWait, std::time::Duration)>) -> String {
+        let wchan = self
+            .wchan
+            .as_deref()
+            .map(|w| format!(" in {w}"))
+            .unwrap_or_default();
+        let mut s = match self.state {
+            'R' => "running or waiting for a CPU".to_string(),
+            'S' => format!("asleep{wchan}"),
+            'D' => format!("in uninterruptible sleep{wchan} (I/O or a kernel lock)"),
+            'T' | 't' => "stopped by a signal".to_string(),
+            'Z' => "exited, not yet reaped".to_string(),
+            c => format!("state {c}{wchan}"),
+        };
+        if let Some((before, span)) = earlier {
+            if let (Some((r0, w0)), Some((r1, w1))) = (before.sched_ns, self.sched_ns) {
+                let (ran, waited) = (r1.saturating_sub(r0) as f64, w1.saturating_sub(w0) as f64);
+                let span_ns = span.as_nanos() as f64;
+                s.push_str(&format!(
+                    "; over the last {:.1} s it ran {:.3} s and waited {:.3} s for a CPU",
+                    span_ns / 1e9,
+                    ran / 1e9,
+                    waited / 1e9
+                ));
+                if waited > span_ns / 2.0 {
+                    s.push_str(": the machine kept it from a CPU");
+                }
+            }
+        }
+        s
+    }
+}
+
 /// Memory the machine could give a new program without swapping
 /// (MemAvailable of /proc/meminfo), in bytes.
 pub fn mem_available() -> Option<u64> {
@@ -489,3 +559,75 @@ pub unsafe fn become_child(parent: i32, report: i32) {
 
 /// Where a supervised child writes its report.
 pub const REPORT_FD: i32 = 3;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn reading(state: char, sched_ns: Option<(u64, u64)>) -> TaskWait {
+        TaskWait {
+            state,
+            wchan: None,
+            sched_ns,
+        }
+    }
+
+    /// Ground truth: a child stopped by SIGSTOP reads as stopped, one
+    /// sleeping in nanosleep as asleep; a reaped one is gone.
+    #[test]
+    fn task_wait_reads_a_stopped_and_a_sleeping_child() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let state = |want: char| {
+            (0..500)
+                .map(|_| {
+                    std::thread::sleep(Duration::from_millis(2));
+                    task_wait(pid).unwrap()
+                })
+                .find(|w| w.state == want)
+        };
+        let asleep = state('S').expect("sleep(1) never read as asleep");
+        assert!(asleep.explain(None).starts_with("asleep"), "{asleep:?}");
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        let stopped = state('T').expect("a stopped child never read as stopped");
+        assert_eq!(stopped.explain(None), "stopped by a signal");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(task_wait(pid), None);
+    }
+
+    /// Over a window, the time run and waited comes from the two readings'
+    /// differences, and a process that waited for a CPU most of it is said
+    /// to have been kept from one; one that slept is not.
+    #[test]
+    fn explain_tells_a_starved_process_from_a_sleeping_one() {
+        let window = Duration::from_secs(5);
+        let before = reading('R', Some((1_000_000_000, 2_000_000_000)));
+        let starved = reading('R', Some((1_010_000_000, 6_000_000_000)));
+        assert_eq!(
+            starved.explain(Some((&before, window))),
+            "running or waiting for a CPU; over the last 5.0 s it ran 0.010 s and waited 4.000 s for a CPU: the machine kept it from a CPU"
+        );
+        let slept = TaskWait {
+            wchan: Some("pipe_read".into()),
+            ..reading('S', Some((1_000_100_000, 2_000_000_000)))
+        };
+        assert_eq!(
+            slept.explain(Some((&before, window))),
+            "asleep in pipe_read; over the last 5.0 s it ran 0.000 s and waited 0.000 s for a CPU"
+        );
+        let d = TaskWait {
+            wchan: Some("folio_wait_bit_common".into()),
+            ..reading('D', None)
+        };
+        assert_eq!(
+            d.explain(Some((&before, window))),
+            "in uninterruptible sleep in folio_wait_bit_common (I/O or a kernel lock)"
+        );
+    }
+}

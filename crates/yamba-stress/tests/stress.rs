@@ -255,6 +255,9 @@ fn a_crashing_and_a_hanging_call_are_reported_and_the_tests_go_on() {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("{}", hang.got));
     assert!(waited >= 0.5, "{}", hang.got);
+    // What the process was doing: blocked in its read, not kept from a CPU.
+    assert!(hang.got.contains("(hang; asleep"), "{}", hang.got);
+    assert!(!hang.got.contains("kept it from a CPU"), "{}", hang.got);
     assert!(hang
         .syscall
         .starts_with("read(fd=<empty blocking pipe read end>"));

@@ -75,7 +75,9 @@ pub struct Args {
     /// Benchmark-specific setting for the measurement, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
-    /// A worker or an error-test call that makes no progress for this long is reported as hung.
+    /// A worker or an error-test call that makes no progress for this long is reported as hung,
+    /// with what its process was doing (asleep and where, in uninterruptible sleep, stopped, or
+    /// kept from a CPU by a busy machine). Raise it on a machine that may stall a process.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub hang_timeout: f64,
     /// Results file to write (default: a timestamped file under --results-dir).
