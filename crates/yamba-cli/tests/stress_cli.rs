@@ -66,7 +66,7 @@ fn wait_empty(sid: i32, before: i64) -> Vec<String> {
 /// subject (yamba-stress's tests plant one), and a worker the machine holds
 /// up past the default 10 s would end the run with one. In CI, beside the
 /// aarch64 and i686 builds and the emulator, a worker of the planted-leak
-/// run once stood 11.8 s in a pipe's close (150 runs beside four spinning
+/// run once stood 11.8 s in one pipe destroy (150 runs beside four spinning
 /// processes never stood a second). A worker truly stuck still fails the
 /// test, two minutes later.
 const HANG_TIMEOUT: [&str; 2] = ["--hang-timeout", "120"];

@@ -363,7 +363,7 @@ impl State<'_> {
     /// Kills a child whose operation has run past the hang timeout, saying
     /// what its process was doing: a worker starved of a CPU or stalled in
     /// the kernel by the machine (as once in CI beside two builds and an
-    /// emulator: 11.8 s in a pipe's close) is told apart from one stuck on
+    /// emulator: 11.8 s in one pipe destroy) is told apart from one stuck on
     /// its own. Half-way to the timeout its scheduling is read once, so the
     /// report covers the stall's second half.
     fn check_hangs(&mut self) {
