@@ -258,6 +258,11 @@ fn a_crashing_and_a_hanging_call_are_reported_and_the_tests_go_on() {
     // What the process was doing: blocked in its read, not kept from a CPU.
     assert!(hang.got.contains("(hang; asleep"), "{}", hang.got);
     assert!(!hang.got.contains("kept it from a CPU"), "{}", hang.got);
+    // Its scheduling was read half-way and at the end, where the kernel
+    // keeps schedstats.
+    if std::path::Path::new("/proc/self/schedstat").exists() {
+        assert!(hang.got.contains("; over the last "), "{}", hang.got);
+    }
     assert!(hang
         .syscall
         .starts_with("read(fd=<empty blocking pipe read end>"));
