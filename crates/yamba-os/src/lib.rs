@@ -12,17 +12,20 @@
 //!   page-outs (the `mem` area's adapter, and the stdlib's `linux.page_out`);
 //! - [`space`]: creating N of a primitive, counting them (the census) and
 //!   the kernel's memory counters (the `space` area's adapter, and the
-//!   stress's baselines).
+//!   stress's baselines);
+//! - [`sched`]: a task's time on a CPU and waiting for one (the peers'
+//!   and the measuring thread's checks, the stress's account of a stall).
 //!
 //! Platform code has the adapter shape of docs/writing-benchmarks.md: each
-//! of `mmap`, `mem` and `space` picks `linux.rs` or `unsupported.rs` in its
-//! `mod.rs` on `cfg(linux_adapters)`, which build.rs sets on Linux unless
-//! the `no-adapters` feature is on.
+//! of `mmap`, `mem`, `space` and `sched` picks `linux.rs` or
+//! `unsupported.rs` in its `mod.rs` on `cfg(linux_adapters)`, which
+//! build.rs sets on Linux unless the `no-adapters` feature is on.
 
 pub mod error;
 pub mod kind;
 pub mod mem;
 pub mod mmap;
+pub mod sched;
 pub mod shared;
 pub mod space;
 

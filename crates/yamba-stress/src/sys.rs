@@ -4,6 +4,7 @@
 //! has one), processes of a process group, and machine-wide memory.
 
 use std::collections::BTreeMap;
+use yamba_os::sched::{sched_times, SchedTimes};
 use yamba_os::space::{census, kernel, refresh_counters, Kernel};
 use yamba_os::Kind;
 
@@ -243,9 +244,9 @@ pub struct TaskWait {
     /// The kernel function it sleeps in (/proc/PID/wchan), when asleep
     /// and the kernel says.
     pub wchan: Option<String>,
-    /// Time on a CPU and time runnable but waiting for one, in ns
-    /// (/proc/PID/schedstat; None without schedstats).
-    pub sched_ns: Option<(u64, u64)>,
+    /// Time on a CPU and time runnable but waiting for one (None
+    /// without the kernel's scheduling statistics).
+    pub sched: Option<SchedTimes>,
 }
 
 /// [`TaskWait`] of process `pid` (None once it is gone).
@@ -255,16 +256,10 @@ pub fn task_wait(pid: i32) -> Option<TaskWait> {
         .ok()
         .map(|w| w.trim().to_string())
         .filter(|w| !w.is_empty() && w != "0");
-    let sched_ns = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
-        .ok()
-        .and_then(|t| {
-            let mut f = t.split_whitespace().map(|x| x.parse::<u64>().ok());
-            Some((f.next()??, f.next()??))
-        });
     Some(TaskWait {
         state,
         wchan,
-        sched_ns,
+        sched: sched_times(Some(pid)),
     })
 }
 
@@ -286,8 +281,9 @@ impl TaskWait {
             c => format!("state {c}{wchan}"),
         };
         if let Some((before, span)) = earlier {
-            if let (Some((r0, w0)), Some((r1, w1))) = (before.sched_ns, self.sched_ns) {
-                let (ran, waited) = (r1.saturating_sub(r0) as f64, w1.saturating_sub(w0) as f64);
+            if let (Some(then), Some(now)) = (before.sched, self.sched) {
+                let d = now.since(then);
+                let (ran, waited) = (d.ran_ns as f64, d.waited_ns as f64);
                 let span_ns = span.as_nanos() as f64;
                 s.push_str(&format!(
                     "; over the last {:.1} s it ran {:.3} s and waited {:.3} s for a CPU",
@@ -569,7 +565,7 @@ mod tests {
         TaskWait {
             state,
             wchan: None,
-            sched_ns,
+            sched: sched_ns.map(|(ran_ns, waited_ns)| SchedTimes { ran_ns, waited_ns }),
         }
     }
 

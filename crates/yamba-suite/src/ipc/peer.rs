@@ -4,6 +4,7 @@
 
 use super::adapter;
 use std::sync::atomic::{AtomicU64, Ordering};
+use yamba_os::sched::{sched_times, SchedTimes};
 
 /// Memory shared with the peer (yamba-os's, here for the area's files).
 pub use yamba_os::Shared;
@@ -103,10 +104,10 @@ pub struct CpuShare {
     cpu: usize,
     pid: i32,
     busy0: Option<adapter::CpuTimes>,
-    own0: Option<u64>,
-    wait0: Option<u64>,
-    /// The initiator's own run_delay (the thread that starts and finishes).
-    initiator_wait0: Option<u64>,
+    /// The peer's own scheduling times.
+    peer0: Option<SchedTimes>,
+    /// The initiator's (the thread that starts and finishes).
+    initiator0: Option<SchedTimes>,
 }
 
 /// What other tasks did on the peer's CPU over the measurement.
@@ -135,9 +136,8 @@ impl CpuShare {
             cpu,
             pid: peer.pid,
             busy0: adapter::cpu_busy_ns(cpu),
-            own0: adapter::cpu_time_ns(Some(peer.pid)),
-            wait0: adapter::run_delay_ns(Some(peer.pid)),
-            initiator_wait0: adapter::run_delay_ns(None),
+            peer0: sched_times(Some(peer.pid)),
+            initiator0: sched_times(None),
         }
     }
 
@@ -145,20 +145,19 @@ impl CpuShare {
     pub fn finish(&self) -> Option<OthersOnCpu> {
         let a = self.busy0?;
         let b = adapter::cpu_busy_ns(self.cpu)?;
-        let own = adapter::cpu_time_ns(Some(self.pid))?.saturating_sub(self.own0?) as f64;
+        let peer = sched_times(Some(self.pid))
+            .zip(self.peer0)
+            .map(|(now, then)| now.since(then));
+        let own = peer?.ran_ns as f64;
         let total = (b.total_ns - a.total_ns).max(1.0);
         Some(OthersOnCpu {
             others_share: (((b.busy_ns - a.busy_ns) - own) / total).clamp(0.0, 1.0),
             window_ns: b.total_ns - a.total_ns,
             steal_ns: (b.steal_ns - a.steal_ns).max(0.0),
-            peer_wait_ns: self
-                .wait0
-                .zip(adapter::run_delay_ns(Some(self.pid)))
-                .map(|(a, b)| b.saturating_sub(a)),
-            initiator_wait_ns: self
-                .initiator_wait0
-                .zip(adapter::run_delay_ns(None))
-                .map(|(a, b)| b.saturating_sub(a)),
+            peer_wait_ns: peer.map(|t| t.waited_ns),
+            initiator_wait_ns: sched_times(None)
+                .zip(self.initiator0)
+                .map(|(now, then)| now.since(then).waited_ns),
         })
     }
 }

@@ -4,10 +4,9 @@
 use yamba_core::BenchResult;
 
 /// Time the calling thread has spent runnable but waiting for a CPU, in
-/// ns (the run_delay field of /proc/thread-self/schedstat).
+/// ns.
 fn run_queue_wait_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().nth(1)?.parse().ok()
+    yamba_os::sched::sched_times(None).map(|t| t.waited_ns)
 }
 
 /// Watches how long the measuring thread waited for a CPU while others'
@@ -32,7 +31,7 @@ impl CpuWait {
     pub fn record(&self, r: &mut BenchResult) {
         let wall = self.started.elapsed().as_nanos() as f64;
         let (Some(w0), Some(w1)) = (self.waited, run_queue_wait_ns()) else {
-            r.warn("cannot tell whether the measurement waited for a CPU (no /proc/thread-self/schedstat)");
+            r.warn("cannot tell whether the measurement waited for a CPU (the kernel keeps no scheduling statistics)");
             return;
         };
         let share = w1.saturating_sub(w0) as f64 / wall.max(1.0);

@@ -309,25 +309,6 @@ pub fn cpu_busy_ns(cpu: usize) -> Option<CpuTimes> {
     })
 }
 
-/// CPU time a task has used, in ns (schedstat's first field): of
-/// process `pid`'s main thread, or of the calling thread.
-pub fn cpu_time_ns(pid: Option<i32>) -> Option<u64> {
-    schedstat(pid, 0)
-}
-
-fn schedstat(pid: Option<i32>, field: usize) -> Option<u64> {
-    let path = match pid {
-        Some(p) => format!("/proc/{p}/schedstat"),
-        None => "/proc/thread-self/schedstat".into(),
-    };
-    std::fs::read_to_string(path)
-        .ok()?
-        .split_whitespace()
-        .nth(field)?
-        .parse()
-        .ok()
-}
-
 /// Puts the calling thread (and the processes it forks afterwards) in
 /// SCHED_BATCH — no wake-up preemption — or back in SCHED_OTHER.
 /// Either needs no privilege. A real-time thread is left as it is
@@ -350,13 +331,6 @@ pub fn set_batch(batch: bool) -> Result<bool, String> {
         libc::sched_setscheduler(0, policy, &param)
     };
     check(r, "sched_setscheduler").map(|_| true)
-}
-
-/// Time a task has spent runnable but waiting for a CPU, in ns
-/// (schedstat's run_delay): of process `pid`'s main thread, or of the
-/// calling thread when `pid` is None. None without schedstats.
-pub fn run_delay_ns(pid: Option<i32>) -> Option<u64> {
-    schedstat(pid, 1)
 }
 
 /// FUTEX_WAIT_PRIVATE (a word of this process only, as a thread lock's):

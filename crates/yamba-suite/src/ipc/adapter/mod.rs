@@ -11,7 +11,8 @@
 //! `futex_wait_private`, `futex_wake_private`, `sched_yield`;
 //! `SysvSems`, `PosixSems`, `PthreadMutex` (semaphores and the mutex of
 //! `sem` and `lock`); `fork`, `exit_now`, `kill_and_reap`; `thread_switches`,
-//! `process_switches`, `cpu_busy_ns`, `cpu_time_ns`, `run_delay_ns`.
+//! `process_switches`, `cpu_busy_ns` (a task's own scheduling times are
+//! yamba-os's `sched`).
 //!
 //! `linux.rs` on Linux; `unsupported.rs` everywhere else (its `NAME` is
 //! `NO_ADAPTER`: the runner skips this area's benchmarks with "no adapter

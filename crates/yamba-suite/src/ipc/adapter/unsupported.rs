@@ -70,12 +70,6 @@ pub fn process_switches(_: i32) -> Option<(u64, u64)> {
 pub fn set_batch(_: bool) -> Result<bool, String> {
     Err(yamba_core::bench::no_adapter_reason())
 }
-pub fn run_delay_ns(_: Option<i32>) -> Option<u64> {
-    None
-}
-pub fn cpu_time_ns(_: Option<i32>) -> Option<u64> {
-    None
-}
 pub fn cpu_busy_ns(_: usize) -> Option<CpuTimes> {
     None
 }
