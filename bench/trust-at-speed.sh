@@ -295,7 +295,8 @@ for i in $(seq 1 "$runs"); do
 done >"$out/getppid.txt"
 unrolls=$(cut -d' ' -f1 "$out/getppid.txt" | sort -u | tr '\n' ' ')
 [ "$unrolls" = "1 " ] || echo "note: yamba's runs chose unroll degrees $unrolls- the C copy of its loop is the unroll-1 one"
-for ref in "$ymean yamba's loop in C" "$smean yamba's loop in C visited as yamba visits" "$wmean 8 calls a turn in C"; do
+for ref in "$ymean yamba's loop in C" "$smean yamba's loop in C visited as yamba visits" "$wmean 8 calls a turn in C (64 placements)" \
+           "$fmean 8 calls a turn in C (32 placements 2 bytes apart: issue 25's measure)"; do
   m=${ref%% *}
   read -r held tried < <(awk -v m="$m" '{ n++; if (m >= $2 && m <= $3) h++ } END { print h + 0, n + 0 }' "$out/getppid.txt")
   echo "yamba's getppid interval held the placements' mean of ${ref#* } ($m ns) in $held of $tried runs"
