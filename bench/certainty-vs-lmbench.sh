@@ -39,7 +39,7 @@ yamba="$repo/target/release/yamba"
 bin="$lmb/bin/x86"
 cpu=$(( $(nproc) - 1 ))
 out=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; bash "$repo/bench/lmbench-reap.sh" "$bin"; rm -rf "$out"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; bash "$repo/bench/lmbench-reap.sh" "$bin"; rm -rf "$out"' EXIT
 
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 read -r b0 t0 < <(busy)
