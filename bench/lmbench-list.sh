@@ -195,6 +195,21 @@ for s in 16k 256k 4m 64m; do
     "$(lm "awk '{print \$2}'" "$LB/bw_mem" "${N[@]}" "$s" rd)" MB/s "lmbench loads one int per 16 bytes and counts 16; yamba loads every word"
 done
 
+# --- lat_mem_rd SIZE 128: the summary's "Main mem" -----------------------------
+# A chase through ascending addresses 128 bytes apart (prefetchers follow it),
+# at yamba's working set; lat_mem_rd prints every size up to SIZE MiB, the
+# last line is SIZE's.
+f=$(yamba mem.latency.sequential)
+ws=$(yparam "$f" mem.latency.sequential working_set_bytes)
+if [[ $ws =~ ^[0-9]+$ ]]; then
+  mb=$(( ws / 1048576 ))
+  row "lat_mem_rd ${mb}m 128" mem.latency.sequential "$(ymed "$f" mem.latency.sequential)" \
+    "$(lm "awk 'NF == 2 && \$1 ~ /^[0-9.]+\$/ {v = \$2} END {if (v != \"\") print v}'" "$LB/lat_mem_rd" "${N[@]}" "$mb" 128)" ns \
+    "summary's Main mem: ascending, 128 bytes apart, base pages; yamba a dependent chase timed alone"
+else
+  row "lat_mem_rd 128" mem.latency.sequential "$(ymed "$f" mem.latency.sequential)" n/a ns "yamba gave no working set to pair lmbench's with"
+fi
+
 # --- bw_mem bzero, bcopy, rdwr; STREAM add, scale ------------------------------
 f=$(yamba mem.bandwidth.bzero mem.bandwidth.bcopy mem.bandwidth.rdwr mem.bandwidth.add mem.bandwidth.scale --set "mem.bw_size=${BW_MB}M")
 row "bw_mem bzero" mem.bandwidth.bzero "$(ymed "$f" mem.bandwidth.bzero 1000)" \

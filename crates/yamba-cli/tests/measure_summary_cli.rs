@@ -100,8 +100,7 @@ fn every_column_names_what_the_suite_produces() {
         "columns whose result the suite does not write:\n{}",
         missing.join("\n")
     );
-    // And the command itself: no column blank for want of a result id,
-    // except main memory's sequential chase, which a default run skips.
+    // And the command itself: no column blank for want of a result id.
     let o = Command::new(env!("CARGO_BIN_EXE_yamba"))
         .arg("summary")
         .arg(&file)
@@ -112,7 +111,6 @@ fn every_column_names_what_the_suite_produces() {
     let unexplained: Vec<&str> = out
         .lines()
         .filter(|l| l.trim_start().starts_with("blank") && l.contains("in the file"))
-        .filter(|l| !l.contains("order=sequential"))
         .collect();
     assert!(unexplained.is_empty(), "{}", unexplained.join("\n"));
 }

@@ -102,6 +102,18 @@ pub struct Column {
     pub key: &'static str,
 }
 
+impl Column {
+    /// The width its figure is formatted to ([`num`]): getsummary formats
+    /// every memory latency with `num(x, 6)`, in fields of 6 and 11.
+    pub fn digits(&self) -> usize {
+        if self.table == Table::Memory && self.head[0] != "Mhz" {
+            6
+        } else {
+            self.width
+        }
+    }
+}
+
 const fn from(ids: &'static [&'static str]) -> Source {
     Source::Result {
         ids,
@@ -479,12 +491,9 @@ pub const COLUMNS: &[Column] = &[
         table: Table::Memory,
         head: ["Main mem", ""],
         width: 8,
-        source: Source::Result {
-            ids: &["mem.latency.memory"],
-            factor: 1.0,
-            local: false,
-            param: Some(("order", "sequential")),
-        },
+        // getsummary's "Main mem": lat_mem_rd's stride-128 walk at its
+        // largest size, which prefetchers follow.
+        source: from(&["mem.latency.sequential"]),
         key: "lat_mem",
     },
     Column {
@@ -684,7 +693,8 @@ pub fn summary(files: &[(String, ResultsFile)]) -> String {
             );
             for c in &cols {
                 let v = value(f, c);
-                let _ = write!(l, " {}", num(v.as_ref().ok().copied(), c.width));
+                let figure = num(v.as_ref().ok().copied(), c.digits());
+                let _ = write!(l, " {figure:>w$}", w = c.width);
                 if let Err(why) = v {
                     let head = c.head.join(" ").trim().to_string();
                     match notes.iter_mut().find(|n| n.0 == head && n.1 == why) {
@@ -881,7 +891,7 @@ fn export_memory_latency(out: &mut String, file: &ResultsFile) {
             }
         }
         // getsummary takes the block's last line as main memory: -1 (its
-        // blank) when yamba did not run the sequential chase.
+        // blank) when yamba did not run mem.latency.sequential.
         let _ = writeln!(out, "8.00000 {:.3}\n", main.unwrap_or(-1.0));
     }
     if let Some(v) = column_value(file, "lat_mem_rand") {

@@ -68,6 +68,7 @@ fn constructed() -> ResultsFile {
         ns("mem.latency.L1", 1.25),
         ns("mem.latency.L2", 4.5),
         params("mem.latency.memory", 110.0, "order", "random"),
+        ns("mem.latency.sequential", 6.5),
     ])
 }
 
@@ -147,7 +148,10 @@ fn figures_land_in_lmbenchs_columns_in_its_units() {
     // Host, OS, Mhz, L1, L2, Main mem, Rand mem
     assert_eq!(m[3], "1.2500");
     assert_eq!(m[4], "4.5000");
-    assert_eq!(m[5], "", "main mem is the sequential chase: not run");
+    assert_eq!(
+        m[5], "6.5000",
+        "main mem is the sequential chase, 128 bytes apart"
+    );
     assert_eq!(m[6], "110.0", "the random chase is lmbench's Rand mem");
 }
 
@@ -276,6 +280,10 @@ fn lmbenchs_own_getsummary_reads_the_export() {
             .map(str::to_string)
             .collect()
     };
-    assert_eq!(figures(&theirs), ["1.2500", "4.5000", "110.0"], "{theirs}");
+    assert_eq!(
+        figures(&theirs),
+        ["1.2500", "4.5000", "6.5000", "110.0"],
+        "{theirs}"
+    );
     assert_eq!(figures(&theirs), figures(&ours));
 }

@@ -10,7 +10,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use support::{find, serial};
-use yamba_core::{BenchResult, Benchmark, Clock, Mode, RunConfig, Status};
+use yamba_core::{BenchResult, Benchmark, Clock, Describe, Mode, RunConfig, Status};
 use yamba_suite::{cpu, fs, ipc, mem, net};
 
 fn run_with(b: &'static Benchmark, settings: &[(&str, &str)]) -> Vec<BenchResult> {
@@ -249,6 +249,41 @@ fn pipe_bandwidth_bytes_arrive_intact() {
     let same = find(&rs, "ipc.bw.pipe.same_cpu");
     assert_ok(same);
     assert!(evidence(same, "the bytes arrived intact").ok);
+}
+
+/// lmbench's "Main mem": the sequential chase is one cycle through every
+/// element, 128 bytes apart, over a working set past the LLC; given one
+/// smaller than the LLC (a planted defect: the loads could be cache hits)
+/// its check fails and the number is withheld.
+#[test]
+fn sequential_chase_visits_every_element_from_memory() {
+    let _g = serial();
+    pin();
+    let rs = run(&mem::latency_sequential::LATENCY_SEQUENTIAL);
+    let r = find(&rs, "mem.latency.sequential");
+    assert_ok(r);
+    assert!(evidence(r, "the chain is one cycle through every element").ok);
+    assert!(evidence(r, "the working set is at least twice the last-level cache").ok);
+    assert_eq!(r.params["stride"], 128);
+    assert_eq!(r.params["order"], "sequential");
+    // Timed at three loop shapes: the harness's and 1 and 32 loads a turn.
+    let shapes = r.params["ns_per_load_by_loads_per_turn"]
+        .as_object()
+        .unwrap();
+    assert!(shapes.len() >= 2 && shapes.contains_key("1"), "{shapes:?}");
+    let _ = evidence(r, "the figure does not depend on the loop's code");
+    let bytes = r.params["working_set_bytes"].as_u64().unwrap();
+    assert_eq!(r.params["elements"].as_u64().unwrap() * 128, bytes);
+
+    let llc = yamba_core::Machine::describe().llc_bytes();
+    let small = (llc / 2).to_string();
+    let rs = run_with(
+        &mem::latency_sequential::LATENCY_SEQUENTIAL,
+        &[("mem.max_size", small.as_str())],
+    );
+    let r = find(&rs, "mem.latency.sequential");
+    assert_eq!(r.status, Status::Withheld, "{:?}", r.evidence);
+    assert!(!evidence(r, "the working set is at least twice the last-level cache").ok);
 }
 
 /// Files are counted after each batch, by the benchmark too.

@@ -13,6 +13,7 @@ pub mod chase;
 pub mod curve;
 pub mod kernels;
 pub mod latency;
+pub mod latency_sequential;
 pub mod line;
 pub mod llc;
 pub mod major;
@@ -30,6 +31,7 @@ use yamba_core::Benchmark;
 pub static BENCHMARKS: &[&Benchmark] = &[
     &latency::LATENCY,
     &latency::LATENCY_HUGE,
+    &latency_sequential::LATENCY_SEQUENTIAL,
     &tlb::TLB,
     &line::LINE,
     &parallelism::PARALLELISM,
