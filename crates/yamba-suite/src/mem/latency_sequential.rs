@@ -6,10 +6,10 @@
 //! `mem.latency.memory` (a random cycle), lmbench's "Rand mem". F is the
 //! harness's dummy loop, as for every chase.
 //!
-//! Which prefetcher keeps up decides the figure, and the loop's code
-//! decides which: at a 128-byte stride the stream prefetcher alone falls
-//! behind, and one that learns each load instruction's own stride helps
-//! while that stride (loads a loop turn × 128 bytes) stays short. On an
+//! The loop's code moves the figure, likely through which prefetcher keeps
+//! up (no PMU showed it): at a 128-byte stride the stream prefetcher alone
+//! falls behind, and one that learns each load instruction's own stride
+//! helps while that stride (loads a loop turn × 128 bytes) stays short. On an
 //! AMD EPYC Zen 4 guest a C chase of this shape read 12 ns a load at one
 //! load a loop turn, 5.0–5.5 at 4 to 16, 20–21 at lmbench's 100, and
 //! 2.4 ns at every count with a 64-byte stride. So each process also
