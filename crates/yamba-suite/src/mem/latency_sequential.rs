@@ -75,10 +75,9 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
     plan.warmup_ns = 2e6;
     let measured = chain.measure(ctx.clock(), &plan);
     let chosen = measured.method.unroll;
-    // The same chain with one and with 32 loads a loop turn: a stride the
-    // stream prefetcher alone does not cover leaves part of the work to a
-    // prefetcher that learns each load instruction's own stride, and that
-    // stride is loads-a-turn × 128 bytes (module doc, docs/lmbench.md).
+    // The same chain with one and with 32 loads a loop turn: how many
+    // loads a turn the loop runs moves the figure (module doc,
+    // docs/lmbench.md).
     plan.budget = ctx.scaled_time(Duration::from_millis(10));
     let mut by_turn: Vec<(u32, Option<f64>)> = [1, 32]
         .into_iter()
@@ -168,7 +167,7 @@ fn add_code_shape_evidence(r: &mut BenchResult, by_turn: &[(u32, Option<f64>)]) 
         // One sentence for every process, so a precise run says it once;
         // the figures are in the evidence and the params.
         r.warn(
-            "the loop's code moves this figure: its per-load time differs by the loads a loop turn (prefetchers follow each load instruction's own stride; lmbench's lat_mem_rd runs 100 a turn; see the evidence, docs/lmbench.md)",
+            "the loop's code moves this figure: its per-load time differs by the loads a loop turn (likely through which prefetcher keeps up; lmbench's lat_mem_rd runs 100 a turn; see the evidence, docs/lmbench.md)",
         );
     }
 }
