@@ -112,7 +112,6 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
         .map(Order::parse)
         .transpose()?
         .unwrap_or(Order::Random);
-    let default_max = max_bytes(ctx.quick(), sizing);
     // Sizes (the range, points per octave) follow the mode; a point's
     // budget, observations and warm-up are amounts: a quick pass's, at
     // this block's effort.
@@ -122,13 +121,7 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
     plan.min_observations = ctx.scaled(5);
     Ok(CurveConfig {
         min_bytes: 4096,
-        max_bytes: match ctx.bytes(MAX_SIZE.key)? {
-            Some(b) => {
-                crate::shared::memory::check_fits(MAX_SIZE.key, &b.to_string(), b, 1)?;
-                b as usize
-            }
-            None => default_max,
-        },
+        max_bytes: largest_working_set(ctx, sizing)?.0,
         points_per_octave: if ctx.quick() { 2 } else { 4 },
         stride,
         order,
@@ -144,6 +137,29 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
 
 /// The most of MemAvailable one chain may take.
 pub const MEMORY_SHARE_OF_AVAILABLE: f64 = 0.25;
+
+/// The largest working set a run asked for — `--set mem.max_size`,
+/// checked to fit in memory, or [`max_bytes`] — and the rule that chose
+/// it, as a result's params say it.
+pub fn largest_working_set(
+    ctx: &Ctx,
+    sizing: &Sizing,
+) -> Result<(usize, serde_json::Value), String> {
+    Ok(match ctx.bytes(MAX_SIZE.key)? {
+        Some(b) => {
+            crate::shared::memory::check_fits(MAX_SIZE.key, &b.to_string(), b, 1)?;
+            (b as usize, sizing.describe("mem.max_size setting"))
+        }
+        None if ctx.quick() => (
+            max_bytes(true, sizing),
+            sizing.describe("4 × the LLC, at least 64 MiB, at most MemAvailable/4 (quick)"),
+        ),
+        None => (
+            max_bytes(false, sizing),
+            sizing.describe("8 × the LLC, at least 256 MiB, at most MemAvailable/4"),
+        ),
+    })
+}
 
 /// The curve's default largest working set: 8× the effective LLC (4× in
 /// quick mode), at least 256 MiB (64 MiB) so the base-page curve shows the
@@ -163,16 +179,7 @@ fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
     let plateaus = merge_within_sysfs(ctx.machine(), detect(&curve.xy()));
     let levels = name_levels(ctx.machine(), &curve, &plateaus);
     let mut r = curve_result(ctx, &cfg, &curve, &plateaus, &levels);
-    r.param(
-        "max_bytes_rule",
-        sizing.describe(if ctx.bytes(MAX_SIZE.key)?.is_some() {
-            "mem.max_size setting"
-        } else if ctx.quick() {
-            "4 × the LLC, at least 64 MiB, at most MemAvailable/4 (quick)"
-        } else {
-            "8 × the LLC, at least 256 MiB, at most MemAvailable/4"
-        }),
-    );
+    r.param("max_bytes_rule", largest_working_set(ctx, &sizing)?.1);
     ctx.push(r);
     for l in &levels {
         let p = &curve.points[l.point];

@@ -26,7 +26,7 @@
 
 use super::adapter::{self, Pages};
 use super::chase::{Chain, Order};
-use super::latency::{max_bytes, MAX_SIZE};
+use super::latency::{largest_working_set, MAX_SIZE};
 use super::llc::Sizing;
 use std::time::Duration;
 use yamba_core::{BenchResult, Benchmark, Cold, Ctx, Unit};
@@ -58,13 +58,7 @@ pub static LATENCY_SEQUENTIAL: Benchmark = Benchmark {
 
 fn run(ctx: &mut Ctx) -> Result<(), String> {
     let sizing = Sizing::for_run(ctx);
-    let bytes = match ctx.bytes(MAX_SIZE.key)? {
-        Some(b) => {
-            crate::shared::memory::check_fits(MAX_SIZE.key, &b.to_string(), b, 1)?;
-            b as usize
-        }
-        None => max_bytes(ctx.quick(), &sizing),
-    };
+    let (bytes, rule) = largest_working_set(ctx, &sizing)?;
     let chain = Chain::new(bytes, STRIDE, Order::Sequential, Pages::Base, 0x5EED)?;
     // One trip round the cycle: the check, and the page tables warm.
     let one_cycle = chain.follow(chain.elements) == chain.start();
@@ -99,16 +93,7 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
         .param("pages", "base (MADV_NOHUGEPAGE)")
         .param("working_set_bytes", chain.bytes)
         .param("elements", chain.elements)
-        .param(
-            "working_set_rule",
-            sizing.describe(if ctx.bytes(MAX_SIZE.key)?.is_some() {
-                "mem.max_size setting"
-            } else if ctx.quick() {
-                "4 × the LLC, at least 64 MiB, at most MemAvailable/4 (quick)"
-            } else {
-                "8 × the LLC, at least 256 MiB, at most MemAvailable/4"
-            }),
-        );
+        .param("working_set_rule", rule);
     r.add_evidence(
         "the chain is one cycle through every element",
         format!(
