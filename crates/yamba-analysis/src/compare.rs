@@ -335,8 +335,7 @@ impl EarlierRuns {
                 if r.status != Status::Ok || yamba_results::check_result(r).is_err() {
                     continue;
                 }
-                let s = process_samples(r);
-                if s.len() > 1 {
+                if let Some(s) = earlier_samples(r) {
                     out.samples.entry(r.key()).or_default().push(s);
                 }
             }
@@ -749,6 +748,32 @@ pub fn process_samples(r: &BenchResult) -> Vec<f64> {
         return finite(&reps);
     }
     r.value().filter(|v| v.is_finite()).into_iter().collect()
+}
+
+/// An earlier run's process medians as its own estimate stands on them:
+/// those a shared core moved left out, as A's and B's are
+/// ([`unshared_blocks`]). A result whose value describes a shared core
+/// gives none: its processes show the core's state, not the machine's, and
+/// a range stretched by them hides a real change (docs/certainty.md: a
+/// planted 6% on getppid went uncalled in 5 of 10 pairs behind one earlier
+/// run whose median of processes, counting one on a shared core, read
+/// 7.5% high). `None` also with fewer than 2 processes.
+pub fn earlier_samples(r: &BenchResult) -> Option<Vec<f64>> {
+    let s = match r
+        .certainty
+        .as_ref()
+        .filter(|c| c.block == BlockKind::Process)
+    {
+        Some(c) if c.describes_shared_core() => return None,
+        Some(c) => finite(
+            &c.kept_blocks()
+                .iter()
+                .map(|&i| c.medians[i])
+                .collect::<Vec<_>>(),
+        ),
+        None => process_samples(r),
+    };
+    (s.len() > 1).then_some(s)
 }
 
 /// The process medians in core cycles, where every process's clock was
