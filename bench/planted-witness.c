@@ -18,8 +18,8 @@
  * one side of the pair (the loop with N, or the one with none) ~30%
  * slower throughout — getppid's slow state, met by one loop and not the
  * other. The median of three processes lands in such a state often
- * enough: one CI sized a plant by a reading of ~1% that yamba's pairs
- * measured at 9%. So with PROCESSES > 1 the
+ * enough to be wrong now and then (one CI, likely so, sized a plant by a
+ * reading of ~1% that yamba's pairs measured at 9%). So with PROCESSES > 1 the
  * witness runs itself that many times in fresh processes and prints the
  * median of the largest group of readings within 0.5% of each other, when
  * it holds a majority of them; else it says so on stderr and exits 3.

@@ -415,8 +415,8 @@ fn estimate(path: &Path, id: &str) -> f64 {
 /// of the machine), the median of the rounds' ratios; e is the reading
 /// most of 5 (else 9) fresh processes agree on, before the pairs — one
 /// process can sit in a state of its own for its whole life (the witness
-/// says what it saw), and a median of three so sized a plant at ~1% that
-/// yamba measured at 9% in one CI. Where no majority agrees the plant's
+/// says what it saw), and a median of three likely sized the plant at ~1%
+/// that yamba measured at 9% in one CI (its readings were not kept). Where no majority agrees the plant's
 /// size is unknown and the check says so. N is the count, not below 5% as
 /// latencies, that the witness reads nearest 5% ([`size_plant`] says why
 /// not below): 5% where a core hides part of the chain, ~10% on a Zen 5.
@@ -510,8 +510,9 @@ const WITNESS: &str = include_str!("../../../bench/planted-witness.c");
 
 /// The plant's size: the N, not below `n0` (5% as multiply latencies),
 /// whose witness reading (%, [`planted_witness`]) is nearest 5%, and
-/// that reading (`Err` when the witness's processes did not agree). From `n0`, doubled until it reads ≥ 5%, then bisected,
-/// the reading taken as rising with N. Upwards only: where the core hides
+/// that reading (`Err` when the witness's processes did not agree). From
+/// `n0`, doubled until it reads ≥ 5%, then bisected, the reading taken as
+/// rising with N. Upwards only: where the core hides
 /// part of the chain (a Zen 4 guest: 8 multiplies added 4.0 ns of their
 /// 6.5) N latencies plant less than 5%, and more multiplies make it 5%;
 /// where it charges more (a Zen 5 guest: 1, 2, 3 and 8 multiplies read
