@@ -200,7 +200,18 @@ for i in $(seq 1 2 "$runs"); do
   "$yamba" compare "$a" "$b" --format json >"$out/pcmp$i.json" 2>/dev/null || true
   v=$(jq -r '.rows[] | select(.key == "cpu.syscall.getppid@hot") | "\(.verdict) \(.change_pct)"' "$out/pcmp$i.json")
   echo "  planted pair $i: exit $st, getppid $v" >&2
-  [ "${v%% *}" = slower ] && pcalled=$((pcalled + 1))
+  if [ "${v%% *}" = slower ]; then
+    pcalled=$((pcalled + 1))
+  else
+    # Why not: each side's process medians (ns; * = ran on a shared
+    # core) and the line's note.
+    for side in "$a" "$b"; do
+      jq -r '.results[] | select(.id == "cpu.syscall.getppid" and .mode == "hot") | .certainty
+        | (.shared_core // []) as $s | [range(0; .medians | length) as $k | "\(.medians[$k] * 10 | round / 10)\(if ($s | index($k)) then "*" else "" end)"]
+        | "    \(input_filename | sub(".*/"; "")): " + join(" ")' "$side" >&2
+    done
+    jq -r '.rows[] | select(.key == "cpu.syscall.getppid@hot") | "    note: \(.note // "-")"' "$out/pcmp$i.json" >&2
+  fi
 done
 printf 'planted ~5%% on getppid: called slower in %d of %d pairs; --threshold 5 failed (exit 1) in %d, undecided (exit 3) in %d\n' "$pcalled" $((runs / 2)) "$pfails" "$pundecided"
 fi
