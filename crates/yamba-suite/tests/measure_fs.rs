@@ -384,9 +384,14 @@ fn buffered_writes_of_a_cached_file_beat_direct_ones() {
 }
 
 /// fs.reread.mmap counts its bytes and time right: the test maps a file
-/// of the same size written the same way, sums it 20 times under its own
-/// clock (CLOCK_MONOTONIC, after an untimed pass), and checks the sum. Rule:
-/// the median of fs.reread.mmap / the test's GB/s in [0.8, 1.25].
+/// of the same size written the same way, sums it 20 times, each pass
+/// under its own clock (CLOCK_MONOTONIC, after an untimed pass), and
+/// checks the sum. Rule: the median of fs.reread.mmap / the median of the
+/// test's passes (GB/s) in [0.8, 1.25]. Medians both: the first passes
+/// after mapping run slower (on an AMD EPYC Zen 4 guest 40–44 GB/s rising
+/// to 57 over three or four passes), which yamba's median of passes
+/// leaves out and a total over 20 counts — the total read 16% below
+/// yamba (medians 1.165 over attempts), the median of passes 0.99–1.03.
 #[test]
 fn mmap_reread_agrees_with_a_pass_timed_by_another_clock() {
     let _alone = alone();
@@ -396,7 +401,7 @@ fn mmap_reread_agrees_with_a_pass_timed_by_another_clock() {
     let f = files::write_file(&p, size).unwrap();
     let expected = fs::reread::expected_sum(size);
     check!(
-        "fs.reread.mmap / GB/s of 20 passes timed by the test",
+        "fs.reread.mmap / the median GB/s of 20 passes timed by the test",
         Accept::between(0.8, 1.25)
     )
     .attempts(5, 15)
@@ -408,12 +413,17 @@ fn mmap_reread_agrees_with_a_pass_timed_by_another_clock() {
         let benchmark = ok_median(find(&rs, "fs.reread.mmap"))?;
         let m = adapter::map_file(&f, size as usize).map_err(|e| e.to_string())?;
         assert_eq!(fs::reread::word_sum(m.as_slice()), expected);
-        let t = Instant::now();
-        for _ in 0..20 {
-            let s = fs::reread::word_sum(std::hint::black_box(m.as_slice()));
-            assert_eq!(std::hint::black_box(s), expected);
-        }
-        let ours = 20.0 * size as f64 / t.elapsed().as_nanos() as f64;
+        let mut passes: Vec<f64> = (0..20)
+            .map(|_| {
+                let t = Instant::now();
+                let s = fs::reread::word_sum(std::hint::black_box(m.as_slice()));
+                let gbps = size as f64 / t.elapsed().as_nanos().max(1) as f64;
+                assert_eq!(std::hint::black_box(s), expected);
+                gbps
+            })
+            .collect();
+        passes.sort_by(f64::total_cmp);
+        let ours = (passes[9] + passes[10]) / 2.0;
         Ok::<f64, String>(benchmark / ours)
     });
 }
