@@ -388,10 +388,10 @@ fn buffered_writes_of_a_cached_file_beat_direct_ones() {
 /// under its own clock (CLOCK_MONOTONIC, after an untimed pass), and
 /// checks the sum. Rule: the median of fs.reread.mmap / the median of the
 /// test's passes (GB/s) in [0.8, 1.25]. Medians both: the first passes
-/// after mapping run slower (on an AMD EPYC Zen 4 guest 40–44 GB/s rising
-/// to 57 over three or four passes), which yamba's median of passes
-/// leaves out and a total over 20 counts — the total read 16% below
-/// yamba (medians 1.165 over attempts), the median of passes 0.99–1.03.
+/// after mapping run slower (on an AMD EPYC Zen 4 guest 40.5, 52.7, 56.0,
+/// then ~57 GB/s), which yamba's median of passes leaves out and a total
+/// over 20 counts: against the total yamba read 1.06–1.41× over 11
+/// attempts, against the median of passes 0.99–1.03× in 8 of them.
 #[test]
 fn mmap_reread_agrees_with_a_pass_timed_by_another_clock() {
     let _alone = alone();
