@@ -122,7 +122,10 @@ static int modal(char **argv, int processes) {
     return 0;
 }
 int main(int argc, char **argv) {
-    if (argc != 5 && argc != 6) return 2;
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: planted-witness CPU N ROUNDS CALLS [PROCESSES]\n");
+        return 2;
+    }
     int processes = argc == 6 ? atoi(argv[5]) : 1;
     if (processes > 1) return modal(argv, processes);
     cpu_set_t set;
