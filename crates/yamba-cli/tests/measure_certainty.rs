@@ -265,10 +265,32 @@ fn identical_runs_pass_the_gate() {
             );
         }
     }
+    // The lines that failed the gate, kept in the check's log (a passing
+    // test's output is captured): which line, and why the verdict did not
+    // call it.
+    let regressions: Vec<String> = got
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, rows))| {
+            rows.iter()
+                .filter(|r| r["gate"] == "regression")
+                .map(move |r| {
+                    format!(
+                        "pair {i}: {} {} {:+.1}% ({}+{} processes; {})",
+                        r["key"],
+                        r["verdict"],
+                        r["change_pct"].as_f64().unwrap_or(f64::NAN),
+                        r["blocks_a"],
+                        r["blocks_b"],
+                        r["note"].as_str().unwrap_or("no note")
+                    )
+                })
+        })
+        .collect();
     rate_check!("the 5% gate failed on identical pairs", FALSE_ALARMS).run(
         failed,
         PAIRS,
-        &format!("undecided in {undecided}"),
+        &format!("undecided in {undecided}; regressions {regressions:?}"),
     );
     if 2 * undecided > PAIRS {
         premise_unmet!(
