@@ -155,8 +155,9 @@ if [ -n "${MULS:-}" ]; then
 else
   cc -O2 -o "$out/planted-witness" "$repo/bench/planted-witness.c"
   # The witness's reading for N multiplies (the ratio most of 5 fresh
-  # processes agree on, else of 9; planted-witness.c says why); N is the count from 8 up read nearest 1.05: doubled until it
-  # reads >= 1.05, then bisected, the reading taken as rising with N.
+  # processes agree on, else of 9; planted-witness.c says why); N is the
+  # count from 8 up read nearest 1.05: doubled until it reads >= 1.05,
+  # then bisected, the reading taken as rising with N.
   # Not below 8: at a few multiplies the loop's branch, not the chain,
   # sets the cost, and yamba's unrolled loop and C's differ there (on a
   # Zen 5 guest C read 1, 2, 3 and 8 as 1.013, 1.030, 1.067 and 1.092;
