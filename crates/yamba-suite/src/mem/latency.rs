@@ -97,8 +97,14 @@ pub const MAX_SIZE: Setting = Setting {
 const SETTINGS: &[Setting] = &[STRIDE, ORDER, MAX_SIZE];
 
 /// The curve's configuration from the run's mode and settings, its sizes
-/// scaled from the effective last-level cache (`sizing`).
-pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, String> {
+/// scaled from the effective last-level cache (`sizing`), up to
+/// `max_bytes` ([`largest_working_set`]).
+pub fn config(
+    ctx: &Ctx,
+    pages: Pages,
+    sizing: &Sizing,
+    max_bytes: usize,
+) -> Result<CurveConfig, String> {
     let m = ctx.machine();
     let line = m.caches.first().and_then(|c| c.line_bytes).unwrap_or(64) as usize;
     let stride = ctx.bytes(STRIDE.key)?.map_or(line, |b| b as usize);
@@ -121,7 +127,7 @@ pub fn config(ctx: &Ctx, pages: Pages, sizing: &Sizing) -> Result<CurveConfig, S
     plan.min_observations = ctx.scaled(5);
     Ok(CurveConfig {
         min_bytes: 4096,
-        max_bytes: largest_working_set(ctx, sizing)?.0,
+        max_bytes,
         points_per_octave: if ctx.quick() { 2 } else { 4 },
         stride,
         order,
@@ -174,12 +180,15 @@ pub fn max_bytes(quick: bool, sizing: &Sizing) -> usize {
 
 fn run(ctx: &mut Ctx, pages: Pages) -> Result<(), String> {
     let sizing = Sizing::for_run(ctx);
-    let cfg = config(ctx, pages, &sizing)?;
+    // Chosen (and checked to fit) once, before measuring: a second check
+    // after the curve could fail and lose it.
+    let (max_bytes, rule) = largest_working_set(ctx, &sizing)?;
+    let cfg = config(ctx, pages, &sizing, max_bytes)?;
     let curve = measure_curve(ctx.clock(), &cfg)?;
     let plateaus = merge_within_sysfs(ctx.machine(), detect(&curve.xy()));
     let levels = name_levels(ctx.machine(), &curve, &plateaus);
     let mut r = curve_result(ctx, &cfg, &curve, &plateaus, &levels);
-    r.param("max_bytes_rule", largest_working_set(ctx, &sizing)?.1);
+    r.param("max_bytes_rule", rule);
     ctx.push(r);
     for l in &levels {
         let p = &curve.points[l.point];
