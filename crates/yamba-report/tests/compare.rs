@@ -462,14 +462,19 @@ fn processes_a_shared_core_moved_are_left_out() {
     let r = &compare(&a, &b, 0.95).rows[0];
     assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
     assert_eq!((r.blocks_a, r.blocks_b), (6, 4), "{r:?}");
-    // One of them on a core nobody shared: a process 37% above the others
-    // that nothing explains is variation a user meets, and it stays in —
-    // Welch's interval widens to hold it (a rank test would not notice).
+    // One of them on a core nobody shared: a process 37% above B's others
+    // and every one of A's stays in B's value (a user may meet it), but it
+    // is that process's state, not the code's: the test leaves it out and
+    // calls the 10% on the four that agree. Before, Welch's interval
+    // widened to hold it, [< 10, > 30], and hid the change.
     let b = shared_run(&slow, &[ALONE, 2.2, ALONE, ALONE, ALONE, ALONE], "2");
     let r = &compare(&a, &b, 0.95).rows[0];
-    assert_eq!((r.blocks_a, r.blocks_b), (6, 5), "{r:?}");
-    let (lo, hi) = r.ci_pct.unwrap();
-    assert!(lo < 10.0 && hi > 30.0, "{r:?}");
+    assert_eq!(
+        (r.blocks_a, r.blocks_b, r.verdict),
+        (6, 4, Verdict::Slower),
+        "{r:?}"
+    );
+    assert_note(r, "1 of B's at 302.5 ns against 221.4–221.8 in its others");
     // Two of B's four shared: half, and too few alone for B's own value
     // to stand on, so B's value describes a shared core and keeps them
     // all; against A's, whose value is the core's alone, B is compared
@@ -717,6 +722,163 @@ fn processes_on_a_shared_core_do_not_widen_the_known_range() {
     let all_shared = shared_run(&[131.0; 6], &[shared; 6], "03");
     let known = EarlierRuns::of_baseline(&a, &b, std::iter::once(&all_shared), None);
     assert_eq!((known.runs, known.samples.len()), (1, 0));
+}
+
+/// The Zen 4 guest's planted pair 9 (stop 72): getppid with 8 multiplies
+/// after each call read +3.6% in B's three processes that agreed, but B's
+/// fourth ran in the slow state (+29%) for its whole life, and Welch's
+/// interval over all four, [−9.7, +34.9], called nothing. That process is
+/// far from all B's others: left out, the change is called. The same
+/// process beside an unchanged B calls nothing (leaving a slow process out
+/// must not make B "faster"); with three processes, or two of four slow
+/// (two groups), nothing is left out.
+#[test]
+fn a_process_far_from_all_its_others_is_left_out_of_the_test() {
+    let a = shared_run(&[123.1, 123.3, 123.7], &[ALONE; 3], "1");
+    let planted = shared_run(&[164.5, 127.7, 127.7, 128.0], &[ALONE; 4], "2");
+    let r = &compare(&a, &planted, 0.95).rows[0];
+    assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    assert_eq!((r.blocks_a, r.blocks_b), (3, 3), "{r:?}");
+    assert!((r.change_pct.unwrap() - 3.6).abs() < 0.1, "{r:?}");
+    assert_note(r, "1 of B's at 164.5 ns against 127.7–128.0 in its others");
+    // The identical run with the same slow process: nothing called.
+    let same = shared_run(&[164.5, 123.2, 123.4, 123.0], &[ALONE; 4], "2");
+    let r = &compare(&a, &same, 0.95).rows[0];
+    assert_eq!(r.verdict, Verdict::Same, "{r:?}");
+    assert_eq!(r.blocks_b, 3, "{r:?}");
+    let c = compare(&a, &same, 0.95).gated(5.0);
+    assert_eq!(
+        c.gate.as_ref().unwrap().outcome,
+        yamba_report::compare::GateOutcome::Pass
+    );
+    // Three processes: too few to tell one from the others' spread.
+    let three = shared_run(&[164.5, 127.7, 127.9], &[ALONE; 3], "2");
+    let r = &compare(&a, &three, 0.95).rows[0];
+    assert_eq!((r.blocks_b, r.verdict), (3, Verdict::Same), "{r:?}");
+    // Two of four slow: two groups, not a lone process.
+    let two = shared_run(&[164.5, 127.7, 165.0, 127.9], &[ALONE; 4], "2");
+    let r = &compare(&a, &two, 0.95).rows[0];
+    assert_eq!(r.blocks_b, 4, "{r:?}");
+    assert!(r.note.is_none(), "{r:?}");
+}
+
+/// A machine where about one process in ten runs ~30% slow for its whole
+/// life (the Zen 4 guest's getppid), on 10 lines of a 150-line suite (the
+/// placement-sensitive ones); each run gives a line 3 processes, and 2
+/// more when one of them is far from the others (the two-stage rule adds
+/// blocks where the pilot spreads). Identical pairs: no line where a
+/// process was left out is gated and at most 1% are called (the rule
+/// would call many if the processes it leaves out tilted the rest), the
+/// gate fails in at most 5%
+/// of pairs and the table calls a line in at most 5% (a side whose every
+/// process drew the slow state — one in a thousand per line — is a change
+/// to any rule). A planted 5% on a state line of CV 0.3% is called slower
+/// in at least 90% of pairs, and in at least 80% of the pairs where a side
+/// drew a slow process: the test fails if lone processes still widen the
+/// interval (before the rule: 4 of 10 measured pairs missed, each with one).
+#[test]
+fn a_rare_slow_state_of_a_process_neither_hides_a_change_nor_makes_one() {
+    use rand::{Rng, SeedableRng};
+    const STATE_LINES: usize = 10;
+    let mut lines = suite::lines(4);
+    lines[0].cv = 0.002;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let run = |rng: &mut rand::rngs::StdRng, factor: &dyn Fn(usize) -> f64| {
+        let results = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let state = if i < STATE_LINES { 0.1 } else { 0.0 };
+                let draw = |rng: &mut rand::rngs::StdRng| {
+                    let slow = if rng.gen_bool(state) { 1.3 } else { 1.0 };
+                    l.value * factor(i) * slow * (l.cv * suite::normal(rng)).exp()
+                };
+                let mut medians: Vec<f64> = (0..3).map(|_| draw(rng)).collect();
+                let (lo, hi) = medians
+                    .iter()
+                    .fold((f64::INFINITY, 0f64), |(a, b), &m| (a.min(m), b.max(m)));
+                if hi > 1.1 * lo {
+                    medians.extend((0..2).map(|_| draw(rng)));
+                }
+                let slow_here = medians.iter().any(|m| *m > 1.2 * l.value * factor(i));
+                let processes = medians.iter().map(|&m| vec![m; 3]).collect();
+                (
+                    support::blocked(
+                        &format!("sim.l{i}"),
+                        Mode::Hot,
+                        Unit::Nanoseconds,
+                        processes,
+                    ),
+                    slow_here,
+                )
+            })
+            .collect::<Vec<_>>();
+        let slow0 = results[0].1;
+        let mut f = support::file(results.into_iter().map(|(r, _)| r).collect());
+        f.config =
+            serde_json::json!({"quick": false, "repetitions": 3, "cpu": null, "no_pin": false});
+        (f, slow0)
+    };
+    let left_out = |r: &yamba_report::compare::Row| {
+        r.note
+            .as_deref()
+            .is_some_and(|n| n.contains("left out as a state of the process"))
+    };
+    let (mut failed, mut any_call) = (0, 0);
+    let (mut lone_rows, mut lone_calls, mut lone_gated) = (0, 0, 0);
+    for _ in 0..suite::PAIRS {
+        let (a, _) = run(&mut rng, &|_| 1.0);
+        let (b, _) = run(&mut rng, &|_| 1.0);
+        let c = compare(&a, &b, 0.95).gated(5.0);
+        failed += usize::from(suite::failed(&c));
+        any_call += usize::from(!suite::called(&c).is_empty());
+        for r in c.rows.iter().filter(|r| left_out(r)) {
+            lone_rows += 1;
+            lone_calls += usize::from(r.verdict != Verdict::Same);
+            lone_gated += usize::from(r.gate != Some(yamba_report::compare::GateLine::Pass));
+        }
+    }
+    eprintln!(
+        "identical pairs with a slow state on {STATE_LINES} lines: gate failed in {failed} of {}, BH called a line in {any_call}; {lone_rows} lines left a process out, {lone_calls} of them called, {lone_gated} gated",
+        suite::PAIRS
+    );
+    assert!(lone_rows >= 200, "the rule was not exercised: {lone_rows}");
+    assert_eq!(lone_gated, 0);
+    assert!(
+        lone_calls * 100 <= lone_rows,
+        "{lone_calls} of {lone_rows} called"
+    );
+    assert!(failed * 20 <= suite::PAIRS, "gate failed in {failed}");
+    assert!(any_call * 20 <= suite::PAIRS, "lines called in {any_call}");
+    let (mut called, mut with_slow, mut called_with_slow) = (0, 0, 0);
+    for _ in 0..suite::PAIRS {
+        let (a, slow_a) = run(&mut rng, &|_| 1.0);
+        let (b, slow_b) = run(&mut rng, &|i| if i == 0 { 1.05 } else { 1.0 });
+        let c = compare(&a, &b, 0.95);
+        let hit = c.rows[0].verdict == Verdict::Slower;
+        called += usize::from(hit);
+        if slow_a || slow_b {
+            with_slow += 1;
+            called_with_slow += usize::from(hit);
+        }
+    }
+    let share = |k: usize, n: usize| k as f64 / n.max(1) as f64;
+    let (with, without) = (
+        share(called_with_slow, with_slow),
+        share(called - called_with_slow, suite::PAIRS - with_slow),
+    );
+    eprintln!(
+        "planted +5% at CV 0.2%: called slower in {called} of {}: {:.0}% of the {with_slow} pairs with a slow process, {:.0}% of the others",
+        suite::PAIRS,
+        with * 100.0,
+        without * 100.0
+    );
+    assert!(
+        with_slow * 5 >= suite::PAIRS,
+        "too few slow pairs: {with_slow}"
+    );
+    assert!(without >= 0.8, "no power to lose: {without}");
+    assert!(with >= without - 0.1, "{with} against {without}");
 }
 
 /// Two builds of one version are two configurations: `compare` says so,
