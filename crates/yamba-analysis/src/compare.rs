@@ -1049,6 +1049,11 @@ impl Samples {
     /// moved. What it cannot see: a change that slows only a few of B's
     /// processes.
     fn leave_out_lone_processes(&mut self, unit: &str) {
+        // A distance in percent means something for positive values only
+        // (a loop time less the dummy's can be ≤ 0: tested as differences).
+        if !self.a.iter().chain(&self.b).all(|&v| v > 0.0) {
+            return;
+        }
         let (cand_a, cand_b) = (apart_from_most(&self.a), apart_from_most(&self.b));
         let rest = |v: &[f64], out: &[usize]| -> Vec<f64> {
             (0..v.len())

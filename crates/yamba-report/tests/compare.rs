@@ -760,6 +760,12 @@ fn a_process_far_from_all_its_others_is_left_out_of_the_test() {
     let r = &compare(&a, &two, 0.95).rows[0];
     assert_eq!(r.blocks_b, 4, "{r:?}");
     assert!(r.note.is_none(), "{r:?}");
+    // A value at or below zero (a loop time less the dummy's): no
+    // distance in percent, so nothing is left out.
+    let small = shared_run(&[1.0, 1.02, 1.01], &[ALONE; 3], "1");
+    let below = shared_run(&[-0.5, 1.05, 1.06, 1.04], &[ALONE; 4], "2");
+    let r = &compare(&small, &below, 0.95).rows[0];
+    assert_eq!(r.blocks_b, 4, "{r:?}");
 }
 
 /// A machine where about one process in ten runs ~30% slow for its whole
