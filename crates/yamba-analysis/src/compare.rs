@@ -6,10 +6,11 @@
 //!
 //! For each result present in both runs: the blocks of each side (less
 //! those a shared core moved, and those apart from most of both runs' —
-//! a state of that process, as a code change moves every process), Welch's t test on the logarithms of the
-//! block values — a change is a ratio — giving the change (the ratio of
-//! the geometric means), its interval and a two-sided p-value; the same
-//! test on the blocks in core cycles, where both runs measured the clock.
+//! a state of that process, as a code change moves every process),
+//! Welch's t test on the logarithms of the block values — a change is a
+//! ratio — giving the change (the ratio of the geometric means), its
+//! interval and a two-sided p-value; the same test on the blocks in core
+//! cycles, where both runs measured the clock.
 //! Welch's test is valid from 2 blocks a side (the interval is wide then);
 //! a rank test on 3 a side cannot call anything (its smallest p is 0.1).
 //!
