@@ -50,10 +50,15 @@ fn sample_reads() -> Result<Samples, String> {
 /// is read's (not whatever symbol precedes it in a stripped libc). Rule
 /// for the read loop, on the worst of three criteria each scaled so 1 is
 /// its bound (median at most 1): the samples cover 0.6–1.4 of the CPU time
-/// the kernel accounted to the child (one sample per 100 µs of CPU), more
-/// than half are in the kernel, and a read-path function is among the top
-/// five (2 when not). Rule for the spin: the spinning function is the top
-/// symbol with over half the samples (median share ≥ 50%).
+/// the kernel accounted to the child (one sample per 100 µs of CPU), three
+/// quarters or more are in the kernel, and a read-path function is among
+/// the top five (2 when not). The loop's user side is a few instructions
+/// (libc's wrapper and the loop) against a system call of 100 ns or more,
+/// so the truth is above 90%; a profiler that names the caller for the
+/// kernel's return with interrupts masked read 47% on an AMD EPYC (Zen 3)
+/// guest (profile/syscall_return.rs). Rule for the spin: the spinning
+/// function is the top symbol with over half the samples (median share ≥
+/// 50%).
 #[test]
 fn samples_land_in_the_known_kernel_and_user_functions() {
     let _alone = alone();
@@ -74,7 +79,7 @@ fn samples_land_in_the_known_kernel_and_user_functions() {
         );
     }
     check!(
-        "worst of: |coverage - 1| / 0.4, 0.5 / kernel share, 2 if no read path in the top 5",
+        "worst of: |coverage - 1| / 0.4, 0.75 / kernel share, 2 if no read path in the top 5",
         Accept::at_most(1.0)
     )
     .run(|| {
@@ -108,7 +113,7 @@ fn samples_land_in_the_known_kernel_and_user_functions() {
         });
         let path = if top_has_read { 0.0 } else { 2.0 };
         ((covered - 1.0).abs() / 0.4)
-            .max(0.5 / kernel_share.max(1e-9))
+            .max(0.75 / kernel_share.max(1e-9))
             .max(path)
     });
     check!("share of the spinning function, %", Accept::at_least(50.0)).run(|| {

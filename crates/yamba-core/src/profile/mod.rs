@@ -15,18 +15,21 @@
 //! without them the profile is user-only and says so.
 //!
 //! Modules: `ring` (the sampler and its ring buffers), `maps` (the child's
-//! mappings), `symbols` (naming addresses), `render` (the table);
+//! mappings), `syscall_return` (kernel time sampled at a user address),
+//! `symbols` (naming addresses), `render` (the table);
 //! [`profile_benchmark`] puts them together for `yamba run --profile`.
 
 mod maps;
 mod render;
 #[cfg(target_os = "linux")]
 mod symbols;
+mod syscall_return;
 
 pub use maps::{merge_maps, parse_maps, Mapping};
 pub use render::render;
 #[cfg(target_os = "linux")]
 pub use symbols::Symbolizer;
+pub use syscall_return::{credit_syscall_returns, SYSCALL_RETURN};
 
 use crate::bench::{Benchmark, Session};
 use crate::runner::run_one;
@@ -39,6 +42,22 @@ use yamba_results::results::{BenchResult, Mode, Status};
 pub struct Sample {
     pub ip: u64,
     pub kernel: bool,
+    /// Taken at the user instruction just after a system call, but the
+    /// kernel's time: the timer fell due while the kernel, returning from
+    /// the call, had interrupts masked, and fired on the way out
+    /// (`syscall_return`). `kernel` is set; `ip` is the user address.
+    pub at_syscall_return: bool,
+}
+
+impl Sample {
+    /// A sample at `ip`, in the kernel or not, taken where it fell due.
+    pub fn at(ip: u64, kernel: bool) -> Sample {
+        Sample {
+            ip,
+            kernel,
+            at_syscall_return: false,
+        }
+    }
 }
 
 /// What the sampler collected.

@@ -28,6 +28,17 @@ pub fn render(samples: &Samples, hot: &[Hot], n: usize) -> String {
             100.0 * ms(total as u64) * 1e6 / samples.child_cpu_ns as f64
         ));
     }
+    let late = samples
+        .samples
+        .iter()
+        .filter(|s| s.at_syscall_return)
+        .count();
+    if late > 0 {
+        out.push_str(&format!(
+            "{late} samples ({:.1}%) fell due while the kernel returned from a system call with interrupts masked and were taken at the caller's next instruction: counted as the kernel's\n",
+            100.0 * late as f64 / total.max(1) as f64
+        ));
+    }
     if let Err(why) = &samples.kernel {
         out.push_str(&format!("user space only: {why}\n"));
     }

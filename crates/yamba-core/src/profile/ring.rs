@@ -2,7 +2,7 @@
 //! (perf_event_open through the `perf-event2` crate) and its ring buffers,
 //! drained while the profiled child runs.
 
-use super::{merge_maps, parse_maps, Sample, Samples};
+use super::{credit_syscall_returns, merge_maps, parse_maps, Sample, Samples};
 use perf_event::events::Software;
 use perf_event::{Builder, SampleFlag, Sampler};
 use std::time::{Duration, Instant};
@@ -59,10 +59,10 @@ impl Ring {
             match record.ty() {
                 PERF_RECORD_SAMPLE => {
                     if let Some(ip) = u64_at(0) {
-                        out.samples.push(Sample {
+                        out.samples.push(Sample::at(
                             ip,
-                            kernel: record.misc() & MISC_CPUMODE_MASK == MISC_KERNEL,
-                        });
+                            record.misc() & MISC_CPUMODE_MASK == MISC_KERNEL,
+                        ));
                     }
                 }
                 PERF_RECORD_LOST => out.lost += u64_at(8).unwrap_or(0),
@@ -238,6 +238,7 @@ pub fn profile_child<F: FnOnce() -> i32>(
     }
     out.status = status.0;
     out.child_cpu_ns = status.1;
+    credit_syscall_returns(&mut out);
     Ok(out)
 }
 

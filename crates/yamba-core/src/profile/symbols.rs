@@ -6,7 +6,7 @@
 //! is left unnamed (`file+0xoffset`) rather than credited to whichever
 //! symbol happens to precede it.
 
-use super::{Mapping, Sample};
+use super::{Mapping, Sample, SYSCALL_RETURN};
 use blazesym::symbolize::source::{Elf, Kernel, Source};
 use blazesym::symbolize::{Input, Sym, Symbolized};
 use std::collections::{HashMap, HashSet};
@@ -57,6 +57,10 @@ impl Symbolizer {
         let mut where_: HashMap<u64, (PathBuf, u64)> = HashMap::new();
         for s in samples {
             if !seen.insert((s.kernel, s.ip)) {
+                continue;
+            }
+            if s.at_syscall_return {
+                names.insert((true, s.ip), SYSCALL_RETURN.to_string());
                 continue;
             }
             if s.kernel {
@@ -231,38 +235,19 @@ mod tests {
         let b = yamba_symbolizer_known_b as *const () as u64;
         let mut sym = Symbolizer::new(maps);
         let names = sym.resolve_all(&[
-            Sample {
-                ip: a,
-                kernel: false,
-            },
-            Sample {
-                ip: b + 1,
-                kernel: false,
-            },
-            Sample {
-                ip: 8,
-                kernel: false,
-            },
+            Sample::at(a, false),
+            Sample::at(b + 1, false),
+            Sample::at(8, false),
         ]);
         assert!(names[0].contains("yamba_symbolizer_known_a"), "{names:?}");
         assert!(names[1].contains("yamba_symbolizer_known_b"), "{names:?}");
         assert!(names[2].contains("unmapped"), "{names:?}");
-        assert_eq!(
-            sym.resolve(Sample {
-                ip: a,
-                kernel: false
-            }),
-            names[0]
-        );
+        assert_eq!(sym.resolve(Sample::at(a, false)), names[0]);
         let r = libc::read as *const () as u64;
         // libc is stripped with a debug link to a file that is not there:
         // its dynamic symbols still name the wrapper.
         assert!(
-            sym.resolve(Sample {
-                ip: r + 1,
-                kernel: false
-            })
-            .contains("read"),
+            sym.resolve(Sample::at(r + 1, false)).contains("read"),
             "libc's read wrapper unnamed"
         );
     }
