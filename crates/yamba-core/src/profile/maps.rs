@@ -11,6 +11,24 @@ pub struct Mapping {
     pub path: PathBuf,
 }
 
+impl Mapping {
+    /// The mapping of `maps` that holds `ip` (the first: `merge_maps` puts
+    /// the newest reading first).
+    pub fn holding(maps: &[Mapping], ip: u64) -> Option<&Mapping> {
+        maps.iter().find(|m| ip >= m.start && ip < m.end)
+    }
+
+    /// Whether a file backs it ([vdso] and the like are named, not files).
+    pub fn is_file(&self) -> bool {
+        self.path.starts_with("/")
+    }
+
+    /// Where `ip`, inside this mapping, lies in its file.
+    pub fn file_offset(&self, ip: u64) -> u64 {
+        ip - self.start + self.offset
+    }
+}
+
 /// Parses /proc/PID/maps text: executable, file-backed mappings only.
 pub fn parse_maps(text: &str) -> Vec<Mapping> {
     text.lines()

@@ -67,16 +67,16 @@ impl Symbolizer {
                 kernel_ips.push(s.ip);
                 continue;
             }
-            match self.maps.iter().find(|m| s.ip >= m.start && s.ip < m.end) {
+            match Mapping::holding(&self.maps, s.ip) {
                 None => {
                     names.insert((false, s.ip), format!("{:#x} [unmapped]", s.ip));
                 }
                 // [vdso] and the like: no file to read.
-                Some(m) if !m.path.starts_with("/") => {
+                Some(m) if !m.is_file() => {
                     names.insert((false, s.ip), m.path.display().to_string());
                 }
                 Some(m) => {
-                    let off = s.ip - m.start + m.offset;
+                    let off = m.file_offset(s.ip);
                     by_file.entry(m.path.clone()).or_default().push(off);
                     where_.insert(s.ip, (m.path.clone(), off));
                 }

@@ -71,12 +71,12 @@ fn follows(
     ip: u64,
     insn: &[u8],
 ) -> bool {
-    let Some(m) = maps.iter().find(|m| ip >= m.start && ip < m.end) else {
+    let Some(m) = Mapping::holding(maps, ip) else {
         return false;
     };
     // The instruction must lie in the same mapping, in a file.
     let len = insn.len() as u64;
-    if !m.path.starts_with("/") || ip - m.start < len {
+    if !m.is_file() || ip - m.start < len {
         return false;
     }
     let Some(file) = files
@@ -86,7 +86,7 @@ fn follows(
         return false;
     };
     let mut bytes = vec![0u8; insn.len()];
-    file.read_exact_at(&mut bytes, ip - m.start + m.offset - len)
+    file.read_exact_at(&mut bytes, m.file_offset(ip) - len)
         .is_ok()
         && bytes == insn
 }
