@@ -255,3 +255,106 @@ fn a_program_with_known_hot_functions_is_profiled_by_name() {
         Ok(share(&hot, "known-stripped+0x"))
     });
 }
+
+/// Two loops of user arithmetic, told apart by their constants (identical
+/// functions could be merged into one).
+#[inline(never)]
+extern "C" fn yamba_placed_spin_a(n: u64) {
+    let mut x = 1u64;
+    for i in 0..std::hint::black_box(n) {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i);
+    }
+    std::hint::black_box(x);
+}
+
+#[inline(never)]
+extern "C" fn yamba_placed_spin_b(n: u64) {
+    let mut x = 3u64;
+    for i in 0..std::hint::black_box(n) {
+        x = (x ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    std::hint::black_box(x);
+}
+
+/// Exit status of the child in [`sample_alternating_copies`] when its
+/// copies did not all land at one address.
+const COPIES_MOVED: i32 = 3;
+
+/// A child running the two spins from placed copies in turn, 15 ms at a
+/// time, 10 times each: each copy made afresh (as each block makes its
+/// own) at one placement of one design, so every copy of either function
+/// lands at the same address, the other's a moment before. Err: sampling
+/// or placement is impossible here.
+fn sample_alternating_copies() -> Result<Samples, String> {
+    use rand::SeedableRng;
+    use yamba_core::placement::{Design, Placed};
+    let spins: [extern "C" fn(u64); 2] = [yamba_placed_spin_a, yamba_placed_spin_b];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    if let Err(why) = Placed::new(spins[0] as usize, None, 1, None, &mut rng) {
+        return Err(format!("no code placement here: {why}"));
+    }
+    profile_child(PERIOD, Duration::from_secs(30), move || {
+        let design = Design { seed: 7, block: 0 };
+        let mut at = std::collections::BTreeSet::new();
+        for _ in 0..10 {
+            for f in spins {
+                let p = Placed::new(f as usize, None, 1, Some(design), &mut rng).unwrap();
+                at.insert(p.record.at[0].code);
+                // SAFETY: the entry is a stub calling a copy of `f`, an
+                // `extern "C" fn(u64)`, mapped while `p` lives.
+                let call =
+                    unsafe { std::mem::transmute::<usize, extern "C" fn(u64)>(p.entries(0)[0]) };
+                let t0 = Instant::now();
+                while t0.elapsed() < Duration::from_millis(15) {
+                    call(100_000);
+                }
+            }
+        }
+        if at.len() == 1 {
+            0
+        } else {
+            COPIES_MOVED
+        }
+    })
+}
+
+/// Ground truth for naming placed code: two functions run equally long
+/// from copies at one address, made in turn. Truth: half the samples
+/// each, none unnamed. Rule (median of attempts at least 35): the smaller
+/// of the two functions' shares less the share left unnamed, %. A
+/// profiler that leaves copies unnamed reads 0; one that names an address
+/// by the copy made there last, whatever the sample's time, names one
+/// function for both and reads 0.
+#[test]
+fn samples_in_placed_copies_are_named_as_the_function_copied_then() {
+    let _alone = alone();
+    if let Err(why) = sample_alternating_copies() {
+        skip!("{why}");
+    }
+    check!(
+        "smaller share of the two copied functions less the unnamed share, %",
+        Accept::at_least(35.0)
+    )
+    .run(|| {
+        let samples = sample_alternating_copies().unwrap();
+        if samples.status != 0 {
+            return Err(format!(
+                "the child's copies did not all land at one address (status {})",
+                samples.status
+            ));
+        }
+        let mut sym = Symbolizer::new(samples.maps.clone());
+        let hot = hot_symbols(&samples, &mut sym);
+        eprintln!("{}", render(&samples, &hot, 6));
+        let (a, b) = (
+            share(&hot, "measure_profile::yamba_placed_spin_a"),
+            share(&hot, "measure_profile::yamba_placed_spin_b"),
+        );
+        let unnamed: f64 = hot
+            .iter()
+            .filter(|h| h.symbol.ends_with("[unmapped]"))
+            .map(|h| h.percent)
+            .sum();
+        Ok(a.min(b) - unnamed)
+    });
+}

@@ -36,6 +36,8 @@
 //! function) and the kernel's side. Where placement is not possible — no
 //! adapter for the architecture, a stripped executable, a loop with a jump
 //! table — the code runs where the build put it and the result says why.
+//! A profiled process records each copy in a [`ledger`], so its profile
+//! names the function a copy was made from.
 
 #[cfg_attr(all(target_os = "linux", target_arch = "x86_64"), path = "x86_64.rs")]
 #[cfg_attr(all(target_os = "linux", target_arch = "aarch64"), path = "aarch64.rs")]
@@ -47,6 +49,7 @@
     path = "unsupported.rs"
 )]
 mod arch;
+pub mod ledger;
 // AArch64's instruction arithmetic, built everywhere so its tests run on
 // every CI host.
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
@@ -324,6 +327,8 @@ impl Placed {
         let mut pieces: Vec<(usize, Vec<u8>)> = Vec::with_capacity(4 * slots);
         let mut entries = Vec::with_capacity(slots);
         let mut at = Vec::with_capacity(slots);
+        // (copy, length, function copied): for a profiler's ledger.
+        let mut copied: Vec<(usize, usize, usize)> = Vec::with_capacity(2 * slots);
         for (slot, place) in offsets[0].iter().zip(&offsets[1]).enumerate() {
             let place = [*place.0, *place.1];
             let stack = Rng::gen_range(rng, 0..STACK_SPAN / 16) * 16;
@@ -345,6 +350,7 @@ impl Placed {
                 pieces.push((s - map.addr, arch::stub(s as u64, to as u64, stack)?));
                 *e = s;
                 copies[k] = to as u64;
+                copied.push((to, n, f));
             }
             entries.push(entry);
             at.push(PlacedAt {
@@ -354,6 +360,9 @@ impl Placed {
             });
         }
         map.install(&pieces)?;
+        for (to, n, f) in copied {
+            ledger::note(to, n, f);
+        }
         Ok(Placed {
             map,
             entries,

@@ -15,17 +15,20 @@
 //! without them the profile is user-only and says so.
 //!
 //! Modules: `ring` (the sampler and its ring buffers), `maps` (the child's
-//! mappings), `syscall_return` (kernel time sampled at a user address),
-//! `symbols` (naming addresses), `render` (the table);
+//! mappings), `placed` (samples in placed copies of measured code, named
+//! as the function each copies), `syscall_return` (kernel time sampled at
+//! a user address), `symbols` (naming addresses), `render` (the table);
 //! [`profile_benchmark`] puts them together for `yamba run --profile`.
 
 mod maps;
+mod placed;
 mod render;
 #[cfg(target_os = "linux")]
 mod symbols;
 mod syscall_return;
 
 pub use maps::{merge_maps, parse_maps, Mapping};
+pub use placed::name_placed_copies;
 pub use render::render;
 #[cfg(target_os = "linux")]
 pub use symbols::Symbolizer;
@@ -47,6 +50,11 @@ pub struct Sample {
     /// the call, had interrupts masked, and fired on the way out
     /// (`syscall_return`). `kernel` is set; `ip` is the user address.
     pub at_syscall_return: bool,
+    /// Taken in a placed copy of a function (code placement): `ip` is the
+    /// address it copies in the function (`placed`).
+    pub in_placed_copy: bool,
+    /// When it was taken, ns on CLOCK_MONOTONIC (0: not known).
+    pub time_ns: u64,
 }
 
 impl Sample {
@@ -56,6 +64,16 @@ impl Sample {
             ip,
             kernel,
             at_syscall_return: false,
+            in_placed_copy: false,
+            time_ns: 0,
+        }
+    }
+
+    /// The same, taken at `time_ns` (CLOCK_MONOTONIC).
+    pub fn at_time(ip: u64, kernel: bool, time_ns: u64) -> Sample {
+        Sample {
+            time_ns,
+            ..Sample::at(ip, kernel)
         }
     }
 }
@@ -74,6 +92,9 @@ pub struct Samples {
     pub kernel: Result<(), String>,
     /// The child's memory map, read while it ran.
     pub maps: Vec<Mapping>,
+    /// Placed copies the child made that its ledger had no room for:
+    /// samples in them stay unnamed (`placed`).
+    pub copies_unrecorded: u64,
     /// The child's wait status.
     pub status: i32,
     /// CPU time the kernel accounted to the child (user + system, wait4):

@@ -39,6 +39,19 @@ pub fn render(samples: &Samples, hot: &[Hot], n: usize) -> String {
             100.0 * late as f64 / total.max(1) as f64
         ));
     }
+    let placed = samples.samples.iter().filter(|s| s.in_placed_copy).count();
+    if placed > 0 {
+        out.push_str(&format!(
+            "{placed} samples ({:.1}%) ran in copies of the measured code at random placements (code placement): named as the function each copies\n",
+            100.0 * placed as f64 / total.max(1) as f64
+        ));
+    }
+    if samples.copies_unrecorded > 0 {
+        out.push_str(&format!(
+            "{} placed copies found the profiler's ledger full: samples in them stay unnamed ([unmapped])\n",
+            samples.copies_unrecorded
+        ));
+    }
     if let Err(why) = &samples.kernel {
         out.push_str(&format!("user space only: {why}\n"));
     }

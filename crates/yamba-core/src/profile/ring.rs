@@ -1,10 +1,12 @@
 //! The sampler on Linux: a software cpu-clock event per CPU on the child
 //! (perf_event_open through the `perf-event2` crate) and its ring buffers,
-//! drained while the profiled child runs.
+//! drained while the profiled child runs; the child records its placed
+//! copies of code in a ledger shared with the sampler.
 
-use super::{credit_syscall_returns, merge_maps, parse_maps, Sample, Samples};
+use super::{credit_syscall_returns, merge_maps, name_placed_copies, parse_maps, Sample, Samples};
+use crate::placement::ledger::Ledger;
 use perf_event::events::Software;
-use perf_event::{Builder, SampleFlag, Sampler};
+use perf_event::{Builder, Clock, SampleFlag, Sampler};
 use std::time::{Duration, Instant};
 
 const PERF_RECORD_LOST: u32 = 2;
@@ -17,6 +19,10 @@ const RING_BYTES: usize = 64 * 4096;
 /// How often the child's memory map is read again while it runs (it
 /// changes when the work maps a library or execs a program).
 const MAPS_EVERY: Duration = Duration::from_millis(50);
+/// Placed copies the profiled child can record (`placement::ledger`): a
+/// block places up to 64 copies of a loop and 64 of its dummy, and a
+/// profile of a few seconds runs some hundreds of blocks.
+const LEDGER_ENTRIES: usize = 1 << 16;
 
 struct Ring {
     sampler: Sampler,
@@ -31,7 +37,9 @@ impl Ring {
             .exclude_kernel(!kernel)
             .exclude_hv(true)
             .sample_period(period_ns)
-            .sample(SampleFlag::IP | SampleFlag::TID)
+            .sample(SampleFlag::IP | SampleFlag::TID | SampleFlag::TIME)
+            // The clock the placement ledger's entries are written on.
+            .clockid(Clock::MONOTONIC)
             .enabled(false)
             .build()?;
         Ok(Ring {
@@ -57,11 +65,13 @@ impl Ring {
                     .map(u64::from_le_bytes)
             };
             match record.ty() {
+                // IP, then pid and tid (4 bytes each), then TIME.
                 PERF_RECORD_SAMPLE => {
-                    if let Some(ip) = u64_at(0) {
-                        out.samples.push(Sample::at(
+                    if let (Some(ip), Some(time)) = (u64_at(0), u64_at(16)) {
+                        out.samples.push(Sample::at_time(
                             ip,
                             record.misc() & MISC_CPUMODE_MASK == MISC_KERNEL,
+                            time,
                         ));
                     }
                 }
@@ -146,6 +156,8 @@ pub fn profile_child<F: FnOnce() -> i32>(
     timeout: Duration,
     work: F,
 ) -> Result<Samples, String> {
+    let ledger = Ledger::new(LEDGER_ENTRIES)
+        .map_err(|e| format!("shared memory for the placement ledger: {e}"))?;
     let mut go = [0i32; 2];
     // SAFETY: go is a valid 2-element array.
     if unsafe { libc::pipe2(go.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -159,6 +171,7 @@ pub fn profile_child<F: FnOnce() -> i32>(
     if pid == 0 {
         // SAFETY: the child closes its copy of the pipe's write end.
         unsafe { libc::close(go[1]) };
+        ledger.record_here();
         let mut b = [0u8; 1];
         // SAFETY: reading one byte into a valid buffer.
         let n = unsafe { libc::read(go[0], b.as_mut_ptr().cast(), 1) };
@@ -201,6 +214,7 @@ pub fn profile_child<F: FnOnce() -> i32>(
         throttled: 0,
         kernel,
         maps: read_maps(),
+        copies_unrecorded: 0,
         status: 0,
         child_cpu_ns: 0,
     };
@@ -238,6 +252,9 @@ pub fn profile_child<F: FnOnce() -> i32>(
     }
     out.status = status.0;
     out.child_cpu_ns = status.1;
+    let (copies, unrecorded) = ledger.entries();
+    out.copies_unrecorded = unrecorded;
+    name_placed_copies(&mut out.samples, &copies);
     credit_syscall_returns(&mut out);
     Ok(out)
 }

@@ -13,8 +13,9 @@
 //! so that the kernel's share is the kernel's and the caller's is its own.
 //!
 //! Limits: the instruction is read from the mapped file, so code without a
-//! file (the vDSO, code generated at run time, as yamba's placed loops
-//! are) keeps its samples as sampled; on x86-64 the two bytes `0f 05` can
+//! file (the vDSO, code generated at run time) keeps its samples as
+//! sampled — yamba's placed loops are read at the function they copy
+//! (`placed`, which runs first); on x86-64 the two bytes `0f 05` can
 //! end a longer instruction too (an immediate), which would credit that
 //! address's samples to the kernel — rare, and named, never silent; a
 //! genuine sample on the instruction after a `syscall` is one cycle in
@@ -104,6 +105,7 @@ mod tests {
             throttled: 0,
             kernel: Ok(()),
             maps,
+            copies_unrecorded: 0,
             status: 0,
             child_cpu_ns: 0,
         }
