@@ -34,6 +34,22 @@ struct Header {
     /// Entries claimed so far, including those past `capacity`.
     next: AtomicU64,
     capacity: u64,
+    /// When the first copy found the ledger full (0: none did).
+    full_at_ns: AtomicU64,
+    _pad: u64,
+}
+
+/// What a ledger holds once its writer is gone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// The entries, in the order they were written.
+    pub entries: Vec<Entry>,
+    /// Copies that found the ledger full.
+    pub unrecorded: u64,
+    /// When the first of those was made: from then on an address may
+    /// hold a copy the ledger does not know, so no sample from then on
+    /// can be named by it.
+    pub full_at_ns: Option<u64>,
 }
 
 /// Entries shared between a profiler and the child it forks: an
@@ -71,6 +87,8 @@ impl Ledger {
             base.write(Header {
                 next: AtomicU64::new(0),
                 capacity: capacity as u64,
+                full_at_ns: AtomicU64::new(0),
+                _pad: 0,
             })
         };
         Ok(Ledger { base, bytes })
@@ -82,10 +100,9 @@ impl Ledger {
         RECORDING.store(self.base, Ordering::Release);
     }
 
-    /// The entries, in the order they were written, and how many copies
-    /// found the ledger full. Read once the writing process is gone (its
+    /// What the ledger holds. Read once the writing process is gone (its
     /// exit and the parent's wait order its stores before these loads).
-    pub fn entries(&self) -> (Vec<Entry>, u64) {
+    pub fn recorded(&self) -> Recorded {
         // SAFETY: the header lies at the start of our mapping.
         let h = unsafe { &*self.base };
         let claimed = h.next.load(Ordering::Acquire);
@@ -93,7 +110,12 @@ impl Ledger {
         // SAFETY: the entries follow the header; `kept` ≤ capacity of them
         // were written (a claimed entry is written before the child exits).
         let entries = unsafe { std::slice::from_raw_parts(entries_of(self.base), kept) };
-        (entries.to_vec(), claimed - kept as u64)
+        let full_at_ns = h.full_at_ns.load(Ordering::Acquire);
+        Recorded {
+            entries: entries.to_vec(),
+            unrecorded: claimed - kept as u64,
+            full_at_ns: (full_at_ns > 0).then_some(full_at_ns),
+        }
     }
 }
 
@@ -153,6 +175,11 @@ pub fn note(start: usize, len: usize, source: usize) {
                 source: source as u64,
             })
         };
+    } else {
+        let _ =
+            h_ref
+                .full_at_ns
+                .compare_exchange(0, at_ns.max(1), Ordering::AcqRel, Ordering::Relaxed);
     }
 }
 
@@ -182,8 +209,16 @@ mod tests {
         let mut st = 0;
         // SAFETY: waiting for our own child.
         assert_eq!(unsafe { libc::waitpid(pid, &mut st, 0) }, pid);
-        let (entries, unrecorded) = ledger.entries();
+        let Recorded {
+            entries,
+            unrecorded,
+            full_at_ns,
+        } = ledger.recorded();
         assert_eq!(unrecorded, 2);
+        assert!(
+            full_at_ns.is_some_and(|t| t >= entries[2].at_ns),
+            "{full_at_ns:?}"
+        );
         let starts: Vec<u64> = entries.iter().map(|e| e.start).collect();
         assert_eq!(starts, [0x1000, 0x2000, 0x3000]);
         assert_eq!(entries[2].source, 0x502);

@@ -93,7 +93,7 @@ pub struct Samples {
     /// The child's memory map, read while it ran.
     pub maps: Vec<Mapping>,
     /// Placed copies the child made that its ledger had no room for:
-    /// samples in them stay unnamed (`placed`).
+    /// samples in copies from the first of them on stay unnamed (`placed`).
     pub copies_unrecorded: u64,
     /// The child's wait status.
     pub status: i32,

@@ -13,23 +13,28 @@
 //! block to block, so a sample belongs to the copy made last at its
 //! address before the sample's time, not to whichever copy was made there
 //! last. The stubs that call a copy are not copies and stay unnamed (a
-//! call and a return per measured loop).
+//! call and a return per measured loop). Addresses are read as one space:
+//! two processes of the profiled tree placing copies at one address at
+//! once would be confused (a profiled benchmark measures in one process).
 
 use super::Sample;
-use crate::placement::ledger::Entry;
+use crate::placement::ledger::{Entry, Recorded};
 use std::collections::BTreeMap;
 
 /// Moves each user sample inside a placed copy to the address it copies
-/// (and marks it); returns how many were moved. `entries` come from the
-/// child's ledger; samples carry their times (CLOCK_MONOTONIC).
-pub fn name_placed_copies(samples: &mut [Sample], entries: &[Entry]) -> usize {
-    if entries.is_empty() {
+/// (and marks it); returns how many were moved. `ledger`: what the
+/// child's ledger recorded; samples carry their times (CLOCK_MONOTONIC).
+/// Samples from the time the ledger was full on stay where they were: an
+/// address may hold a copy it does not know then.
+pub fn name_placed_copies(samples: &mut [Sample], ledger: &Recorded) -> usize {
+    if ledger.entries.is_empty() {
         return 0;
     }
-    let mut copies: Vec<&Entry> = entries.iter().collect();
+    let until = ledger.full_at_ns.unwrap_or(u64::MAX);
+    let mut copies: Vec<&Entry> = ledger.entries.iter().collect();
     copies.sort_by_key(|e| e.at_ns);
     let mut order: Vec<usize> = (0..samples.len())
-        .filter(|&i| !samples[i].kernel && samples[i].time_ns > 0)
+        .filter(|&i| !samples[i].kernel && samples[i].time_ns > 0 && samples[i].time_ns < until)
         .collect();
     order.sort_by_key(|&i| samples[i].time_ns);
     // The copies in place at the time swept to: start → (end, source).
@@ -81,6 +86,13 @@ mod tests {
         }
     }
 
+    fn ledger(entries: &[Entry]) -> Recorded {
+        Recorded {
+            entries: entries.to_vec(),
+            ..Recorded::default()
+        }
+    }
+
     /// A copy's address names the function copied there last before the
     /// sample: a later copy at the same address (the next block) takes it
     /// from then on, and an overlapping one removes it; samples before
@@ -105,7 +117,8 @@ mod tests {
         ];
         // Samples come from several CPUs' rings: not in time order.
         s.swap(1, 3);
-        assert_eq!(name_placed_copies(&mut s, &entries), 4);
+        let unchanged = s.clone();
+        assert_eq!(name_placed_copies(&mut s, &ledger(&entries)), 4);
         let got: Vec<(u64, bool)> = s.iter().map(|x| (x.ip, x.in_placed_copy)).collect();
         assert_eq!(
             got,
@@ -120,7 +133,20 @@ mod tests {
                 (0x1008, false),
             ]
         );
-        assert_eq!(name_placed_copies(&mut s, &[]), 0);
+        assert_eq!(name_placed_copies(&mut s, &ledger(&[])), 0);
+        // The ledger full from time 20: a copy made then may be unknown
+        // (g's, had it not been written), so samples from then on stay.
+        let mut s = unchanged;
+        let full = Recorded {
+            full_at_ns: Some(20),
+            ..ledger(&entries)
+        };
+        assert_eq!(name_placed_copies(&mut s, &full), 2);
+        let named: Vec<bool> = s.iter().map(|x| x.in_placed_copy).collect();
+        assert_eq!(
+            named,
+            [false, false, true, true, false, false, false, false]
+        );
     }
 
     /// A sample in a real placed copy of a function with an inline system
@@ -173,7 +199,10 @@ mod tests {
             status: 0,
             child_cpu_ns: 0,
         };
-        assert_eq!(name_placed_copies(&mut samples.samples, &entries), 2);
+        assert_eq!(
+            name_placed_copies(&mut samples.samples, &ledger(&entries)),
+            2
+        );
         credit_syscall_returns(&mut samples);
         let [ret, entry_point] = [samples.samples[0], samples.samples[1]];
         assert!(

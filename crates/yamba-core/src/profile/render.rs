@@ -48,7 +48,7 @@ pub fn render(samples: &Samples, hot: &[Hot], n: usize) -> String {
     }
     if samples.copies_unrecorded > 0 {
         out.push_str(&format!(
-            "{} placed copies found the profiler's ledger full: samples in them stay unnamed ([unmapped])\n",
+            "{} placed copies found the profiler's ledger full: samples in placed copies from then on stay unnamed ([unmapped])\n",
             samples.copies_unrecorded
         ));
     }

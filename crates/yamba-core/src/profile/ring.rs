@@ -252,8 +252,8 @@ pub fn profile_child<F: FnOnce() -> i32>(
     }
     out.status = status.0;
     out.child_cpu_ns = status.1;
-    let (copies, unrecorded) = ledger.entries();
-    out.copies_unrecorded = unrecorded;
+    let copies = ledger.recorded();
+    out.copies_unrecorded = copies.unrecorded;
     name_placed_copies(&mut out.samples, &copies);
     credit_syscall_returns(&mut out);
     Ok(out)
