@@ -17,6 +17,15 @@
 
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
+/// What a placed copy is a copy of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The measured code: the loop P'', or a single operation's call.
+    Code,
+    /// Its dummy loop F, timed beside it.
+    Dummy,
+}
+
 /// One placed copy: `len` bytes at `start`, copying the function at
 /// `source` (the same bytes, relative references re-aimed), installed at
 /// `at_ns` on CLOCK_MONOTONIC — the clock the profiler's samples carry.
@@ -27,6 +36,19 @@ pub struct Entry {
     pub start: u64,
     pub len: u64,
     pub source: u64,
+    /// 1 for a copy of the dummy F, 0 for the measured code (plain
+    /// integers: the entry is written by another process).
+    pub dummy: u64,
+}
+
+impl Entry {
+    pub fn role(&self) -> Role {
+        if self.dummy == 1 {
+            Role::Dummy
+        } else {
+            Role::Code
+        }
+    }
 }
 
 #[repr(C)]
@@ -150,10 +172,10 @@ fn monotonic_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
-/// Records a copy of `len` bytes at `start` of the function at `source`,
-/// when this process records into a ledger; call it once the copy is
-/// installed and before it runs.
-pub fn note(start: usize, len: usize, source: usize) {
+/// Records a copy of `len` bytes at `start` of the function at `source`
+/// (in `role`), when this process records into a ledger; call it once the
+/// copy is installed and before it runs.
+pub fn note(start: usize, len: usize, source: usize, role: Role) {
     let h = RECORDING.load(Ordering::Acquire);
     if h.is_null() {
         return;
@@ -173,6 +195,7 @@ pub fn note(start: usize, len: usize, source: usize) {
                 start: start as u64,
                 len: len as u64,
                 source: source as u64,
+                dummy: u64::from(role == Role::Dummy),
             })
         };
     } else {
@@ -193,7 +216,7 @@ mod tests {
     #[test]
     fn a_forked_childs_copies_reach_the_parent() {
         let ledger = Ledger::new(3).unwrap();
-        note(1, 1, 1); // not recording: nothing
+        note(1, 1, 1, Role::Code); // not recording: nothing
         let before = monotonic_ns();
         // SAFETY: the child only stores into the shared mapping and _exits.
         let pid = unsafe { libc::fork() };
@@ -201,7 +224,8 @@ mod tests {
         if pid == 0 {
             ledger.record_here();
             for k in 0..5usize {
-                note(0x1000 * (k + 1), 64, 0x500 + k);
+                let role = if k == 1 { Role::Dummy } else { Role::Code };
+                note(0x1000 * (k + 1), 64, 0x500 + k, role);
             }
             // SAFETY: leave without running the test harness's handlers.
             unsafe { libc::_exit(0) };
@@ -222,6 +246,8 @@ mod tests {
         let starts: Vec<u64> = entries.iter().map(|e| e.start).collect();
         assert_eq!(starts, [0x1000, 0x2000, 0x3000]);
         assert_eq!(entries[2].source, 0x502);
+        let roles: Vec<Role> = entries.iter().map(Entry::role).collect();
+        assert_eq!(roles, [Role::Code, Role::Dummy, Role::Code]);
         assert!(entries.iter().all(|e| e.len == 64 && e.at_ns >= before));
         assert!(entries.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
         assert!(RECORDING.load(Ordering::Acquire).is_null());

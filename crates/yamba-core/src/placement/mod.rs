@@ -327,8 +327,8 @@ impl Placed {
         let mut pieces: Vec<(usize, Vec<u8>)> = Vec::with_capacity(4 * slots);
         let mut entries = Vec::with_capacity(slots);
         let mut at = Vec::with_capacity(slots);
-        // (copy, length, function copied): for a profiler's ledger.
-        let mut copied: Vec<(usize, usize, usize)> = Vec::with_capacity(2 * slots);
+        // (copy, length, function copied, role): for a profiler's ledger.
+        let mut copied = Vec::with_capacity(2 * slots);
         for (slot, place) in offsets[0].iter().zip(&offsets[1]).enumerate() {
             let place = [*place.0, *place.1];
             let stack = Rng::gen_range(rng, 0..STACK_SPAN / 16) * 16;
@@ -350,7 +350,8 @@ impl Placed {
                 pieces.push((s - map.addr, arch::stub(s as u64, to as u64, stack)?));
                 *e = s;
                 copies[k] = to as u64;
-                copied.push((to, n, f));
+                let role = [ledger::Role::Code, ledger::Role::Dummy][k];
+                copied.push((to, n, f, role));
             }
             entries.push(entry);
             at.push(PlacedAt {
@@ -360,8 +361,8 @@ impl Placed {
             });
         }
         map.install(&pieces)?;
-        for (to, n, f) in copied {
-            ledger::note(to, n, f);
+        for (to, n, f, role) in copied {
+            ledger::note(to, n, f, role);
         }
         Ok(Placed {
             map,

@@ -35,6 +35,7 @@ pub use symbols::Symbolizer;
 pub use syscall_return::{credit_syscall_returns, SYSCALL_RETURN};
 
 use crate::bench::{Benchmark, Session};
+pub use crate::placement::ledger::Role;
 use crate::runner::run_one;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -50,9 +51,10 @@ pub struct Sample {
     /// the call, had interrupts masked, and fired on the way out
     /// (`syscall_return`). `kernel` is set; `ip` is the user address.
     pub at_syscall_return: bool,
-    /// Taken in a placed copy of a function (code placement): `ip` is the
-    /// address it copies in the function (`placed`).
-    pub in_placed_copy: bool,
+    /// Taken in a placed copy of a function (code placement), of the
+    /// measured code or of its dummy: `ip` is the address it copies in
+    /// the function (`placed`).
+    pub placed: Option<Role>,
     /// When it was taken, ns on CLOCK_MONOTONIC (0: not known).
     pub time_ns: u64,
 }
@@ -64,7 +66,7 @@ impl Sample {
             ip,
             kernel,
             at_syscall_return: false,
-            in_placed_copy: false,
+            placed: None,
             time_ns: 0,
         }
     }

@@ -1,5 +1,5 @@
 //! Samples in placed copies of measured code, named as the function each
-//! copies.
+//! copies and as the measured code's copy or its dummy's.
 //!
 //! Code placement (docs/certainty.md) runs a measured loop from copies in
 //! an anonymous mapping, which no file names: a profile of a placed
@@ -9,7 +9,9 @@
 //! copy is moved to the same offset of the function the copy was made
 //! from — the same instructions, byte for byte but for re-aimed relative
 //! references — so it is named as that function and a system call's late
-//! return in it is found (`syscall_return`). Copies reuse addresses from
+//! return in it is found (`syscall_return`); it keeps whether the copy was
+//! of the measured code or of its dummy F, which are instances of one
+//! generic loop and share a name. Copies reuse addresses from
 //! block to block, so a sample belongs to the copy made last at its
 //! address before the sample's time, not to whichever copy was made there
 //! last. The stubs that call a copy are not copies and stay unnamed (a
@@ -18,7 +20,7 @@
 //! once would be confused (a profiled benchmark measures in one process).
 
 use super::Sample;
-use crate::placement::ledger::{Entry, Recorded};
+use crate::placement::ledger::{Entry, Recorded, Role};
 use std::collections::BTreeMap;
 
 /// Moves each user sample inside a placed copy to the address it copies
@@ -37,8 +39,8 @@ pub fn name_placed_copies(samples: &mut [Sample], ledger: &Recorded) -> usize {
         .filter(|&i| !samples[i].kernel && samples[i].time_ns > 0 && samples[i].time_ns < until)
         .collect();
     order.sort_by_key(|&i| samples[i].time_ns);
-    // The copies in place at the time swept to: start → (end, source).
-    let mut live: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    // The copies in place at the time swept to: start → (end, source, role).
+    let mut live: BTreeMap<u64, (u64, u64, Role)> = BTreeMap::new();
     let mut next = copies.iter().peekable();
     let mut moved = 0;
     for i in order {
@@ -46,10 +48,10 @@ pub fn name_placed_copies(samples: &mut [Sample], ledger: &Recorded) -> usize {
         while let Some(e) = next.next_if(|e| e.at_ns <= s.time_ns) {
             put(&mut live, e);
         }
-        if let Some((&start, &(end, source))) = live.range(..=s.ip).next_back() {
+        if let Some((&start, &(end, source, role))) = live.range(..=s.ip).next_back() {
             if s.ip < end {
                 s.ip = source + (s.ip - start);
-                s.in_placed_copy = true;
+                s.placed = Some(role);
                 moved += 1;
             }
         }
@@ -59,18 +61,18 @@ pub fn name_placed_copies(samples: &mut [Sample], ledger: &Recorded) -> usize {
 
 /// Puts a copy in place: copies it overlaps are gone (their mapping was
 /// unmapped before this one took the range).
-fn put(live: &mut BTreeMap<u64, (u64, u64)>, e: &Entry) {
+fn put(live: &mut BTreeMap<u64, (u64, u64, Role)>, e: &Entry) {
     let end = e.start + e.len;
     let gone: Vec<u64> = live
         .range(..end)
         .rev()
-        .take_while(|(_, &(old_end, _))| old_end > e.start)
+        .take_while(|(_, &(old_end, _, _))| old_end > e.start)
         .map(|(&start, _)| start)
         .collect();
     for start in gone {
         live.remove(&start);
     }
-    live.insert(e.start, (end, e.source));
+    live.insert(e.start, (end, e.source, e.role()));
 }
 
 #[cfg(test)]
@@ -83,6 +85,7 @@ mod tests {
             start,
             len,
             source,
+            dummy: 0,
         }
     }
 
@@ -101,7 +104,10 @@ mod tests {
     fn a_sample_belongs_to_the_copy_in_place_at_its_time() {
         let entries = [
             entry(10, 0x1000, 0x40, 0xa000), // block 1: f at 0x1000
-            entry(10, 0x2000, 0x40, 0xb000), // block 1: its dummy
+            Entry {
+                dummy: 1,
+                ..entry(10, 0x2000, 0x40, 0xb000) // block 1: its dummy
+            },
             entry(20, 0x1000, 0x40, 0xc000), // block 2: g at the same address
             entry(30, 0x1ff0, 0x40, 0xd000), // block 3: h over the dummy's
         ];
@@ -119,18 +125,19 @@ mod tests {
         s.swap(1, 3);
         let unchanged = s.clone();
         assert_eq!(name_placed_copies(&mut s, &ledger(&entries)), 4);
-        let got: Vec<(u64, bool)> = s.iter().map(|x| (x.ip, x.in_placed_copy)).collect();
+        let got: Vec<(u64, Option<Role>)> = s.iter().map(|x| (x.ip, x.placed)).collect();
+        let (code, dummy) = (Some(Role::Code), Some(Role::Dummy));
         assert_eq!(
             got,
             [
-                (0x1008, false),
-                (0xc008, true),
-                (0xb010, true),
-                (0xa008, true),
-                (0x1040, false),
-                (0xd020, true),
-                (0x1008, false),
-                (0x1008, false),
+                (0x1008, None),
+                (0xc008, code),
+                (0xb010, dummy),
+                (0xa008, code),
+                (0x1040, None),
+                (0xd020, code),
+                (0x1008, None),
+                (0x1008, None),
             ]
         );
         assert_eq!(name_placed_copies(&mut s, &ledger(&[])), 0);
@@ -142,7 +149,7 @@ mod tests {
             ..ledger(&entries)
         };
         assert_eq!(name_placed_copies(&mut s, &full), 2);
-        let named: Vec<bool> = s.iter().map(|x| x.in_placed_copy).collect();
+        let named: Vec<bool> = s.iter().map(|x| x.placed.is_some()).collect();
         assert_eq!(
             named,
             [false, false, true, true, false, false, false, false]
@@ -206,7 +213,7 @@ mod tests {
         credit_syscall_returns(&mut samples);
         let [ret, entry_point] = [samples.samples[0], samples.samples[1]];
         assert!(
-            ret.at_syscall_return && ret.kernel && ret.in_placed_copy,
+            ret.at_syscall_return && ret.kernel && ret.placed.is_some(),
             "{ret:?}"
         );
         assert!(!entry_point.kernel && entry_point.ip == f as u64);
@@ -214,5 +221,9 @@ mod tests {
         assert_eq!(sym.resolve(ret), SYSCALL_RETURN);
         let name = sym.resolve(entry_point);
         assert!(name.contains("yamba_placed_getppid"), "{name}");
+        assert!(
+            name.ends_with(super::super::symbols::COPY_OF_CODE),
+            "{name}"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The kprof-style table of where the time went.
 
-use super::{Hot, Samples};
+use super::{Hot, Role, Samples};
 
 /// The kprof-style table: a totals line, then `ms % sym` for the top `n`.
 pub fn render(samples: &Samples, hot: &[Hot], n: usize) -> String {
@@ -39,11 +39,19 @@ pub fn render(samples: &Samples, hot: &[Hot], n: usize) -> String {
             100.0 * late as f64 / total.max(1) as f64
         ));
     }
-    let placed = samples.samples.iter().filter(|s| s.in_placed_copy).count();
-    if placed > 0 {
+    let in_copies = |role| {
+        samples
+            .samples
+            .iter()
+            .filter(|s| s.placed == Some(role))
+            .count()
+    };
+    let (code, dummy) = (in_copies(Role::Code), in_copies(Role::Dummy));
+    if code + dummy > 0 {
         out.push_str(&format!(
-            "{placed} samples ({:.1}%) ran in copies of the measured code at random placements (code placement): named as the function each copies\n",
-            100.0 * placed as f64 / total.max(1) as f64
+            "{} samples ({:.1}%) ran in copies at random placements (code placement), named as the function each copies: {code} of the measured code, {dummy} of its dummy loop F\n",
+            code + dummy,
+            100.0 * (code + dummy) as f64 / total.max(1) as f64
         ));
     }
     if samples.copies_unrecorded > 0 {

@@ -6,11 +6,17 @@
 //! is left unnamed (`file+0xoffset`) rather than credited to whichever
 //! symbol happens to precede it.
 
-use super::{Mapping, Sample, SYSCALL_RETURN};
+use super::{Mapping, Role, Sample, SYSCALL_RETURN};
 use blazesym::symbolize::source::{Elf, Kernel, Source};
 use blazesym::symbolize::{Input, Sym, Symbolized};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+
+/// What follows the name of a sample in a placed copy of the measured
+/// code, and of its dummy: the two are instances of one generic loop,
+/// whose names alone would not tell them apart.
+pub const COPY_OF_CODE: &str = " (placed copy: the measured code)";
+pub const COPY_OF_DUMMY: &str = " (placed copy: its dummy loop F)";
 
 /// Resolves sampled addresses to `symbol [kernel]` or `symbol [file]`.
 pub struct Symbolizer {
@@ -108,10 +114,16 @@ impl Symbolizer {
         samples
             .iter()
             .map(|s| {
-                names
+                let name = names
                     .get(&(s.kernel, s.ip))
                     .cloned()
-                    .unwrap_or_else(|| format!("{:#x}", s.ip))
+                    .unwrap_or_else(|| format!("{:#x}", s.ip));
+                match s.placed {
+                    _ if s.kernel => name,
+                    Some(Role::Code) => name + COPY_OF_CODE,
+                    Some(Role::Dummy) => name + COPY_OF_DUMMY,
+                    None => name,
+                }
             })
             .collect()
     }
