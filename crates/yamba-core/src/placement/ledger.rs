@@ -15,6 +15,7 @@
 //! stores when a block starts, never inside a measured loop; a process
 //! that no profiler asked to record writes nothing.
 
+use crate::clock::monotonic_ns;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 /// What a placed copy is a copy of.
@@ -58,7 +59,6 @@ struct Header {
     capacity: u64,
     /// When the first copy found the ledger full (0: none did).
     full_at_ns: AtomicU64,
-    _pad: u64,
 }
 
 /// What a ledger holds once its writer is gone.
@@ -110,7 +110,6 @@ impl Ledger {
                 next: AtomicU64::new(0),
                 capacity: capacity as u64,
                 full_at_ns: AtomicU64::new(0),
-                _pad: 0,
             })
         };
         Ok(Ledger { base, bytes })
@@ -160,16 +159,6 @@ fn entries_of(base: *mut Header) -> *mut Entry {
     // the header and the entries); the header's size is a multiple of the
     // entries' alignment.
     unsafe { base.add(1).cast::<Entry>() }
-}
-
-fn monotonic_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid timespec for clock_gettime to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Records a copy of `len` bytes at `start` of the function at `source`
