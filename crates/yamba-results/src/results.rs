@@ -775,23 +775,39 @@ impl Certainty {
 
     /// The interval of process blocks whose count the two-stage rule chose
     /// after a pilot of `pilot` blocks: widened to Stein's where wider
-    /// (kept blocks only: those a shared core moved stay out).
+    /// (kept blocks only: those a shared core moved stay out), in time and
+    /// in core cycles alike — the cycles interval is the one that holds
+    /// when the host moves the core clock between runs (docs/certainty.md,
+    /// "The core clock"), and it stands on the same stopping rule.
     pub fn two_stage(&mut self, pilot: usize) {
         let kept = self.kept_blocks();
         if self.block != BlockKind::Process || pilot >= kept.len() {
             return;
         }
+        let stein = |e: &mut yamba_stats::BlockEstimate, values: &[f64]| {
+            let confidence = e.ci.map_or(0.95, |c| c.confidence);
+            let Some(mut wide) =
+                yamba_stats::between_blocks_two_stage(values, pilot, e.resolution, confidence)
+            else {
+                return false;
+            };
+            wide.outliers = std::mem::take(&mut e.outliers);
+            *e = wide;
+            true
+        };
         let values: Vec<f64> = kept.iter().map(|&i| self.medians[i]).collect();
-        let confidence = self.estimate.ci.map_or(0.95, |c| c.confidence);
-        if let Some(mut e) = yamba_stats::between_blocks_two_stage(
-            &values,
-            pilot,
-            self.estimate.resolution,
-            confidence,
-        ) {
-            e.outliers = std::mem::take(&mut self.estimate.outliers);
-            self.estimate = e;
-            self.pilot = Some(pilot);
+        if !stein(&mut self.estimate, &values) {
+            return;
+        }
+        self.pilot = Some(pilot);
+        if self.core_mhz.len() == self.medians.len() {
+            let cycles: Vec<f64> = kept
+                .iter()
+                .map(|&i| self.medians[i] * self.core_mhz[i] / 1e3)
+                .collect();
+            if let Some(c) = self.cycles.as_mut() {
+                stein(c, &cycles);
+            }
         }
     }
 
@@ -1821,6 +1837,57 @@ mod tests {
         .unwrap();
         c.leave_out_shared_core(adds.to_vec(), reference);
         c
+    }
+
+    /// The two-stage rule widens the interval to Stein's from the pilot,
+    /// in time and in core cycles: the blocks below ran at three core
+    /// clocks (a host moving turbo bins), so their cycles agree more
+    /// closely than their times, and the pilot's spread, not the whole
+    /// run's, sets both half-widths.
+    #[test]
+    fn the_two_stage_rule_widens_the_cycles_interval_too() {
+        let ns = [500.0, 520.0, 510.0, 511.0, 509.0, 510.0, 510.5];
+        let mhz = [3600.0, 3500.0, 3560.0, 3550.0, 3570.0, 3540.0, 3555.0];
+        let mut c = Certainty::from_blocks(
+            BlockKind::Process,
+            ns.to_vec(),
+            vec![100; 7],
+            0.01,
+            mhz.to_vec(),
+        )
+        .unwrap();
+        let before = c.cycles.clone().unwrap();
+        c.two_stage(3);
+        assert_eq!(c.pilot, Some(3));
+        let stein = |v: &[f64]| {
+            let p = &v[..3];
+            let m = p.iter().sum::<f64>() / 3.0;
+            let s0 = (p.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 2.0).sqrt();
+            yamba_stats::t_quantile(0.95, 2.0) * s0 / (v.len() as f64).sqrt()
+        };
+        let half = |e: &yamba_stats::BlockEstimate| e.ci.unwrap().half_width();
+        assert!(
+            (half(&c.estimate) - stein(&ns)).abs() < 1e-9,
+            "{:?}",
+            c.estimate
+        );
+        let cycles: Vec<f64> = ns.iter().zip(&mhz).map(|(t, f)| t * f / 1e3).collect();
+        let after = c.cycles.clone().unwrap();
+        assert!(half(&after) > half(&before) * 1.5, "{before:?} {after:?}");
+        assert!((half(&after) - stein(&cycles)).abs() < 1e-9, "{after:?}");
+        assert_eq!(after.estimate, before.estimate);
+        // A run that ended at its pilot is left as it was.
+        let mut c = Certainty::from_blocks(
+            BlockKind::Process,
+            ns[..3].to_vec(),
+            vec![100; 3],
+            0.01,
+            mhz[..3].to_vec(),
+        )
+        .unwrap();
+        let was = c.clone();
+        c.two_stage(3);
+        assert_eq!((c.pilot, c.cycles), (None, was.cycles));
     }
 
     /// A process that ran on a shared core (2.2 adds per cycle against
