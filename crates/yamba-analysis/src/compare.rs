@@ -300,6 +300,12 @@ pub struct EarlierRuns {
     /// How many runs.
     pub runs: usize,
     pub samples: BTreeMap<String, Vec<Vec<f64>>>,
+    /// The same processes in core cycles, one entry for each of
+    /// `samples`' (`None` where that run did not measure their clocks): a
+    /// gate that judged a line in cycles asks whether B lies in a state
+    /// earlier runs showed in cycles, not in time, which also holds the
+    /// host's clock steps.
+    pub cycles: BTreeMap<String, Vec<Option<Vec<f64>>>>,
     /// Where they came from, in words.
     pub source: Option<String>,
 }
@@ -339,6 +345,10 @@ impl EarlierRuns {
                 }
                 if let Some(s) = earlier_samples(r) {
                     out.samples.entry(r.key()).or_default().push(s);
+                    out.cycles
+                        .entry(r.key())
+                        .or_default()
+                        .push(earlier_cycle_samples(r));
                 }
             }
         }
@@ -652,13 +662,7 @@ pub fn compare_with(
             continue;
         }
         let (row, few, one) = match bs.get(&key) {
-            Some(rb) => compare_one(
-                ra,
-                rb,
-                confidence,
-                earlier.samples.get(&key).map(Vec::as_slice).unwrap_or(&[]),
-                replicated,
-            ),
+            Some(rb) => compare_one(ra, rb, confidence, &earlier.of(&key), replicated),
             None => (lone_row(ra, true), None, false),
         };
         rows.push(row);
@@ -776,6 +780,25 @@ pub fn earlier_samples(r: &BenchResult) -> Option<Vec<f64>> {
         None => process_samples(r),
     };
     (s.len() > 1).then_some(s)
+}
+
+/// [`earlier_samples`] in core cycles: the same processes, each median
+/// times its clock; `None` where a process's clock was not measured.
+pub fn earlier_cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
+    let c = r
+        .certainty
+        .as_ref()
+        .filter(|c| c.block == BlockKind::Process && !c.describes_shared_core())?;
+    if c.cycles.is_none() || c.core_mhz.len() != c.medians.len() {
+        return None;
+    }
+    let v = finite(
+        &c.kept_blocks()
+            .iter()
+            .map(|&i| c.medians[i] * c.core_mhz[i] / 1e3)
+            .collect::<Vec<_>>(),
+    );
+    (v.len() > 1).then_some(v)
 }
 
 /// The process medians in core cycles, where every process's clock was
@@ -961,7 +984,7 @@ fn compare_one(
     ra: &BenchResult,
     rb: &BenchResult,
     confidence: f64,
-    earlier: &[Vec<f64>],
+    earlier: &Earlier,
     replicated: (bool, bool),
 ) -> (Row, Option<TooFewWhy>, bool) {
     let mut s = Samples::unshared(ra, rb);
@@ -1291,7 +1314,7 @@ fn test_blocks(
     rb: &BenchResult,
     s: &Samples,
     confidence: f64,
-    earlier: &[Vec<f64>],
+    earlier: &Earlier,
 ) -> Option<TooFewWhy> {
     let resolution = [ra, rb]
         .iter()
@@ -1306,18 +1329,16 @@ fn test_blocks(
     row.ci_pct = Some(pct(&time));
     row.p_value = Some(time.p_two_sided());
     // The cycles' test, on the same scale as the time's.
+    let mhz = |r: &BenchResult| {
+        r.certainty
+            .as_ref()
+            .map_or(0.0, |c| c.core_mhz.iter().copied().fold(0.0, f64::max))
+    };
+    let res_cycles = resolution * mhz(ra).max(mhz(rb)) / 1e3;
     let cycles = match (&s.cycles_a, &s.cycles_b) {
-        (Some(ca), Some(cb)) => {
-            let mhz = |r: &BenchResult| {
-                r.certainty
-                    .as_ref()
-                    .map_or(0.0, |c| c.core_mhz.iter().copied().fold(0.0, f64::max))
-            };
-            let res_c = resolution * mhz(ra).max(mhz(rb)) / 1e3;
-            block_test(ca, cb, res_c)
-                .filter(|(_, l)| *l == logs)
-                .map(|(w, _)| w)
-        }
+        (Some(ca), Some(cb)) => block_test(ca, cb, res_cycles)
+            .filter(|(_, l)| *l == logs)
+            .map(|(w, _)| w),
         _ => None,
     };
     if let Some(c) = &cycles {
@@ -1349,7 +1370,21 @@ fn test_blocks(
         cycles,
         logs,
         higher_better,
-        known_state: known_state(ra, rb, &s.a, &s.b, earlier, confidence),
+        // Judged where the threshold is: in cycles where the test was, and
+        // every earlier run measured them too.
+        known_state: match (&cycles, &s.cycles_a, &s.cycles_b, &earlier.cycles) {
+            (Some(_), Some(ca), Some(cb), Some(ec)) => {
+                known_state(ca, cb, ec, confidence, res_cycles, Scale::Cycles)
+            }
+            _ => known_state(
+                &s.a,
+                &s.b,
+                &earlier.time,
+                confidence,
+                resolution,
+                Scale::Time(&ra.unit),
+            ),
+        },
         clocks,
     });
     None
@@ -1359,12 +1394,12 @@ fn test_blocks(
 /// configuration lay (docs/certainty.md, "Machine states"): the note that
 /// says so, or `None`.
 fn known_state(
-    ra: &BenchResult,
-    rb: &BenchResult,
     sa: &[f64],
     sb: &[f64],
     earlier: &[Vec<f64>],
     confidence: f64,
+    floor: f64,
+    scale: Scale,
 ) -> Option<String> {
     if earlier.is_empty() {
         return None;
@@ -1372,26 +1407,62 @@ fn known_state(
     let known: Vec<Vec<f64>> = std::iter::once(sa.to_vec())
         .chain(earlier.iter().cloned())
         .collect();
-    let floor = [ra, rb]
-        .iter()
-        .filter_map(|r| r.certainty.as_ref().map(|c| c.estimate.resolution))
-        .fold(0.0, f64::max);
     let b_value = yamba_stats::run_value(sb).unwrap_or(f64::NAN);
     if let Some((lo, hi, runs)) = yamba_stats::known_run_range(&known)
         .filter(|(lo, hi, _)| b_value >= lo - floor && b_value <= hi + floor)
     {
-        let (div, sym) = ra.unit.scale_for(hi);
         return Some(format!(
-            "within what identical runs give on this machine: medians of processes {}–{} {sym} over A and {} earlier runs of its configuration",
-            yamba_results::units::format_sig(lo / div),
-            yamba_results::units::format_sig(hi / div),
+            "within what identical runs give on this machine: medians of processes {} over A and {} earlier runs of its configuration",
+            scale.range(lo, hi),
             runs - 1
         ));
     }
     if let Some(Ok(levels)) = yamba_stats::within_known_states(sb, &known, confidence, floor) {
-        return Some(known_states_note(&levels, &ra.unit, earlier.len()));
+        return Some(known_states_note(&levels, scale, earlier.len()));
     }
     None
+}
+
+/// What earlier runs of A's configuration showed of one result: each
+/// run's process medians in time, and in core cycles where every one of
+/// them measured its clocks.
+struct Earlier {
+    time: Vec<Vec<f64>>,
+    cycles: Option<Vec<Vec<f64>>>,
+}
+
+impl EarlierRuns {
+    /// What these runs showed of the result `key`.
+    fn of(&self, key: &str) -> Earlier {
+        let time = self.samples.get(key).cloned().unwrap_or_default();
+        let cycles = self
+            .cycles
+            .get(key)
+            .filter(|c| c.len() == time.len())
+            .and_then(|c| c.iter().cloned().collect::<Option<Vec<_>>>());
+        Earlier { time, cycles }
+    }
+}
+
+/// The scale a known state is read on, for its words.
+#[derive(Clone, Copy)]
+enum Scale<'u> {
+    Time(&'u yamba_results::units::Unit),
+    Cycles,
+}
+
+impl Scale<'_> {
+    /// "lo–hi unit".
+    fn range(self, lo: f64, hi: f64) -> String {
+        use yamba_results::units::format_sig;
+        match self {
+            Scale::Time(unit) => {
+                let (div, sym) = unit.scale_for(hi);
+                format!("{}–{} {sym}", format_sig(lo / div), format_sig(hi / div))
+            }
+            Scale::Cycles => format!("{}–{} cycles", format_sig(lo), format_sig(hi)),
+        }
+    }
 }
 
 /// Adds `text` to the row's note (after what is there).
@@ -1404,21 +1475,14 @@ fn add_note(row: &mut Row, text: String) {
 
 /// "B's processes lie where A's configuration's did": each level with its
 /// range and how many earlier runs reached it.
-fn known_states_note(
-    levels: &[yamba_stats::KnownLevel],
-    unit: &yamba_results::units::Unit,
-    earlier: usize,
-) -> String {
-    use yamba_results::units::format_sig;
+fn known_states_note(levels: &[yamba_stats::KnownLevel], scale: Scale, earlier: usize) -> String {
     let parts: Vec<String> = levels
         .iter()
         .map(|l| {
-            let (div, sym) = unit.scale_for(l.hi);
             format!(
-                "{} of B's processes at {}–{} {sym}, a level {} of {} runs of A's configuration reached",
+                "{} of B's processes at {}, a level {} of {} runs of A's configuration reached",
                 l.new_processes,
-                format_sig(l.lo / div),
-                format_sig(l.hi / div),
+                scale.range(l.lo, l.hi),
                 l.known_runs,
                 earlier + 1,
             )

@@ -1358,6 +1358,46 @@ fn clocked(medians: &[f64], mhz: &[f64]) -> yamba_results::ResultsFile {
     f
 }
 
+/// Earlier runs are read where the gate reads: in core cycles. Runs of
+/// one build at 3000 and 3200 MHz span 625–667 ns and 2000 cycles each (on
+/// the busy AMD EPYC Zen 3 guest, consecutive runs moved 2956–3217 MHz).
+/// A B with 10% more cycles, at a clock that brings its time inside that
+/// span, is a regression, not a known state; a B at a level of cycles an
+/// earlier run reached is one.
+#[test]
+fn earlier_runs_tell_a_state_in_cycles_where_the_gate_judged_in_cycles() {
+    use yamba_report::compare::{compare_with, EarlierRuns, GateLine};
+    let run = |cycles: f64, mhz: f64, started: &str| {
+        let ns = cycles * 1e3 / mhz;
+        let mut f = clocked(&[ns, ns * 1.0004, ns * 0.9996], &[mhz; 3]);
+        f.started = started.into();
+        f
+    };
+    let earlier = [run(2000.0, 3000.0, "01"), run(2000.0, 3200.0, "02")];
+    let a = run(2000.0, 3100.0, "1");
+    let b = run(2200.0, 3400.0, "2");
+    let known = EarlierRuns::of_baseline(&a, &b, &earlier, None);
+    assert_eq!(known.runs, 2);
+    let c = compare_with(&a, &b, 0.95, &known).gated(5.0);
+    let r = &c.rows[0];
+    assert!(r.change_pct.unwrap().abs() < 1.0, "{r:?}");
+    assert!((r.change_cycles_pct.unwrap() - 10.0).abs() < 0.5, "{r:?}");
+    assert_eq!(r.gate, Some(GateLine::Regression), "{r:?}");
+    // Read in time, as before 2026-12-06, the same earlier runs took B's
+    // 647 ns for a state they had shown: the test tells the two apart.
+    let mut timeless = known.clone();
+    timeless.cycles.clear();
+    let r = &compare_with(&a, &b, 0.95, &timeless).gated(5.0).rows[0];
+    assert_ne!(r.gate, Some(GateLine::Regression), "{r:?}");
+    assert_note(r, "identical runs");
+    // An earlier run at B's level of cycles: a state, in cycles.
+    let earlier = [run(2000.0, 3000.0, "01"), run(2200.0, 3200.0, "02")];
+    let known = EarlierRuns::of_baseline(&a, &b, &earlier, None);
+    let r = &compare_with(&a, &b, 0.95, &known).gated(5.0).rows[0];
+    assert_ne!(r.gate, Some(GateLine::Regression), "{r:?}");
+    assert_note(r, "cycles over A and 2 earlier runs");
+}
+
 /// A time that moved with the host's clock is not a change, and not a
 /// regression; one whose cycles moved as far is both; one whose cycles
 /// moved as far but unevenly (a disturbed clock reading) is not called,
