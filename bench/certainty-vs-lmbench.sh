@@ -7,7 +7,9 @@
 # both pinned to the same CPU. Per primitive it prints both tools' median
 # over the rounds, their CV of per-round values, the ratio of the CVs
 # (goal ≤ 0.5), and whether each yamba round's 95% interval held the
-# median of the other rounds' values.
+# median of the other rounds' values; then yamba's CV and holding in core
+# cycles (`certainty.cycles`), which a host's turbo steps between rounds
+# do not move (lmbench reports no cycles: its CV holds those steps).
 # Part 2 — time: one precise `yamba run` of the default suite vs one
 # lmbench pass of the same programs (skipped unless FULL=1: it takes a
 # while).
@@ -85,8 +87,8 @@ for i in $(seq 1 "$rounds"); do
   for p in "${prims[@]}"; do
     IFS='|' read -r name id cmd <<<"$p"
     jq -r --arg id "$id" '.results[] | select(.id==$id and .mode=="hot" and .status=="ok")
-      | "\(.certainty.estimate // .summary.median) \(.certainty.ci.lo // "nan") \(.certainty.ci.hi // "nan") \(if any(.warnings[]?; test("describes a shared core")) then 1 else 0 end)"' \
-      "$out/y$i.json" | awk -v n="$name" '{print n "|yamba|" $1 "|" $2 "|" $3 "|" $4}' >> "$out/all"
+      | "\(.certainty.estimate // .summary.median) \(.certainty.ci.lo // "nan") \(.certainty.ci.hi // "nan") \(if any(.warnings[]?; test("describes a shared core")) then 1 else 0 end) \(.certainty.cycles.estimate // "nan") \(.certainty.cycles.ci.lo // "nan") \(.certainty.cycles.ci.hi // "nan")"' \
+      "$out/y$i.json" | awk -v n="$name" '{print n "|yamba|" $1 "|" $2 "|" $3 "|" $4 "|" $5 "|" $6 "|" $7}' >> "$out/all"
     if [ -n "$cmd" ]; then
       v=$(lm_value "$cmd")
       [ -n "$v" ] && echo "$name|lmbench|$(awk -v v="$v" 'BEGIN{print v*1000}')||" >> "$out/all"
@@ -98,7 +100,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 if [ "$rounds" -gt 0 ]; then
 printf '\nbetween-run spread, %s rounds, both tools pinned to CPU %s (ns; yamba precise: 6 processes per run)\n\n' "$rounds" "$cpu"
-printf '%-20s %12s %8s %12s %8s %9s %10s %8s %9s\n' primitive "yamba med" "CV" "lmbench med" "CV" "CV ratio" "CI held" shared "CV rest"
+printf '%-20s %12s %8s %12s %8s %9s %10s %8s %9s %9s %10s\n' primitive "yamba med" "CV" "lmbench med" "CV" "CV ratio" "CI held" shared "CV rest" "CV cyc" "held cyc"
 for p in "${prims[@]}"; do
   IFS='|' read -r name id cmd <<<"$p"
   awk -F'|' -v n="$name" '
@@ -108,6 +110,7 @@ for p in "${prims[@]}"; do
     function cv(a, k,   i, m, s) { if (k < 2) return -1; for (i = 1; i <= k; i++) m += a[i]; m /= k
       for (i = 1; i <= k; i++) s += (a[i] - m) ^ 2; return sqrt(s / (k - 1)) / m * 100 }
     $1 == n && $2 == "yamba"   { y[++ny] = $3; lo[ny] = $4; hi[ny] = $5; if ($6 == 1) nsh++; else u[++nu] = $3
+                                 if ($7 != "nan" && $7 != "") { c[++nc] = $7; clo[nc] = $8; chi[nc] = $9 }
                                  vals = vals sprintf(" %.4g%s", $3, $6 == 1 ? "*" : "") }
     $1 == n && $2 == "lmbench" { lvals = lvals sprintf(" %.4g", $3) }
     $1 == n && $2 == "lmbench" { l[++nl] = $3 }
@@ -117,13 +120,20 @@ for p in "${prims[@]}"; do
         k = 0; for (j = 1; j <= ny; j++) if (j != i) o[++k] = y[j]
         if (k > 0 && lo[i] != "nan") { tried++; m = med(o, k); if (m >= lo[i] && m <= hi[i]) held++ }
       }
+      cheld = 0; ctried = 0                  # the same in core cycles, where every round has them
+      for (i = 1; nc == ny && i <= nc; i++) {
+        k = 0; for (j = 1; j <= nc; j++) if (j != i) o[++k] = c[j]
+        if (k > 0 && clo[i] != "nan") { ctried++; m = med(o, k); if (m >= clo[i] && m <= chi[i]) cheld++ }
+      }
+      cc = (nc == ny && nc > 1 ? sprintf("%.2f%%", cv(c, nc)) : "-")
+      ch = (ctried ? cheld "/" ctried : "-")
       cy = cv(y, ny); cl = cv(l, nl)
       my = (ny ? med(y, ny) : 0)
       ml = (nl ? sprintf("%.4g", med(l, nl)) : "-")
       sl = (nl > 1 ? sprintf("%.2f%%", cl) : "-")
       r = ((nl > 1 && cl > 0) ? sprintf("%.2f", cy / cl) : "-")
       cu = (nu > 1 ? sprintf("%.2f%%", cv(u, nu)) : "-")
-      printf "%-20s %12.4g %7.2f%% %12s %8s %9s %10s %8s %9s\n", n, my, cy, ml, sl, r, held "/" tried, nsh + 0 "/" ny, cu
+      printf "%-20s %12.4g %7.2f%% %12s %8s %9s %10s %8s %9s %9s %10s\n", n, my, cy, ml, sl, r, held "/" tried, nsh + 0 "/" ny, cu, cc, ch
       printf "  %-20s yamba%s\n  %-20s lmbench%s\n", n, vals, "", lvals >> rounds
     }' rounds="$out/rounds" "$out/all"
 done
@@ -136,6 +146,7 @@ echo "lmbench's timing interval (ENOUGH): $ENOUGH us$([ "$ENOUGH" -ge 1000000 ] 
 echo "CI held: rounds whose reported 95% interval contained the median of the other rounds' values."
 echo "shared: yamba rounds whose value describes a shared core (another hardware thread of the host busy); CV rest: yamba's CV without them."
 echo "lmbench cannot tell such rounds: its CV includes them unmarked."
+echo "CV cyc, held cyc: yamba's CV and holding in core cycles (each process's median times its core clock), which the host's turbo steps between rounds do not move; lmbench reports no cycles."
 echo "lmbench's null syscall and read are libc's getppid()/read(): compare them with yamba's .libc shapes."
 fi
 
