@@ -354,6 +354,17 @@ impl EarlierRuns {
         }
         out
     }
+
+    /// What these runs showed of the result `key`.
+    fn of(&self, key: &str) -> Earlier {
+        let time = self.samples.get(key).cloned().unwrap_or_default();
+        let cycles = self
+            .cycles
+            .get(key)
+            .filter(|c| c.len() == time.len())
+            .and_then(|c| c.iter().cloned().collect::<Option<Vec<_>>>());
+        Earlier { time, cycles }
+    }
 }
 
 impl Comparison {
@@ -1429,19 +1440,6 @@ fn known_state(
 struct Earlier {
     time: Vec<Vec<f64>>,
     cycles: Option<Vec<Vec<f64>>>,
-}
-
-impl EarlierRuns {
-    /// What these runs showed of the result `key`.
-    fn of(&self, key: &str) -> Earlier {
-        let time = self.samples.get(key).cloned().unwrap_or_default();
-        let cycles = self
-            .cycles
-            .get(key)
-            .filter(|c| c.len() == time.len())
-            .and_then(|c| c.iter().cloned().collect::<Option<Vec<_>>>());
-        Earlier { time, cycles }
-    }
 }
 
 /// The scale a known state is read on, for its words.
