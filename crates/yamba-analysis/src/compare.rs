@@ -356,8 +356,8 @@ impl EarlierRuns {
     }
 
     /// What these runs showed of the result `key`.
-    fn of(&self, key: &str) -> Earlier {
-        let time = self.samples.get(key).cloned().unwrap_or_default();
+    fn of(&self, key: &str) -> Earlier<'_> {
+        let time = self.samples.get(key).map_or(&[][..], Vec::as_slice);
         let cycles = self
             .cycles
             .get(key)
@@ -800,15 +800,9 @@ pub fn earlier_cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
         .certainty
         .as_ref()
         .filter(|c| c.block == BlockKind::Process && !c.describes_shared_core())?;
-    if c.cycles.is_none() || c.core_mhz.len() != c.medians.len() {
-        return None;
-    }
-    let v = finite(
-        &c.kept_blocks()
-            .iter()
-            .map(|&i| c.medians[i] * c.core_mhz[i] / 1e3)
-            .collect::<Vec<_>>(),
-    );
+    c.cycles.as_ref()?;
+    let all = c.block_cycles()?;
+    let v = finite(&c.kept_blocks().iter().map(|&i| all[i]).collect::<Vec<_>>());
     (v.len() > 1).then_some(v)
 }
 
@@ -819,13 +813,8 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
         .certainty
         .as_ref()
         .filter(|c| c.block == BlockKind::Process)?;
-    (c.cycles.is_some() && c.core_mhz.len() == c.medians.len()).then(|| {
-        c.medians
-            .iter()
-            .zip(&c.core_mhz)
-            .map(|(ns, mhz)| ns * mhz / 1e3)
-            .collect()
-    })
+    c.cycles.as_ref()?;
+    c.block_cycles()
 }
 
 /// The processes of each result to compare: all but those its own run
@@ -995,7 +984,7 @@ fn compare_one(
     ra: &BenchResult,
     rb: &BenchResult,
     confidence: f64,
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
     replicated: (bool, bool),
 ) -> (Row, Option<TooFewWhy>, bool) {
     let mut s = Samples::unshared(ra, rb);
@@ -1325,7 +1314,7 @@ fn test_blocks(
     rb: &BenchResult,
     s: &Samples,
     confidence: f64,
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
 ) -> Option<TooFewWhy> {
     let resolution = [ra, rb]
         .iter()
@@ -1390,7 +1379,7 @@ fn test_blocks(
             _ => known_state(
                 &s.a,
                 &s.b,
-                &earlier.time,
+                earlier.time,
                 confidence,
                 resolution,
                 Scale::Time(&ra.unit),
@@ -1437,8 +1426,8 @@ fn known_state(
 /// What earlier runs of A's configuration showed of one result: each
 /// run's process medians in time, and in core cycles where every one of
 /// them measured its clocks.
-struct Earlier {
-    time: Vec<Vec<f64>>,
+struct Earlier<'r> {
+    time: &'r [Vec<f64>],
     cycles: Option<Vec<Vec<f64>>>,
 }
 

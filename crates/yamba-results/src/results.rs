@@ -800,15 +800,22 @@ impl Certainty {
             return;
         }
         self.pilot = Some(pilot);
-        if self.core_mhz.len() == self.medians.len() {
-            let cycles: Vec<f64> = kept
-                .iter()
-                .map(|&i| self.medians[i] * self.core_mhz[i] / 1e3)
-                .collect();
-            if let Some(c) = self.cycles.as_mut() {
-                stein(c, &cycles);
-            }
+        if let (Some(all), Some(c)) = (self.block_cycles(), self.cycles.as_mut()) {
+            let cycles: Vec<f64> = kept.iter().map(|&i| all[i]).collect();
+            stein(c, &cycles);
         }
+    }
+
+    /// Each block's median in core cycles (its median times its clock),
+    /// where every block's clock was measured.
+    pub fn block_cycles(&self) -> Option<Vec<f64>> {
+        (self.core_mhz.len() == self.medians.len()).then(|| {
+            self.medians
+                .iter()
+                .zip(&self.core_mhz)
+                .map(|(ns, mhz)| ns * mhz / 1e3)
+                .collect()
+        })
     }
 
     /// Records each process block's integer throughput (`adds`, one per
