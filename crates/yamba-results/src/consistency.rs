@@ -254,14 +254,10 @@ fn check_certainty(r: &BenchResult, out: &mut Vec<String>) {
         )),
     }
     if let Some(cy) = &c.cycles {
-        // Each block's median times its core clock (one clock for the
-        // batches of one process), averaged.
-        let mhz = |i: usize| c.core_mhz.get(i).or(c.core_mhz.first()).copied();
-        let cycles: Option<Vec<f64>> = kept
-            .iter()
-            .map(|&i| Some(c.medians[i] * mhz(i)? / 1e3))
-            .collect();
-        let want = cycles.map(|v| v.iter().sum::<f64>() / kept.len() as f64);
+        // Each kept block's median times its core clock, averaged.
+        let want = c
+            .block_cycles()
+            .map(|all| kept.iter().map(|&i| all[i]).sum::<f64>() / kept.len() as f64);
         if !want.is_some_and(|w| close(cy.estimate, w)) {
             out.push(format!(
                 "estimate in cycles {} stored, {} recomputed",

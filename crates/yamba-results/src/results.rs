@@ -736,17 +736,6 @@ impl Certainty {
         core_mhz: Vec<f64>,
     ) -> Option<Certainty> {
         let estimate = yamba_stats::between_blocks(&medians, resolution, 0.95)?;
-        let cycles = (core_mhz.len() == medians.len())
-            .then(|| {
-                let c: Vec<f64> = medians
-                    .iter()
-                    .zip(&core_mhz)
-                    .map(|(ns, mhz)| ns * mhz / 1e3)
-                    .collect();
-                let slowest = core_mhz.iter().copied().fold(f64::INFINITY, f64::min);
-                yamba_stats::between_blocks(&c, resolution * slowest / 1e3, 0.95)
-            })
-            .flatten();
         let note = match (block, estimate.blocks) {
             (_, 1) => Some("one block: no interval".to_string()),
             (BlockKind::Batch | BlockKind::Placement, _) => Some(
@@ -755,13 +744,13 @@ impl Certainty {
             ),
             (BlockKind::Process, _) => None,
         };
-        Some(Certainty {
+        let mut c = Certainty {
             block,
             medians,
             sizes,
             estimate,
-            core_mhz: if cycles.is_some() { core_mhz } else { vec![] },
-            cycles,
+            core_mhz,
+            cycles: None,
             note,
             core_adds_per_cycle: vec![],
             shared_core: vec![],
@@ -770,7 +759,15 @@ impl Certainty {
             rotations: vec![],
             pilot: None,
             between_runs: None,
-        })
+        };
+        c.cycles = c.block_cycles().and_then(|cycles| {
+            let slowest = c.core_mhz.iter().copied().fold(f64::INFINITY, f64::min);
+            yamba_stats::between_blocks(&cycles, resolution * slowest / 1e3, 0.95)
+        });
+        if c.cycles.is_none() {
+            c.core_mhz.clear();
+        }
+        Some(c)
     }
 
     /// The interval of process blocks whose count the two-stage rule chose
@@ -807,15 +804,21 @@ impl Certainty {
     }
 
     /// Each block's median in core cycles (its median times its clock),
-    /// where every block's clock was measured.
+    /// where every block's clock was measured: one clock per process
+    /// block, or the one process's clock for all its batches or
+    /// placements.
     pub fn block_cycles(&self) -> Option<Vec<f64>> {
-        (self.core_mhz.len() == self.medians.len()).then(|| {
-            self.medians
-                .iter()
-                .zip(&self.core_mhz)
-                .map(|(ns, mhz)| ns * mhz / 1e3)
-                .collect()
-        })
+        let one_process = matches!(self.block, BlockKind::Batch | BlockKind::Placement);
+        let mhz = |i: usize| match self.core_mhz[..] {
+            [mhz] if one_process => Some(mhz),
+            _ if self.core_mhz.len() == self.medians.len() => Some(self.core_mhz[i]),
+            _ => None,
+        };
+        self.medians
+            .iter()
+            .enumerate()
+            .map(|(i, ns)| Some(ns * mhz(i)? / 1e3))
+            .collect()
     }
 
     /// Records each process block's integer throughput (`adds`, one per
@@ -1844,6 +1847,26 @@ mod tests {
         .unwrap();
         c.leave_out_shared_core(adds.to_vec(), reference);
         c
+    }
+
+    /// Block cycles: each process block at its own clock; the batches of
+    /// one process at that process's one clock; nothing where a process
+    /// block's clock is missing.
+    #[test]
+    fn block_cycles_take_each_block_s_clock_or_its_process_s() {
+        let from = |block, mhz: Vec<f64>| {
+            Certainty::from_blocks(block, vec![100.0, 110.0], vec![5, 5], 0.0, mhz).unwrap()
+        };
+        let processes = from(BlockKind::Process, vec![3000.0, 2000.0]);
+        assert_eq!(processes.block_cycles(), Some(vec![300.0, 220.0]));
+        assert_eq!(processes.cycles.as_ref().unwrap().estimate, 260.0);
+        let mut batches = from(BlockKind::Batch, vec![]);
+        assert_eq!(batches.block_cycles(), None);
+        batches.core_mhz = vec![3000.0];
+        assert_eq!(batches.block_cycles(), Some(vec![300.0, 330.0]));
+        let one_clock = from(BlockKind::Process, vec![3000.0]);
+        assert!(one_clock.core_mhz.is_empty() && one_clock.cycles.is_none());
+        assert_eq!(one_clock.block_cycles(), None);
     }
 
     /// The two-stage rule widens the interval to Stein's from the pilot,
