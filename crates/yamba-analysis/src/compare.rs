@@ -31,7 +31,8 @@
 //! then undecided, never passed ([`GateOutcome::Undecided`], exit status
 //! 3), unless a regression was found elsewhere. So is a line whose one
 //! side ran on a shared core and the other alone, where a shared core
-//! moves it: a neighbour's doing must not fail a gate, nor hide a change.
+//! moves it and neither state has two processes a side to compare like
+//! with like: a neighbour's doing must not fail a gate, nor hide a change.
 //!
 //! Results in only one run, and results that were not measured cleanly,
 //! are listed rather than dropped: a comparison that silently loses a
@@ -827,12 +828,15 @@ pub fn cycle_samples(r: &BenchResult) -> Option<Vec<f64>> {
 /// states of `fs.meta.stat` read 855–962 and 1056–1198 ns). With fewer,
 /// the two states are compared only where the runs' own processes show
 /// that a shared core does not move this benchmark
-/// (`Certainty::shared_core_moves`); where they show it does, or show
-/// nothing, the line is left with too few processes and the gate is
-/// undecided: of 20 busy-hour runs on that host, every line a 5% gate
-/// failed in their 10 identical pairs compared a value on a shared core
-/// with one alone (docs/certainty.md). `None` where neither side leaves
-/// anything out.
+/// (`Certainty::shared_core_moves`). Where they show it does, and the
+/// other side has [`MIN_BLOCKS`] processes that ran on a shared core, the
+/// two are compared in that state: the shared processes of each side
+/// (on the busy Zen 3 guest, 232 of the 253 lines six identical pairs
+/// of precise runs left undecided). Otherwise the line is left with too
+/// few processes and the gate is undecided: of 20 busy-hour runs on that
+/// host, every line a 5% gate failed in their 10 identical pairs
+/// compared a value on a shared core with one alone (docs/certainty.md).
+/// `None` where neither side leaves anything out.
 fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
     fn processes(r: &BenchResult) -> Option<&Certainty> {
         r.certainty
@@ -848,31 +852,44 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
     };
     // The side in the shared state, against one that is not.
     let shared_side = match (ca.describes_shared_core(), cb.describes_shared_core()) {
-        (true, false) => Some(("A", ca, &mut c.a)),
-        (false, true) => Some(("B", cb, &mut c.b)),
+        (true, false) => Some(("A", ca, cb)),
+        (false, true) => Some(("B", cb, ca)),
         _ => None,
     };
-    if let Some((side, cert, kept)) = shared_side {
+    if let Some((side, cert, other)) = shared_side {
         let alone = cert.alone_blocks();
         let moves = [ca.shared_core_moves(), cb.shared_core_moves()];
         let effect = if alone.len() >= MIN_BLOCKS {
             StateEffect::ComparedAlone
+        } else if moves.contains(&Some(false)) && !moves.contains(&Some(true)) {
+            StateEffect::DoesNotMove
+        } else if other.shared_core.len() >= MIN_BLOCKS {
+            StateEffect::ComparedShared
         } else if moves.contains(&Some(true)) {
             StateEffect::Moves
-        } else if !moves.contains(&Some(false)) {
-            StateEffect::NotShown
         } else {
-            StateEffect::DoesNotMove
+            StateEffect::NotShown
         };
         let n = cert.medians.len();
         c.shared_state = Some(SharedState {
             side,
             shared: n - alone.len(),
             n,
+            other_shared: other.shared_core.len(),
             effect,
         });
-        if effect != StateEffect::DoesNotMove {
-            *kept = alone;
+        let (kept, other_kept) = if side == "A" {
+            (&mut c.a, &mut c.b)
+        } else {
+            (&mut c.b, &mut c.a)
+        };
+        match effect {
+            StateEffect::DoesNotMove => {}
+            StateEffect::ComparedShared => {
+                *kept = cert.shared_core.clone();
+                *other_kept = other.shared_core.clone();
+            }
+            _ => *kept = alone,
         }
     }
     let left_out = c.a.len() < ca.medians.len() || c.b.len() < cb.medians.len();
@@ -896,6 +913,8 @@ struct SharedState {
     /// How many of its processes ran on a shared core, of how many.
     shared: usize,
     n: usize,
+    /// How many of the other side's processes ran on a shared core.
+    other_shared: usize,
     effect: StateEffect,
 }
 
@@ -904,6 +923,10 @@ struct SharedState {
 enum StateEffect {
     /// It has [`MIN_BLOCKS`] of them: like with like.
     ComparedAlone,
+    /// Too few ran alone, but the other side has [`MIN_BLOCKS`] that
+    /// ran on a shared core: both sides' shared processes compared, like
+    /// with like in that state.
+    ComparedShared,
     /// Too few ran alone, and a run's processes show that a shared core
     /// moves this benchmark.
     Moves,
@@ -922,6 +945,7 @@ impl SharedState {
             side,
             shared,
             n,
+            other_shared,
             effect,
         } = self;
         let head = format!(
@@ -932,6 +956,9 @@ impl SharedState {
             StateEffect::ComparedAlone => format!(
                 "{head}: its {alone} processes alone compared, {} of A's and {} of B's left out",
                 left.0, left.1
+            ),
+            StateEffect::ComparedShared => format!(
+                "{head}, and too few ran alone to compare with the other's like with like: compared on a shared core in both, {side}'s {shared} against the other's {other_shared} that ran on one"
             ),
             StateEffect::Moves => format!(
                 "{head}, and the runs' processes show a shared core moves this benchmark by more than {:.0}%: its {alone} alone cannot be compared with the other's like with like",
