@@ -852,11 +852,11 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
     };
     // The side in the shared state, against one that is not.
     let shared_side = match (ca.describes_shared_core(), cb.describes_shared_core()) {
-        (true, false) => Some(("A", ca, cb)),
-        (false, true) => Some(("B", cb, ca)),
+        (true, false) => Some(("A", ca, cb, &mut c.a, &mut c.b)),
+        (false, true) => Some(("B", cb, ca, &mut c.b, &mut c.a)),
         _ => None,
     };
-    if let Some((side, cert, other)) = shared_side {
+    if let Some((side, cert, other, kept, other_kept)) = shared_side {
         let alone = cert.alone_blocks();
         let moves = [ca.shared_core_moves(), cb.shared_core_moves()];
         let effect = if alone.len() >= MIN_BLOCKS {
@@ -878,11 +878,6 @@ fn unshared_blocks(ra: &BenchResult, rb: &BenchResult) -> Option<Compared> {
             other_shared: other.shared_core.len(),
             effect,
         });
-        let (kept, other_kept) = if side == "A" {
-            (&mut c.a, &mut c.b)
-        } else {
-            (&mut c.b, &mut c.a)
-        };
         match effect {
             StateEffect::DoesNotMove => {}
             StateEffect::ComparedShared => {
