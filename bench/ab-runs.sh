@@ -34,8 +34,9 @@ for i in $(seq 1 "$rounds"); do
 done
 for arm in a b; do
   y=$ya; [ $arm = b ] && y=$yb
-  files=$(for i in $(seq 1 "$rounds"); do [ -f "$dir/$arm$i.json" ] && echo "$dir/$arm$i.json"; done)
-  secs=$(for i in $(seq 1 "$rounds"); do cat "$dir/$arm$i.secs" 2>/dev/null; done | tr '\n' ' ')
+  # A run that wrote no file (it failed) is left out, not fatal.
+  files=$(for i in $(seq 1 "$rounds"); do if [ -f "$dir/$arm$i.json" ]; then echo "$dir/$arm$i.json"; fi; done)
+  secs=$(for i in $(seq 1 "$rounds"); do cat "$dir/$arm$i.secs" 2>/dev/null || echo "-"; done | tr '\n' ' ')
   echo; echo "== $arm: $y"
   echo "wall time per run (s): $secs"
   python3 "$repo/bench/between-runs.py" $files | grep -E "^held" || true
@@ -45,7 +46,8 @@ for arm in a b; do
     [ -f "$a" ] && [ -f "$b" ] || continue
     st=0; YAMBA_HISTORY="$dir/history-$arm.sqlite" "$y" compare "$a" "$b" --threshold 5 >"$dir/cmp-$arm$i.txt" 2>&1 || st=$?
     YAMBA_HISTORY="$dir/history-$arm.sqlite" "$y" compare "$a" "$b" --format json >"$dir/cmp-$arm$i.json" 2>/dev/null || true
-    called=$((called + $(jq '[.rows[] | select(.verdict == "slower" or .verdict == "faster")] | length' "$dir/cmp-$arm$i.json")))
+    c=$(jq '[.rows[] | select(.verdict == "slower" or .verdict == "faster")] | length' "$dir/cmp-$arm$i.json" 2>/dev/null || true)
+    called=$((called + ${c:-0}))
     exits="$exits$st"
   done
   echo "gate exits over pairs (0 pass, 1 fail, 3 undecided): $exits; lines called slower or faster: $called"
