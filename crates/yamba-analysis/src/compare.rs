@@ -1271,6 +1271,16 @@ fn not_comparable(ra: &BenchResult, rb: &BenchResult, s: &Samples) -> Option<Str
     None
 }
 
+/// Whether a larger value is the better one for a line: the side that
+/// says (B's first, the newer build's), else the unit's rule — a file from
+/// before results said so compared with one that does (a parallelism
+/// read as a time called a rise "slower").
+fn higher_is_better(ra: &BenchResult, rb: &BenchResult) -> bool {
+    rb.better_higher
+        .or(ra.better_higher)
+        .unwrap_or_else(|| ra.unit.higher_is_better())
+}
+
 /// Fewer processes a side than the test needs: the change as it looks,
 /// nothing called, and why — with whether it is one process by design.
 fn too_few(
@@ -1280,7 +1290,7 @@ fn too_few(
     s: &Samples,
     replicated: (bool, bool),
 ) -> (Option<TooFewWhy>, bool) {
-    let higher_better = ra.unit.higher_is_better();
+    let higher_better = higher_is_better(ra, rb);
     // Say how large the change looks, but call nothing.
     if let (Some(a), Some(b)) = (row.median_a, row.median_b) {
         if a != 0.0 && b != 0.0 {
@@ -1371,7 +1381,7 @@ fn test_blocks(
     // time holds the host's clock step besides the code's change: a 2%
     // change measured 5–7% in time across a 2.7% turbo step).
     let judged_diff = cycles.as_ref().unwrap_or(&time).diff;
-    let higher_better = ra.unit.higher_is_better();
+    let higher_better = higher_is_better(ra, rb);
     row.worse_pct = Some(to_pct(
         if higher_better {
             -judged_diff

@@ -28,6 +28,10 @@ pub struct Benchmark {
     pub id: &'static str,
     pub area: &'static str,
     pub unit: Unit,
+    /// Whether a larger value is the better one, where [`Unit`] does not
+    /// say (a ratio): written on each result, for `compare` to tell a
+    /// regression from an improvement. None: the unit's rule.
+    pub higher_is_better: Option<bool>,
     /// One line: what operation P is.
     pub description: &'static str,
     /// Whether it has a worst case (`--mode cold`), or why one would not
@@ -63,6 +67,7 @@ impl Benchmark {
         id: "",
         area: "",
         unit: Unit::Nanoseconds,
+        higher_is_better: None,
         description: "",
         cold: Cold::Unchosen,
         default: true,
@@ -242,13 +247,16 @@ pub const BLOCK_BUDGET_S: f64 = 0.15;
 
 /// A precise run's effort per benchmark in its pilot, in quick passes:
 /// spent as [`PRECISE_BLOCKS`] replicated blocks where the benchmark
-/// replicates ([`BLOCK_EFFORT`] each), and as one longer block where it is
-/// measured in one process only. Less than one pass per block: the
-/// interval rests on the spread between blocks, not on each block's own
-/// precision, and a pilot of three whole quick passes would alone cost
-/// 3× a quick run, the bound a whole precise run is held to
+/// replicates ([`BLOCK_EFFORT`] each, half a pass), and as one longer
+/// block where it is measured in one process only. Less than one pass per
+/// block: the interval rests on the spread between blocks, not on each
+/// block's own precision, and a pilot of three whole quick passes would
+/// alone cost 3× a quick run, the bound a whole precise run is held to.
+/// Half a pass, not two thirds: what a block's own work costs regardless
+/// of its effort (its process, its files) and the blocks that replace
+/// processes on a shared core took a precise run over 3× at two thirds
 /// (docs/certainty.md, "Where the time goes").
-pub const PRECISE_EFFORT: f64 = 2.0;
+pub const PRECISE_EFFORT: f64 = 1.5;
 
 /// What one replicated block of a precise run does, in quick passes.
 pub const BLOCK_EFFORT: f64 = PRECISE_EFFORT / PRECISE_BLOCKS as f64;
@@ -640,6 +648,7 @@ impl<'a> Ctx<'a> {
         };
         let mut r = BenchResult::new(id, b.id, b.area, b.unit, self.mode, b.adapter);
         r.description = b.description.to_string();
+        r.better_higher = b.higher_is_better;
         r
     }
 
@@ -798,16 +807,16 @@ mod tests {
         ..Benchmark::TEMPLATE
     };
 
-    /// A precise run's pilot does two quick passes' worth of every
-    /// benchmark: three blocks of ⅔ where it replicates, one block of 2
-    /// where it does not; `--repeat N` keeps a block's effort; a quick
+    /// A precise run's pilot does one and a half quick passes' worth of
+    /// every benchmark: three blocks of ½ where it replicates, one block of
+    /// 1.5 where it does not; `--repeat N` keeps a block's effort; a quick
     /// pass is 1. The plan's budget follows a block's effort below 1 too.
     #[test]
-    fn a_precise_pilot_does_two_quick_passes() {
+    fn a_precise_pilot_does_one_and_a_half_quick_passes() {
         let precise = RunConfig::default();
         let replicated = &WITHOUT_ADAPTER;
         let pilot = precise.blocks_for(replicated) as f64 * precise.effort_for(replicated);
-        assert!((pilot - 2.0).abs() < 1e-12, "{pilot}");
+        assert!((pilot - 1.5).abs() < 1e-12, "{pilot}");
         assert_eq!(precise.effort_for(&ONE_PROCESS), PRECISE_EFFORT);
         let repeat_1 = RunConfig {
             repetitions: 1,
@@ -825,7 +834,7 @@ mod tests {
         assert_eq!(quick.effort_for(replicated), 1.0);
         assert_eq!(quick.effort_for(&ONE_PROCESS), 1.0);
         let block = precise.plan().scaled(BLOCK_EFFORT);
-        assert_eq!(block.budget, precise.plan().budget.mul_f64(2.0 / 3.0));
+        assert_eq!(block.budget, precise.plan().budget.mul_f64(0.5));
     }
 
     /// What a new platform sees: skipped with the reason, never run (its

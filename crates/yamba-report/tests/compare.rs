@@ -73,6 +73,34 @@ fn bandwidth_up_is_faster() {
     assert!(c_regression(&b, &a, 5.0));
 }
 
+/// A ratio says nothing of its direction; a result that says a larger
+/// value is better (a parallelism: `cpu.ops.parallel`, `mem.parallelism`)
+/// is compared that way, from either side's word (a file written before
+/// results said so has none); one that does not keeps a ratio's rule,
+/// lower is better (a share of time lost).
+#[test]
+fn a_parallelism_up_is_faster() {
+    let (mut a, mut b) = pair(3, 0.10, Unit::Ratio);
+    let r = &compare(&a, &b, 0.95).rows[0];
+    assert_eq!(r.verdict, Verdict::Slower, "a bare ratio: lower is better");
+    b.results[0].better_higher = Some(true);
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let up = std::ptr::eq(x, &a);
+        let r = &compare(x, y, 0.95).rows[0];
+        let want = if up { Verdict::Faster } else { Verdict::Slower };
+        assert_eq!(r.verdict, want, "{r:?}");
+        assert_eq!(c_regression(x, y, 5.0), !up);
+    }
+    a.results[0].better_higher = Some(true);
+    assert!(!c_regression(&a, &b, 5.0) && c_regression(&b, &a, 5.0));
+    // The word survives the file: written, read back.
+    let text = serde_json::to_string(&b).unwrap();
+    assert!(text.contains("\"higher_is_better\":true"));
+    let back: yamba_results::ResultsFile = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.results[0].better_higher, Some(true));
+    assert!(back.results[0].higher_is_better());
+}
+
 /// With no shift, "significant" at 95% comes up in about 5% of pairs
 /// (Welch's test keeps its level): at most 7% over 400 seeds. The
 /// processes differ by 2% from run to run while a process's median is

@@ -1083,6 +1083,17 @@ pub struct BenchResult {
     pub area: String,
     pub description: String,
     pub unit: Unit,
+    /// Whether a larger value is the better one, where the unit alone
+    /// does not say: a parallelism (more chains overlapped) is better
+    /// higher, a share of time lost worse. Absent: the unit's rule
+    /// ([`Unit::higher_is_better`]; files from before 2026-12-07 never
+    /// had it). Read through [`BenchResult::higher_is_better`].
+    #[serde(
+        rename = "higher_is_better",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub better_higher: Option<bool>,
     pub mode: Mode,
     pub status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1139,6 +1150,7 @@ impl BenchResult {
             area: area.into(),
             description: String::new(),
             unit,
+            better_higher: None,
             mode,
             status: Status::Ok,
             reason: None,
@@ -1155,6 +1167,13 @@ impl BenchResult {
             certainty: None,
             copies: None,
         }
+    }
+
+    /// Whether a larger value is the better one: the result's own word
+    /// where it has one, else its unit's.
+    pub fn higher_is_better(&self) -> bool {
+        self.better_higher
+            .unwrap_or_else(|| self.unit.higher_is_better())
     }
 
     /// The median of all observations pooled.

@@ -89,7 +89,7 @@ pub struct Args {
     /// benchmark in a fresh process every time; a result's interval comes
     /// from the processes' values, so it includes the variation between
     /// runs. By default a precise run gives every benchmark 3 blocks, each
-    /// two thirds of a quick pass, and adds blocks (up to 10, in at most a
+    /// half a quick pass, and adds blocks (up to 10, in at most a
     /// tenth of the first three's time) where the interval is still wider
     /// than 1%, and to replace processes that ran on a core another
     /// hardware thread was using (in at most the time those took); --quick

@@ -49,6 +49,8 @@ pub static PARALLEL: Benchmark = Benchmark {
     id: "cpu.ops.parallel",
     area: "cpu",
     unit: Unit::Ratio,
+    // More chains overlapped is more of the core: a drop is the regression.
+    higher_is_better: Some(true),
     description: "parallelism of integer and floating-point operations: how many independent chains of one operation overlap (cpu.ops.parallel.TYPE.OP)",
     adapter: super::adapter::NAME,
     run: run_parallel,

@@ -53,6 +53,8 @@ pub static PARALLELISM: Benchmark = Benchmark {
     id: "mem.parallelism",
     area: "mem",
     unit: Unit::Ratio,
+    // More misses in flight at once is more of the memory system.
+    higher_is_better: Some(true),
     description: "memory-level parallelism: how many independent pointer chases through memory the core overlaps (par(K) = K·T(1)/T(K), largest over K ≤ 24)",
     adapter: adapter::NAME,
     timeout_s: 300,

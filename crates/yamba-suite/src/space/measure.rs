@@ -109,7 +109,7 @@ pub const N: Setting = Setting {
 pub const REPEATS: Setting = Setting {
     key: "space.repeats",
     kind: yamba_core::settings::Kind::Integer { min: 1, max: 1000 },
-    default: "3 with --quick; a precise run 3 (processes, threads) or 4 (others): about 3 quick passes' objects",
+    default: "3, quick or precise (a precise run's cycles are of its larger n)",
     help: "create-and-release cycles per primitive",
     aliases: &[],
 };
@@ -122,7 +122,7 @@ pub const REPEATS: Setting = Setting {
 fn default_repeats(ctx: &Ctx, kind: Kind, n: usize) -> usize {
     ctx.scaled(3 * default_n(kind, true))
         .div_ceil(n.max(1))
-        .clamp(3, ctx.scaled(3))
+        .clamp(3, ctx.scaled(3).max(3))
 }
 
 /// Objects per cycle: small objects need more for their slabs' pages to
