@@ -252,6 +252,25 @@ pub fn undecided_line(g: &Gate) -> Option<String> {
     })
 }
 
+/// The line a failed gate adds when A's configuration had too few earlier
+/// runs to tell a state of the machine from a change (`None` otherwise):
+/// a host state that lasted the whole baseline run reads as a change of
+/// the code. On an AMD EPYC guest with a busy neighbour, the first pair of
+/// a fresh history failed on a line that, with six earlier runs of the same
+/// build, passed as a known state (docs/certainty.md, "Where the time goes").
+pub fn unknown_states_line(c: &Comparison) -> Option<String> {
+    let g = c.gate.as_ref()?;
+    (g.outcome == GateOutcome::Regression && c.earlier_runs < yamba_stats::MIN_KNOWN_RUNS).then(|| {
+        format!(
+            "the baseline's configuration had {} earlier run(s) (≥ {} needed to know this machine's states), \
+             so a state of the machine that lasted A's run may have been called a change: run the baseline \
+             again, or keep the history (`yamba run` stores each run), and compare again",
+            c.earlier_runs,
+            yamba_stats::MIN_KNOWN_RUNS
+        )
+    })
+}
+
 /// What the machine-states check had to go on.
 fn states_footer(c: &Comparison) -> String {
     let from = c

@@ -714,8 +714,23 @@ fn earlier_runs_of_the_baseline_tell_a_state_from_a_change() {
         "{r:?}"
     );
     assert!(table(&c).contains("4 earlier runs"), "{}", table(&c));
-    // Without them, the same pair is a "regression".
+    // Without them, the same pair is a "regression", and a failed gate
+    // says that it could not know the machine's states; with them it
+    // passes and says nothing of it.
     assert_eq!(compare(&a, &b, 0.95).rows[0].verdict, Verdict::Slower);
+    let blind = compare(&a, &b, 0.95).gated(5.0);
+    assert_eq!(
+        blind.gate.as_ref().unwrap().outcome,
+        yamba_report::compare::GateOutcome::Regression
+    );
+    let line = yamba_report::compare::unknown_states_line(&blind).unwrap();
+    assert!(line.contains("0 earlier run(s)"), "{line}");
+    let c = c.gated(5.0);
+    assert_eq!(
+        c.gate.as_ref().unwrap().outcome,
+        yamba_report::compare::GateOutcome::Pass
+    );
+    assert_eq!(yamba_report::compare::unknown_states_line(&c), None);
     // 10% above every state seen: a change.
     let moved: Vec<f64> = [222.5, 221.9, 224.0, 222.2, 225.1, 222.4]
         .iter()

@@ -121,6 +121,9 @@ pub fn gate_status(c: &compare::Comparison, against: &str) -> i32 {
             r.p_gate_holm.unwrap_or(f64::NAN)
         );
     }
+    if let Some(line) = compare::unknown_states_line(c) {
+        eprintln!("yamba: {line}");
+    }
     if let Some(line) = compare::undecided_line(g) {
         eprintln!("yamba: {line}");
     }
