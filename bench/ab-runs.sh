@@ -40,7 +40,7 @@ for arm in a b; do
   echo; echo "== $arm: $y"
   echo "wall time per run (s): $secs"
   python3 "$repo/bench/between-runs.py" $files | grep -E "^held" || true
-  exits=""; called=0
+  exits=""; called=0; blind=""
   for i in $(seq 1 2 "$rounds"); do
     a=$dir/$arm$i.json b=$dir/$arm$((i + 1)).json
     [ -f "$a" ] && [ -f "$b" ] || continue
@@ -49,6 +49,11 @@ for arm in a b; do
     c=$(jq '[.rows[] | select(.verdict == "slower" or .verdict == "faster")] | length' "$dir/cmp-$arm$i.json" 2>/dev/null || true)
     called=$((called + ${c:-0}))
     exits="$exits$st"
+    # A pair whose baseline had fewer than 2 earlier runs (the first of a
+    # fresh history) cannot tell a state of the host from a change.
+    e=$(jq '.earlier_runs' "$dir/cmp-$arm$i.json" 2>/dev/null || true)
+    [ "${e:-0}" -lt 2 ] 2>/dev/null && blind="$blind pair $i (${e:-?} earlier)"
   done
   echo "gate exits over pairs (0 pass, 1 fail, 3 undecided): $exits; lines called slower or faster: $called"
+  [ -z "$blind" ] || echo "  without the machine's states (fewer than 2 earlier runs):$blind"
 done
