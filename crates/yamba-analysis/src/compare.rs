@@ -1271,14 +1271,13 @@ fn not_comparable(ra: &BenchResult, rb: &BenchResult, s: &Samples) -> Option<Str
     None
 }
 
-/// Whether a larger value is the better one for a line: the side that
-/// says (B's first, the newer build's), else the unit's rule — a file from
-/// before results said so compared with one that does (a parallelism
-/// read as a time called a rise "slower").
+/// Whether a larger value is the better one for a line: B's word (the
+/// newer build's) where it says, else A's own reading
+/// ([`BenchResult::higher_is_better`]: its word, else its unit's rule) — a
+/// file from before results said so compared with one that does (a
+/// parallelism read as a time called a rise "slower").
 fn higher_is_better(ra: &BenchResult, rb: &BenchResult) -> bool {
-    rb.better_higher
-        .or(ra.better_higher)
-        .unwrap_or_else(|| ra.unit.higher_is_better())
+    rb.better_higher.unwrap_or_else(|| ra.higher_is_better())
 }
 
 /// Fewer processes a side than the test needs: the change as it looks,
