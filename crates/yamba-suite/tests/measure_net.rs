@@ -131,12 +131,18 @@ fn http_get_time_grows_with_the_body() {
 /// `net.tcp.connect_close` (socket + connect + close from the client)
 /// measured in the same attempt, and not many times it: the response is
 /// one segment. A client that timed only its connect would be near 1; a
-/// stalled small write (Nagle behind a delayed ACK) far above. Rule: the
-/// median GET(1 KiB) / connect_close is in [1.1, 6].
+/// stalled small write (Nagle behind a delayed ACK, at least 40 ms on
+/// Linux) thousands of times it. How many times in between is the host's:
+/// the server is a peer thread on the other CPU, and a GET wakes it and
+/// is woken by it — on an Intel Xeon guest (family 6 model 207) whose
+/// cross-CPU round trips took 50–58 µs, a GET read a median 6.7× (5.2–7.7
+/// over 15 attempts, CI of 2026-12-07) a connect_close of about 12 µs,
+/// where the bound was 6 (it held on the AMD EPYC guests). Rule:
+/// the median GET(1 KiB) / connect_close is in [1.1, 20].
 #[test]
 fn http_get_costs_a_connection_and_more() {
     let _alone = alone();
-    check!("GET 1 KiB / TCP connect_close", Accept::between(1.1, 6.0))
+    check!("GET 1 KiB / TCP connect_close", Accept::between(1.1, 20.0))
         .attempts(5, 15)
         .run(|| {
             let get = http_medians("1k")?["1k"];
