@@ -125,13 +125,7 @@ fn run(ctx: &mut Ctx) -> Result<(), String> {
 /// one the run's sizes scale from (`Sizing::llc`: what its probe found,
 /// never above sysfs's; sysfs's where the probe never left the LLC).
 fn run_llc(sizing: &Sizing) -> (u64, &'static str) {
-    let basis = if sizing.probe.effective_bytes.is_some() || sizing.probe.memory_without_crossing()
-    {
-        "the run's effective LLC, probed"
-    } else {
-        "sysfs's LLC"
-    };
-    (sizing.llc as u64, basis)
+    (sizing.llc as u64, sizing.basis().short())
 }
 
 /// Says whether the loop's shape moves the figure: the per-load medians at

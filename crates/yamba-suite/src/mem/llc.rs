@@ -200,6 +200,49 @@ pub struct Sizing {
     pub source: Source,
 }
 
+/// Where the LLC a run's sizes scale from came from ([`Sizing::basis`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LlcBasis {
+    /// Where the probe's chase crossed over.
+    Effective,
+    /// An eighth of the largest size probed: the chase reached memory
+    /// without a crossing.
+    Probed,
+    /// The hardware's size, from sysfs.
+    Sysfs,
+}
+
+impl LlcBasis {
+    /// What the basis means, for a result's params.
+    pub fn explain(self) -> &'static str {
+        match self {
+            LlcBasis::Effective => "effective: where a short chase crosses halfway from the LLC's latency to memory's (measured, not the hardware's size)",
+            LlcBasis::Probed => "probed: the chase reached memory without a crossing; an eighth of its largest size, so that 8× it is a working set seen coming from memory",
+            LlcBasis::Sysfs => "sysfs: the probe gave no smaller LLC (its chase never left the LLC)",
+        }
+    }
+
+    /// A few words for evidence.
+    pub fn short(self) -> &'static str {
+        match self {
+            LlcBasis::Effective | LlcBasis::Probed => "the run's effective LLC, probed",
+            LlcBasis::Sysfs => "sysfs's LLC",
+        }
+    }
+}
+
+/// The LLC the probe's curve gives, and how (module doc): none when the
+/// chase never left the LLC.
+fn probed_llc(probe: &Probe) -> Option<(usize, LlcBasis)> {
+    match (probe.effective_bytes, probe.points.last()) {
+        (Some(e), _) => Some((e as usize, LlcBasis::Effective)),
+        (None, Some(&[largest, _])) if probe.memory_without_crossing() => {
+            Some((largest as usize / 8, LlcBasis::Probed))
+        }
+        _ => None,
+    }
+}
+
 /// The name of the run's probe among its facts (`yamba_core::memo`).
 const RUN_FACT: &str = "mem.llc.probe";
 
@@ -237,18 +280,24 @@ impl Sizing {
     /// LLC moves within seconds, see the module doc); sysfs's figure when
     /// the curve never left the LLC.
     pub fn from_probe(probe: Probe, sysfs_llc: u64, mem_available: usize) -> Sizing {
-        let llc = match (probe.effective_bytes, probe.points.last()) {
-            (Some(e), _) => e as usize,
-            (None, Some(&[largest, _])) if probe.memory_without_crossing() => largest as usize / 8,
-            (None, _) => sysfs_llc as usize,
-        }
-        .min(sysfs_llc as usize);
+        let llc = probed_llc(&probe)
+            .map_or(sysfs_llc as usize, |(bytes, _)| bytes)
+            .min(sysfs_llc as usize);
         Sizing {
             sysfs_llc,
             llc,
             mem_available,
             probe,
             source: Source::Measured,
+        }
+    }
+
+    /// Where [`Sizing::llc`] came from: sysfs's figure where the probe gave
+    /// none or a larger one.
+    pub fn basis(&self) -> LlcBasis {
+        match probed_llc(&self.probe) {
+            Some((bytes, basis)) if bytes as u64 <= self.sysfs_llc => basis,
+            _ => LlcBasis::Sysfs,
         }
     }
 
@@ -265,13 +314,7 @@ impl Sizing {
         json!({
             "rule": rule,
             "llc_bytes_used": self.llc,
-            "llc_basis": if self.probe.effective_bytes.is_some() {
-                "effective: where a short chase crosses halfway from the LLC's latency to memory's (measured, not the hardware's size)"
-            } else if self.probe.memory_without_crossing() {
-                "probed: the chase reached memory without a crossing; an eighth of its largest size, so that 8× it is a working set seen coming from memory"
-            } else {
-                "sysfs: the probe's chase never left the LLC"
-            },
+            "llc_basis": self.basis().explain(),
             "sysfs_llc_bytes": self.sysfs_llc,
             "mem_available_bytes": self.mem_available,
             "probe": {
