@@ -3,7 +3,9 @@
 # precise default run of A and one of B (which goes first alternates), both
 # pinned to the same CPU, each binary with its own history. Then per
 # binary: wall time per run, leave-one-out coverage of its runs' intervals
-# (bench/between-runs.py), and `compare --threshold 5` over its runs as
+# (bench/between-runs.py), per run the results left with fewer than two
+# processes alone where half or more shared a core (a gate against a run
+# alone cannot decide them), and `compare --threshold 5` over its runs as
 # pairs (1-2, 3-4, …): how many fail (exit 1) and how many are undecided
 # (exit 3). For a change to what a run does (not to how compare reads it:
 # bench/replay-pairs.sh does that on kept files), judged on the same
@@ -14,7 +16,7 @@
 #   runs already there are not run again, so a stopped session resumes.
 # Needs: jq, python3.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n 2,16p "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,17p "$0" >&2; exit 2; }
 dir=$1 ya=$2 yb=$3 rounds=${4:-8}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 for t in jq python3; do command -v $t >/dev/null || { echo "$t not found" >&2; exit 1; }; done
@@ -40,6 +42,13 @@ for arm in a b; do
   echo; echo "== $arm: $y"
   echo "wall time per run (s): $secs"
   python3 "$repo/bench/between-runs.py" $files | grep -E "^held" || true
+  # Per run: results whose processes shared a core at all, and those left
+  # describing a shared core with fewer than 2 alone (half or more shared):
+  # the lines a gate against a run alone cannot decide.
+  short=$(for f in $files; do jq -r '[.results[] | select(.certainty.block == "process") | .certainty
+    | {s: (.shared_core | length), n: (.medians | length)} | select(.s > 0)]
+    | "\([.[] | select(2 * .s >= .n and .n - .s < 2)] | length)/\(length)"' "$f"; done | tr '\n' ' ')
+  echo "results short of 2 alone / with a shared process, per run: $short"
   exits=""; called=0; blind=""
   for i in $(seq 1 2 "$rounds"); do
     a=$dir/$arm$i.json b=$dir/$arm$((i + 1)).json

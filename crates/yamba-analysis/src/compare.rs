@@ -87,7 +87,7 @@ impl Verdict {
 
 /// Blocks (processes) a side Welch's test needs: one more than a mean
 /// needs, for a spread.
-pub const MIN_BLOCKS: usize = 2;
+pub const MIN_BLOCKS: usize = yamba_results::results::MIN_BLOCKS_A_SIDE;
 
 /// Exit status of a gate that could not decide (`compare --threshold`,
 /// `run --baseline … --threshold`): 0 passed, 1 a regression (or a

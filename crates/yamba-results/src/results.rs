@@ -591,6 +591,10 @@ pub fn shared_core_blocks(adds: &[f64], reference: Option<f64>) -> Vec<usize> {
     judged_best_adds(adds, reference).map_or_else(Vec::new, |best| shared_below(adds, best))
 }
 
+/// Processes a side of a comparison needs in one state of the core
+/// (alone, or shared): one more than a mean needs, for a spread.
+pub const MIN_BLOCKS_A_SIDE: usize = 2;
+
 /// A shared-core block is left out only when its median is more than this
 /// share away from the unshared blocks' (a dependent chain of adds costs
 /// the same on a shared core; a system call does not).
