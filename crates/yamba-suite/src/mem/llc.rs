@@ -218,7 +218,7 @@ impl LlcBasis {
         match self {
             LlcBasis::Effective => "effective: where a short chase crosses halfway from the LLC's latency to memory's (measured, not the hardware's size)",
             LlcBasis::Probed => "probed: the chase reached memory without a crossing; an eighth of its largest size, so that 8× it is a working set seen coming from memory",
-            LlcBasis::Sysfs => "sysfs: the probe gave no smaller LLC (its chase never left the LLC)",
+            LlcBasis::Sysfs => "sysfs: the probe found no smaller LLC than the hardware's (its chase never left the LLC, or crossed over beyond sysfs's size)",
         }
     }
 
