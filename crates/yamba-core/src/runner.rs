@@ -654,8 +654,7 @@ fn short_of_alone(results: &[BenchResult], id: &str, mode: Mode, best_adds: Opti
             return false;
         }
         let shared = shared_core_blocks(&adds, best_adds).len();
-        shared > 0
-            && 2 * shared >= adds.len()
+        yamba_results::results::shared_core_prevails(shared, adds.len())
             && adds.len() - shared < yamba_results::results::MIN_BLOCKS_A_SIDE
     })
 }

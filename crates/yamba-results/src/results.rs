@@ -595,6 +595,12 @@ pub fn shared_core_blocks(adds: &[f64], reference: Option<f64>) -> Vec<usize> {
 /// (alone, or shared): one more than a mean needs, for a spread.
 pub const MIN_BLOCKS_A_SIDE: usize = 2;
 
+/// Whether `shared` of `n` processes having run on a shared core make a
+/// value one of a shared core: at least one, and half or more.
+pub fn shared_core_prevails(shared: usize, n: usize) -> bool {
+    shared > 0 && 2 * shared >= n
+}
+
 /// A shared-core block is left out only when its median is more than this
 /// share away from the unshared blocks' (a dependent chain of adds costs
 /// the same on a shared core; a system call does not).
@@ -971,8 +977,7 @@ impl Certainty {
     /// processes ran on one and none was left out (too few ran alone to
     /// stand on: [`shared_core_left_out`]).
     pub fn describes_shared_core(&self) -> bool {
-        !self.shared_core.is_empty()
-            && 2 * self.shared_core.len() >= self.medians.len()
+        shared_core_prevails(self.shared_core.len(), self.medians.len())
             && self.kept_blocks().len() == self.medians.len()
     }
 
