@@ -4,9 +4,11 @@
  * usage: time_block_known SPIN_NS SPINS THREADS PER_THREAD
  *
  * - the "spin" site busy-waits SPIN_NS nanoseconds of CLOCK_MONOTONIC,
- *   SPINS times: its count must be exactly SPINS, and its mean in counter
- *   ticks what SPIN_NS is at the counter's rate (measured by the test
- *   against CLOCK_MONOTONIC, not by the counter under test);
+ *   SPINS times: its count must be exactly SPINS, and its total in counter
+ *   ticks what the spins took by CLOCK_MONOTONIC at the counter's rate
+ *   (measured by the test against CLOCK_MONOTONIC, not by the counter under
+ *   test), written to stderr as `spun_ns=S` (an interruption lengthens a
+ *   spin past SPIN_NS: both clocks see it);
  * - the "threads" site runs PER_THREAD times in each of THREADS threads at
  *   once: its count must be exactly THREADS * PER_THREAD;
  * - the "other" site lives in another translation unit (time_block_other.c):
@@ -32,11 +34,15 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* What the spins took by CLOCK_MONOTONIC, interruptions included. */
+static uint64_t spun_ns;
+
 static void spin(void)
 {
-	uint64_t t0 = monotonic_ns();
-	while (monotonic_ns() - t0 < spin_ns)
+	uint64_t t0 = monotonic_ns(), t;
+	while ((t = monotonic_ns()) - t0 < spin_ns)
 		;
+	spun_ns += t - t0;
 }
 
 static long per_thread;
@@ -86,6 +92,7 @@ int main(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 
 	other_site(7);
+	fprintf(stderr, "spun_ns=%llu\n", (unsigned long long)spun_ns);
 
 	for (int i = 0; i < OVERHEAD_N; i++) {
 		uint64_t t0 = yamba_tb_start();

@@ -20,11 +20,14 @@ const SPIN_NS: u64 = 10_000;
 
 /// The C header's spin site (200 spins of 10 µs: the site's first
 /// execution also registers it and reads the environment, ~10 µs, which
-/// 40 spins would show as +2.5%; a preemption spoils an attempt's mean,
-/// which the rule copes with and a single attempt could not). Rules: the
-/// median over attempts of the site's mean ticks /
-/// (10 µs at the counter's rate) is 1 within 5%; the cost of an empty
-/// TIME_BLOCK (BASE method, minimum) is under 1 µs.
+/// 40 spins would show as +2.5%). Rules: the median over attempts of the
+/// site's total ticks / (what the spins took by CLOCK_MONOTONIC, at the
+/// counter's rate) is 1 within 5%; the cost of an empty TIME_BLOCK (BASE
+/// method, minimum) is under 1 µs. The spins' own clock is the ground
+/// truth, not their nominal 10 µs: an interruption inside a spin lengthens
+/// it for both clocks. Against 10 µs, on an Intel Xeon guest under a busy
+/// neighbour, four runs of the check read [1.025, 1.035] to [1.051,
+/// 1.227] (that one failed); against the spins' own time, [1.008, 1.011].
 #[test]
 fn c_header_times_a_known_block() {
     let _alone = alone();
@@ -36,7 +39,7 @@ fn c_header_times_a_known_block() {
     let known = repo_root().join("tests/c/time_block_known.c");
     let spin_line = marker_line(&known, "SITE:spin");
     check!(
-        "spin site's mean / 10 µs of CLOCK_MONOTONIC",
+        "spin site's total / its spins' CLOCK_MONOTONIC time",
         Accept::within(1.0, 0.05)
     )
     .on_own_core(lowest_adds_per_cycle, SHARED_CORE_SHARE)
@@ -48,7 +51,13 @@ fn c_header_times_a_known_block() {
         let spin = site(&lines, "time_block_known.c", spin_line);
         assert_eq!(spin.len(), 1, "{stdout}");
         assert_eq!(spin[0].executions, 200);
-        spin[0].mean as f64 / (SPIN_NS as f64 * rate)
+        let spun_ns: u64 = stderr
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("spun_ns="))
+            .and_then(|v| v.parse().ok())
+            .expect("spun_ns line");
+        assert!(spun_ns >= 200 * SPIN_NS, "{spun_ns} ns for 200 spins");
+        spin[0].total as f64 / (spun_ns as f64 * rate)
     });
     check!("an empty TIME_BLOCK, ns (minimum)", Accept::at_most(1000.0)).run(|| {
         let rate = ticks_per_ns();
@@ -89,7 +98,7 @@ fn c_periodic_reports_add_up_and_go_to_the_chosen_fd() {
         let stderr = String::from_utf8(out.stderr).unwrap();
         let report: String = stderr
             .lines()
-            .filter(|l| !l.starts_with("overhead_ticks"))
+            .filter(|l| !l.starts_with("overhead_ticks") && !l.starts_with("spun_ns="))
             .map(|l| format!("{l}\n"))
             .collect();
         let lines = parse(&report);
@@ -111,33 +120,43 @@ fn c_periodic_reports_add_up_and_go_to_the_chosen_fd() {
     });
 }
 
-/// Spins `ns` nanoseconds of CLOCK_MONOTONIC.
-fn spin(ns: u64) {
+/// Spins `ns` nanoseconds of CLOCK_MONOTONIC; what it took, interruptions
+/// included.
+fn spin(ns: u64) -> Duration {
     let t0 = Instant::now();
     let d = Duration::from_nanos(ns);
-    while t0.elapsed() < d {
+    loop {
+        let spun = t0.elapsed();
+        if spun >= d {
+            return spun;
+        }
         std::hint::spin_loop();
     }
 }
 
 /// The Rust macro, as the C header: the median over attempts of the spin
-/// site's mean ticks / (10 µs at the counter's rate) is 1 within 5%; an
-/// empty time_block! costs under 1 µs (BASE method, minimum).
+/// site's total ticks / (what its spins took by Instant, at the counter's
+/// rate) is 1 within 5%; an empty time_block! costs under 1 µs (BASE
+/// method, minimum). Against the spins' nominal 10 µs, attempts on an
+/// Intel Xeon guest under a busy neighbour read up to 1.5 (interruptions
+/// inside the spins, which both clocks see), four runs [1.008, 1.009] to
+/// [1.009, 1.133]; against their own time, [1.006, 1.007].
 #[test]
 fn rust_macro_times_a_known_block() {
     let _alone = alone();
     time_block::set_interval(0.0);
     let here = file!().rsplit('/').next().unwrap();
     check!(
-        "spin site's mean / 10 µs of CLOCK_MONOTONIC",
+        "spin site's total / its spins' CLOCK_MONOTONIC time",
         Accept::within(1.0, 0.05)
     )
     .run(|| {
         let rate = ticks_per_ns();
         let _ = time_block::take_report();
         let spins = 40u64;
+        let mut spun = Duration::ZERO;
         for _ in 0..spins {
-            yamba_core::time_block!(spin(SPIN_NS));
+            yamba_core::time_block!(spun += spin(SPIN_NS));
         }
         let spin_line = line!() - 2;
         let report = time_block::take_report();
@@ -146,7 +165,8 @@ fn rust_macro_times_a_known_block() {
         let s = site(&lines, here, spin_line);
         assert_eq!(s.len(), 1, "{report}");
         assert_eq!(s[0].executions, spins);
-        s[0].mean as f64 / (SPIN_NS as f64 * rate)
+        assert!(spun >= Duration::from_nanos(spins * SPIN_NS), "{spun:?}");
+        s[0].total as f64 / (spun.as_nanos() as f64 * rate)
     });
     check!(
         "an empty time_block!, ns (minimum)",
