@@ -204,6 +204,9 @@ pub fn gate_footer(g: &Gate) -> String {
             undecided_reasons(g)
         );
     }
+    if let Some(power) = power_clause(g) {
+        s.push_str(&power);
+    }
     if !g.one_process.is_empty() {
         let _ = write!(
             s,
@@ -223,6 +226,39 @@ pub fn gate_footer(g: &Gate) -> String {
         g.outcome.exit_code()
     );
     s
+}
+
+/// The gate's power over the tested lines, as a clause of the footer
+/// (`None` when nothing was tested): the slowdown each line's spread lets
+/// the gate catch in at least 9 of 10 pairs — its median, and how many
+/// lines need more than twice the threshold (a regression of the
+/// threshold's size passes there; the JSON names them).
+fn power_clause(g: &Gate) -> Option<String> {
+    let mut c: Vec<f64> = g
+        .catches
+        .iter()
+        .map(|c| c.1)
+        .filter(|x| x.is_finite())
+        .collect();
+    if c.is_empty() {
+        return None;
+    }
+    c.sort_by(f64::total_cmp);
+    let median = c[c.len() / 2];
+    let weak = c.iter().filter(|&&x| x > 2.0 * g.threshold_pct).count();
+    // A line with 2 processes a side needs t at α/m with ~2 degrees of
+    // freedom, in the hundreds: past 1000% the figure means "nothing".
+    let median = if median > 1000.0 {
+        "over +1000%".to_string()
+    } else {
+        fmt_pct(median)
+    };
+    Some(format!(
+        "; its power: a lone slowdown it catches in at least 9 of 10 pairs as spread as these is \
+         {median} on the median line, above {} on {weak} of {} (per line: the JSON's gate.catches)",
+        fmt_pct(2.0 * g.threshold_pct),
+        c.len()
+    ))
 }
 
 /// The one line a gate that could not decide says (`None` when it decided).

@@ -45,7 +45,9 @@ pub struct Args {
     /// ("undecided") when none is but some result had too few processes
     /// to test (a --quick run has 1; a result whose one run shared its
     /// core with another hardware thread and the other did not has too
-    /// few in one state).
+    /// few in one state). The footer also says the gate's power: the
+    /// slowdown it would catch in at least 9 of 10 pairs as spread (per
+    /// line in the JSON's gate.catches); a pass says nothing of less.
     #[arg(long, value_name = "P")]
     threshold: Option<f64>,
     /// Confidence level of the intervals; 1 − confidence is the table's
