@@ -274,12 +274,7 @@ pub struct Gate {
 /// chance 0.9 (Johnson and Welch's normal approximation, 1940:
 /// λ = t·(1 − 1/4df) + z₀.₉·√(1 + t²/2df)). For the gate, `level` is α/m,
 /// Holm's first step (what a lone regression among m tested lines must
-/// reach), and `df` is 1.5·(n − 1) − 0.5 for n the fewer processes a side:
-/// Welch's own degrees of freedom vary from pair to pair between n − 1 and
-/// 2n − 2, and the test's would promise 9 of 10 for a slowdown caught in
-/// 2 of 3 at 4 a side. That effective count is calibrated by simulation:
-/// planted at this figure, 3 to 10 a side, a slowdown is gated in 94–97%
-/// of pairs (yamba-report's `the_gate_states_its_power_per_line`).
+/// reach), and `df` is [`power_df`].
 pub fn catches_pct(se: f64, df: f64, delta: f64, logs: bool, level: f64) -> f64 {
     const Z_90: f64 = 1.281_551_565_544_600_5;
     let df = df.max(1.0);
@@ -291,6 +286,17 @@ pub fn catches_pct(se: f64, df: f64, delta: f64, logs: bool, level: f64) -> f64 
     } else {
         x * 100.0
     }
+}
+
+/// The degrees of freedom [`catches_pct`] takes for the gate's Welch test
+/// with `fewer` processes on the smaller side: 1.5·(n − 1) − 0.5. Welch's
+/// own vary from pair to pair between n − 1 and 2n − 2, and one pair's
+/// would promise 9 of 10 for a slowdown caught in 2 of 3 at 4 a side; this
+/// effective count is calibrated by simulation — planted at the figure,
+/// 3 to 10 a side, a slowdown is gated in 94–97% of pairs (yamba-report's
+/// `the_gate_states_its_power_per_line`).
+pub fn power_df(fewer: usize) -> f64 {
+    1.5 * (fewer as f64 - 1.0) - 0.5
 }
 
 /// A whole comparison.
@@ -474,8 +480,7 @@ impl Comparison {
             .iter()
             .map(|(i, w, delta, logs)| {
                 let row = &self.rows[*i];
-                let fewer = row.blocks_a.min(row.blocks_b) as f64;
-                let df = (1.5 * (fewer - 1.0) - 0.5).min(w.df);
+                let df = power_df(row.blocks_a.min(row.blocks_b)).min(w.df);
                 (row.key.clone(), catches_pct(w.se, df, *delta, *logs, level))
             })
             .collect();

@@ -1259,7 +1259,7 @@ fn a_planted_slowdown_is_gated() {
 
 /// The gate's stated power holds. `catches_pct` at a line's true
 /// standard error (CV·√(2/n) in logs) with the degrees of freedom the gate
-/// gives it (1.5·(n − 1) − 0.5), planted on that line, is gated in 90–99%
+/// gives it (`power_df`: 1.5·(n − 1) − 0.5), planted on that line, is gated in 90–99%
 /// of 400 pairs: 9 of 10 is its promise, and a bound so loose that it
 /// says little would pass more often. The figure each pair states from
 /// its own spread has a median over 100 identical pairs within 20% of that
@@ -1269,7 +1269,7 @@ fn a_planted_slowdown_is_gated() {
 #[test]
 fn the_gate_states_its_power_per_line() {
     use rand::SeedableRng;
-    use yamba_report::compare::catches_pct;
+    use yamba_report::compare::{catches_pct, power_df};
     let mut rng = rand::rngs::StdRng::seed_from_u64(4);
     for (cv, blocks) in [(0.005f64, 6usize), (0.02, 4), (0.005, 3), (0.01, 10)] {
         let mut lines = suite::lines(1);
@@ -1283,7 +1283,7 @@ fn the_gate_states_its_power_per_line() {
         };
         let truth = catches_pct(
             cv * (2.0 / blocks as f64).sqrt(),
-            1.5 * (blocks as f64 - 1.0) - 0.5,
+            power_df(blocks),
             1.05f64.ln(),
             true,
             0.05 / suite::SUITE as f64,
