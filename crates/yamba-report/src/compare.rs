@@ -246,8 +246,9 @@ fn power_clause(g: &Gate) -> Option<String> {
     c.sort_by(f64::total_cmp);
     let median = c[c.len() / 2];
     let weak = c.iter().filter(|&&x| x > 2.0 * g.threshold_pct).count();
-    // A line with 2 processes a side needs t at α/m with ~2 degrees of
-    // freedom, in the hundreds: past 1000% the figure means "nothing".
+    // A line with 2 processes a side gets 1 degree of freedom (power_df),
+    // and t at α/m is then in the hundreds: past 1000% the figure means
+    // "nothing".
     let median = if median > 1000.0 {
         "over +1000%".to_string()
     } else {
